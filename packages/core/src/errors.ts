@@ -1,0 +1,49 @@
+/**
+ * The error taxonomy. Every error QueueBox raises on purpose is a QueueBoxError with a stable
+ * `code`; adapters set `retryable` from their classifier so services can decide between a retry
+ * and a dead letter without knowing the driver.
+ */
+export type ErrorCode =
+  | 'config_invalid'
+  | 'startup_failed'
+  | 'database_unavailable'
+  | 'migration_failed'
+  | 'schema_invalid'
+  | 'provider_missing'
+  | 'publish_failed'
+  | 'transform_failed'
+  | 'claim_lost'
+  | 'auth_failed'
+  | 'internal';
+
+export interface QueueBoxErrorOptions {
+  readonly cause?: unknown;
+  readonly retryable?: boolean;
+  /** Extra detail (an HTTP response body, say) that the sanitizer appends as ` | body: ...`. */
+  readonly detail?: string;
+}
+
+export class QueueBoxError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  readonly detail: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options: QueueBoxErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'QueueBoxError';
+    this.code = code;
+    this.retryable = options.retryable ?? false;
+    this.detail = options.detail;
+  }
+}
+
+/** Normalises anything thrown into an Error, so `catch (error: unknown)` has one shape. */
+export function toError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  if (typeof error === 'string') return new Error(error);
+  try {
+    return new Error(JSON.stringify(error));
+  } catch {
+    return new Error(String(error));
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * @queuebox/core: the domain model (states, rows, errors, secrets), the ports that services
+ * talk through, and pure helpers (sanitizer, topic glob, templates, backoff). It performs no
+ * I/O and depends on nothing at run time.
+ */
+export * from './states.js';
+export * from './model.js';
+export * from './errors.js';
+export * from './secret.js';
+export * from './ports/index.js';

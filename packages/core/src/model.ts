@@ -1,0 +1,79 @@
+import type { Consumption, InboxState, OutboxState } from './states.js';
+
+/** JSON as it travels through QueueBox: payloads are objects or arrays, transforms may return any. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Message headers: one string value per name, as stored in the `headers` JSON column. */
+export type Headers = Record<string, string>;
+
+/** One outbox row as the poller sees it after a claim. */
+export interface OutboxMessage {
+  readonly id: string;
+  readonly topic: string;
+  readonly key: string | null;
+  readonly aggregateType: string | null;
+  readonly payload: Json;
+  readonly headers: Headers;
+  readonly state: OutboxState;
+  readonly attempt: number;
+  readonly maxAttempts: number;
+  readonly scheduledAt: Date;
+  readonly createdAt: Date;
+  readonly sequence: bigint | null;
+  readonly lastError: string | null;
+}
+
+/** A claimed outbox row: the token fences every later write on it. */
+export interface ClaimedOutboxMessage extends OutboxMessage {
+  readonly claimToken: string;
+}
+
+/** What an application (or the relay) writes into the outbox. */
+export interface NewOutboxMessage {
+  readonly id?: string;
+  readonly topic: string;
+  readonly key?: string | null;
+  readonly aggregateType?: string | null;
+  readonly payload: Json;
+  readonly headers?: Headers;
+  readonly maxAttempts?: number;
+  readonly scheduledAt?: Date;
+}
+
+/** One inbox row. */
+export interface InboxMessage {
+  readonly id: string;
+  readonly source: string;
+  readonly idempotencyKey: string;
+  readonly aggregateId: string | null;
+  readonly eventType: string | null;
+  readonly payload: Json;
+  readonly headers: Headers;
+  readonly correlationId: string | null;
+  readonly consumption: Consumption;
+  readonly state: InboxState;
+  readonly createdAt: Date;
+  readonly scheduledAt: Date;
+  readonly attempt: number;
+}
+
+export interface ClaimedInboxMessage extends InboxMessage {
+  readonly claimToken: string;
+}
+
+/** A message a source accepted, before it is stored. */
+export interface NewInboxMessage {
+  readonly id: string;
+  readonly source: string;
+  readonly idempotencyKey: string;
+  readonly aggregateId: string | null;
+  readonly eventType: string | null;
+  readonly payload: Json;
+  readonly headers: Headers;
+  readonly correlationId: string | null;
+  readonly consumption: Consumption;
+  /** Publish time read from the message; the store takes LEAST(DB now, publishTime). */
+  readonly publishTime: Date | null;
+}
+
+export type StoreResult = { readonly kind: 'stored' } | { readonly kind: 'duplicate' };

@@ -1,0 +1,29 @@
+import type { Headers, Json, OutboxMessage } from '../model.js';
+
+/** What the router resolved for one row, handed to the publisher of its destination. */
+export interface PublishRequest {
+  readonly message: OutboxMessage;
+  readonly destination: string;
+  /** The payload after the route and destination transforms. */
+  readonly payload: Json;
+  /** RabbitMQ routing key / Kafka record key, when the route or destination set one. */
+  readonly routingKey: string | null;
+  /** RabbitMQ exchange / Kafka topic / NATS subject, resolved from the template or column. */
+  readonly address: string | null;
+  readonly signal: AbortSignal;
+}
+
+export type PublishOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly error: string; readonly retryable: boolean };
+
+/** Sends one message to one kind of destination. One publisher per destination type. */
+export interface Publisher {
+  readonly type: 'http' | 'rabbitmq' | 'kafka' | 'nats';
+  /** Whether this publisher serves the named destination. */
+  supports(destination: string): boolean;
+  publish(request: PublishRequest): Promise<PublishOutcome>;
+  close(): Promise<void>;
+}
+
+export type { Headers };
