@@ -4,3 +4,4 @@ export * from './wake-signal.js';
 export * from './transformer.js';
 export * from './publisher.js';
 export * from './outbox-store.js';
+export * from './database.js';

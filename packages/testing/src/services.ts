@@ -1,0 +1,167 @@
+import { connect } from 'node:net';
+import { existsSync } from 'node:fs';
+
+/**
+ * Locates the real services integration tests run against, in the order of the architecture:
+ * an explicit variable, then the local default port, then testcontainers where a Docker engine
+ * answers. A service found nowhere skips its suites with a printed reason, unless it is named in
+ * QUEUEBOX_TEST_REQUIRE, where a missing service is a failure (CI must never go green by skipping
+ * what runs on its machine).
+ */
+export type ServiceName = 'postgres' | 'rabbitmq' | 'nats' | 'kafka' | 'sqlserver';
+
+export interface LocatedService {
+  readonly available: true;
+  readonly url: string;
+  readonly via: 'variable' | 'local' | 'testcontainers';
+}
+
+export interface MissingService {
+  readonly available: false;
+  readonly reason: string;
+}
+
+export type ServiceLookup = LocatedService | MissingService;
+
+interface ServiceSpec {
+  readonly variable: string;
+  readonly local: { readonly host: string; readonly port: number; readonly url: string };
+}
+
+const SPECS: Record<ServiceName, ServiceSpec> = {
+  postgres: {
+    variable: 'QUEUEBOX_TEST_POSTGRES_URL',
+    local: { host: '127.0.0.1', port: 5432, url: 'postgres://postgres@127.0.0.1:5432/test' },
+  },
+  rabbitmq: {
+    variable: 'QUEUEBOX_TEST_RABBITMQ_URL',
+    local: { host: '127.0.0.1', port: 5672, url: 'amqp://guest:guest@127.0.0.1:5672' },
+  },
+  nats: {
+    variable: 'QUEUEBOX_TEST_NATS_URL',
+    local: { host: '127.0.0.1', port: 4222, url: 'nats://127.0.0.1:4222' },
+  },
+  kafka: {
+    variable: 'QUEUEBOX_TEST_KAFKA_BROKERS',
+    local: { host: '127.0.0.1', port: 9092, url: '127.0.0.1:9092' },
+  },
+  sqlserver: {
+    variable: 'QUEUEBOX_TEST_SQLSERVER_URL',
+    local: {
+      host: '127.0.0.1',
+      port: 1433,
+      url: 'sqlserver://sa:QueueBox_Test_1@127.0.0.1:1433;databaseName=master',
+    },
+  },
+};
+
+const cache = new Map<ServiceName, Promise<ServiceLookup>>();
+
+/** Finds a service once per test process. */
+export function locateService(name: ServiceName): Promise<ServiceLookup> {
+  let found = cache.get(name);
+  if (!found) {
+    found = lookup(name);
+    cache.set(name, found);
+  }
+  return found;
+}
+
+/**
+ * The lookup a test file uses at its top: returns the service, or prints why its suites are
+ * skipped; throws when QUEUEBOX_TEST_REQUIRE names the missing service.
+ */
+export async function requireService(name: ServiceName, suite: string): Promise<ServiceLookup> {
+  const found = await locateService(name);
+  if (found.available) return found;
+  if (requiredServices().has(name)) {
+    throw new Error(
+      `${suite}: QUEUEBOX_TEST_REQUIRE names ${name}, but ${found.reason}. Start it, or remove it from QUEUEBOX_TEST_REQUIRE.`,
+    );
+  }
+  console.warn(`SKIPPED ${suite}: ${found.reason}`);
+  return found;
+}
+
+function requiredServices(): Set<string> {
+  return new Set(
+    (process.env.QUEUEBOX_TEST_REQUIRE ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase())
+      .filter((s) => s.length > 0),
+  );
+}
+
+async function lookup(name: ServiceName): Promise<ServiceLookup> {
+  const spec = SPECS[name];
+  const explicit = process.env[spec.variable];
+  if (explicit) return { available: true, url: explicit, via: 'variable' };
+  if (await portOpen(spec.local.host, spec.local.port)) {
+    return { available: true, url: spec.local.url, via: 'local' };
+  }
+  const container = await startContainer(name);
+  if (container) return { available: true, url: container, via: 'testcontainers' };
+  return {
+    available: false,
+    reason: `no ${name} found: ${spec.variable} is not set, nothing answers on ${spec.local.host}:${spec.local.port}, and no Docker engine answers for testcontainers`,
+  };
+}
+
+export function portOpen(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function dockerEngineLikely(): boolean {
+  return Boolean(process.env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
+}
+
+const IMAGES: Record<ServiceName, { image: string; port: number; env?: Record<string, string> }> = {
+  postgres: { image: 'postgres:15', port: 5432, env: { POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_DB: 'test' } },
+  rabbitmq: { image: 'rabbitmq:3.13', port: 5672 },
+  nats: { image: 'nats:2.10', port: 4222 },
+  kafka: { image: 'apache/kafka:3.8.0', port: 9092 },
+  sqlserver: {
+    image: 'mcr.microsoft.com/mssql/server:2022-latest',
+    port: 1433,
+    env: { ACCEPT_EULA: 'Y', MSSQL_SA_PASSWORD: 'QueueBox_Test_1' },
+  },
+};
+
+/** Starts the service in a container when a Docker engine answers; undefined when none does. */
+async function startContainer(name: ServiceName): Promise<string | undefined> {
+  if (!dockerEngineLikely()) return undefined;
+  try {
+    // Loaded only here: without a Docker engine the module is never needed.
+    const { GenericContainer } = await import('testcontainers');
+    const image = IMAGES[name];
+    let container = new GenericContainer(image.image).withExposedPorts(image.port);
+    if (name === 'nats') container = container.withCommand(['-js']);
+    if (image.env) container = container.withEnvironment(image.env);
+    const started = await container.start();
+    const host = started.getHost();
+    const port = started.getMappedPort(image.port);
+    switch (name) {
+      case 'postgres':
+        return `postgres://postgres@${host}:${port}/test`;
+      case 'rabbitmq':
+        return `amqp://guest:guest@${host}:${port}`;
+      case 'nats':
+        return `nats://${host}:${port}`;
+      case 'kafka':
+        return `${host}:${port}`;
+      case 'sqlserver':
+        return `sqlserver://sa:QueueBox_Test_1@${host}:${port};databaseName=master`;
+    }
+  } catch {
+    return undefined;
+  }
+}
