@@ -1,0 +1,375 @@
+/**
+ * The error sanitizer of spec §16.4. Every error text that reaches a log line, a response or
+ * `last_error` passes through here first, because driver and HTTP errors echo connection strings,
+ * headers and response bodies verbatim.
+ *
+ * Each step is a hand-written forward scan, not a regex: the input is partly attacker-controlled
+ * (a webhook body, a broker's error text) and the reference once shipped a backtracking pattern
+ * that went quadratic on it. Every scan below visits each character a bounded number of times.
+ * The shared corpus (`redaction-corpus.json`) pins the behaviour across languages.
+ */
+import { toError } from './errors.js';
+
+export const SANITIZED_MAX_LENGTH = 2000;
+export const TRUNCATION_MARKER = '...[truncated]';
+const MAX_CAUSE_DEPTH = 5;
+const REDACTED = '[REDACTED]';
+
+/**
+ * Key endings that mark a credential, split where a separator (`-`, `_`, `.`) may stand. Matching
+ * is by suffix, so `x-api-key`, `access_token`, `client_secret`, `set-cookie` and
+ * `proxy-authorization` of the spec's list are covered by their last word(s).
+ */
+const SECRET_KEYS: readonly (readonly string[])[] = [
+  ['authorization'],
+  ['api', 'key'],
+  ['cookie'],
+  ['token'],
+  ['secret'],
+  ['password'],
+  ['pwd'],
+  ['passwd'],
+  ['credential'],
+  ['credentials'],
+  ['passphrase'],
+  ['private', 'key'],
+];
+const AUTH_SCHEMES = ['basic', 'bearer', 'digest', 'negotiate', 'token'];
+
+const TAB = 9;
+const LF = 10;
+const CR = 13;
+const SPACE = 32;
+const DQUOTE = 34;
+const SQUOTE = 39;
+const COLON = 58;
+const EQUALS = 61;
+const AT = 64;
+const SLASH = 47;
+const BACKSLASH = 92;
+const KEY_SEPARATORS = codes('-_.');
+/** End an unquoted value. */
+const VALUE_TERMINATORS = codes(',;}]&"');
+/** RFC 6750 b64token characters besides letters and digits, plus `=` padding. */
+const TOKEN_PUNCTUATION = codes('-._~+/=');
+
+function codes(chars: string): readonly number[] {
+  return Array.from(chars, (ch) => ch.charCodeAt(0));
+}
+
+/** Redacts credentials from a text and bounds its length. */
+export function sanitize(text: string): string {
+  return truncate(redactBareSchemeTokens(maskUrlUserInfo(redactKeyValues(text))));
+}
+
+/**
+ * The throwable form `Name: message | caused by Name: message ...` (at most five errors) plus
+ * ` | body: <detail>` for the first error in the chain that carries a `detail`, sanitized.
+ */
+export function sanitizeError(error: unknown): string {
+  const chain: string[] = [];
+  let detail: string | undefined;
+  let current: unknown = error;
+  for (let depth = 0; depth < MAX_CAUSE_DEPTH; depth++) {
+    const normalised = toError(current);
+    chain.push(describe(normalised));
+    detail ??= detailOf(current);
+    current = normalised.cause;
+    if (current === undefined || current === null) break;
+  }
+  const body = detail === undefined ? '' : ` | body: ${detail}`;
+  return sanitize(chain.join(' | caused by ') + body);
+}
+
+function describe(error: Error): string {
+  const message = error.message;
+  return message === '' ? simpleName(error) : `${simpleName(error)}: ${message}`;
+}
+
+/** A subclass that forgets to set `name` still reports its class, like Java's simple name. */
+function simpleName(error: Error): string {
+  if (error.name !== '' && error.name !== 'Error') return error.name;
+  const ctor: unknown = error.constructor;
+  const name = typeof ctor === 'function' ? ctor.name : '';
+  return name !== '' ? name : 'Error';
+}
+
+function detailOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !('detail' in value)) return undefined;
+  const detail = value.detail;
+  return typeof detail === 'string' && detail !== '' ? detail : undefined;
+}
+
+function truncate(text: string): string {
+  if (text.length <= SANITIZED_MAX_LENGTH) return text;
+  let cut = SANITIZED_MAX_LENGTH - TRUNCATION_MARKER.length;
+  // Never leave half a surrogate pair in front of the marker.
+  if (isHighSurrogate(text.charCodeAt(cut - 1))) cut--;
+  return text.slice(0, cut) + TRUNCATION_MARKER;
+}
+
+// Step 1: `<key>[quote] (:|=) <value>` for keys that end in a credential word.
+
+function redactKeyValues(text: string): string {
+  const out: string[] = [];
+  let last = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== COLON && c !== EQUALS) continue;
+    const keyEnd = secretKeyEnd(text, i, last);
+    if (keyEnd < 0) continue;
+    const end = valueEnd(text, i);
+    out.push(text.slice(last, keyEnd), '=', REDACTED);
+    last = end;
+    i = end - 1;
+  }
+  if (out.length === 0) return text;
+  out.push(text.slice(last));
+  return out.join('');
+}
+
+/**
+ * Looks back from a separator over blanks and one closing quote for a credential key; returns
+ * where the key ends, or -1. The look-back never crosses `floor` (text already redacted), and
+ * the blanks it skips touch only this separator, so the total work stays linear.
+ */
+function secretKeyEnd(text: string, separator: number, floor: number): number {
+  let pos = separator;
+  while (pos > floor && isBlank(text.charCodeAt(pos - 1))) pos--;
+  if (pos > floor && isQuote(text.charCodeAt(pos - 1))) pos--;
+  for (const parts of SECRET_KEYS) {
+    if (endsWithKey(text, pos, floor, parts)) return pos;
+  }
+  return -1;
+}
+
+function endsWithKey(text: string, end: number, floor: number, parts: readonly string[]): boolean {
+  let pos = end;
+  for (let k = parts.length - 1; k >= 0; k--) {
+    const part = parts[k] ?? '';
+    if (k < parts.length - 1 && pos > floor && isKeySeparator(text.charCodeAt(pos - 1))) pos--;
+    if (pos - part.length < floor) return false;
+    for (let j = 0; j < part.length; j++) {
+      if (lower(text.charCodeAt(pos - part.length + j)) !== part.charCodeAt(j)) return false;
+    }
+    pos -= part.length;
+  }
+  return true;
+}
+
+/**
+ * A quoted value ends at its closing quote (backslash escapes honoured; an unclosed quote runs to
+ * the end of the line). After `:` a value may hold spaces and runs to a terminator or the end of
+ * the line; after `=` it also ends at whitespace, so the words that follow survive.
+ */
+function valueEnd(text: string, separator: number): number {
+  const n = text.length;
+  const stopAtSpace = text.charCodeAt(separator) === EQUALS;
+  let j = skipBlanks(text, separator + 1);
+  const first = text.charCodeAt(j);
+  if (isQuote(first)) return quotedEnd(text, j, first);
+  j = skipAuthScheme(text, j);
+  while (j < n) {
+    const c = text.charCodeAt(j);
+    if (isValueTerminator(c) || c === LF || c === CR || (stopAtSpace && isWhitespace(c))) break;
+    j++;
+  }
+  return j;
+}
+
+function quotedEnd(text: string, open: number, quote: number): number {
+  for (let j = open + 1; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === BACKSLASH) j++;
+    else if (c === quote) return j + 1;
+    else if (c === LF || c === CR) return j;
+  }
+  return text.length;
+}
+
+/** `Authorization=Bearer abc`: the scheme goes with the value, so `abc` is not left behind. */
+function skipAuthScheme(text: string, start: number): number {
+  const wordEnd = letterRunEnd(text, start);
+  if (!isAuthScheme(text, start, wordEnd)) return start;
+  const valueStart = skipBlanks(text, wordEnd);
+  if (valueStart === wordEnd || valueStart >= text.length) return start;
+  const c = text.charCodeAt(valueStart);
+  return isValueTerminator(c) || isWhitespace(c) ? start : valueStart;
+}
+
+// Step 2: user information of `scheme://user:password@host`.
+
+/**
+ * A password may hold `@`, `/` and whitespace, so the user information ends at the last `@`
+ * before the URL visibly ends. A `/` followed by whitespace within one `@`-separated stretch is
+ * that end (a path followed by prose). Tables of the next `@`, `/` and whitespace make each stretch
+ * O(1), and masked stretches are never scanned again, which keeps hostile input linear.
+ */
+function maskUrlUserInfo(text: string): string {
+  if (!text.includes('@') || !text.includes(':/')) return text;
+  const n = text.length;
+  const nextAt = nextIndexTable(text, (c) => c === AT);
+  const nextSlash = nextIndexTable(text, (c) => c === SLASH);
+  const nextSpace = nextIndexTable(text, isWhitespace);
+  const lastUserInfoAt = (from: number): number => {
+    let found = -1;
+    for (let pos = from; pos <= n; pos = found + 1) {
+      const at = nextAt[pos] ?? n;
+      const slash = nextSlash[pos] ?? n;
+      if (at >= n || (slash < at && (nextSpace[slash] ?? n) < at)) break;
+      found = at;
+    }
+    return found;
+  };
+
+  const out: string[] = [];
+  let last = 0;
+  let i = 0;
+  for (;;) {
+    const k = text.indexOf(':/', i);
+    if (k < 0) break;
+    // No scheme is required: `://user:pw@host` in a message leaks the same password.
+    i = k + 1;
+    // `amqp:/user:pw@host` (one slash) is malformed but still carries a password.
+    const userStart = text.charCodeAt(k + 2) === SLASH ? k + 3 : k + 2;
+    let colon = userStart;
+    while (colon < n && isUserChar(text.charCodeAt(colon))) colon++;
+    if (text.charCodeAt(colon) !== COLON) {
+      i = Math.max(i, colon);
+      continue;
+    }
+    const at = lastUserInfoAt(colon + 1);
+    if (at < 0) {
+      i = colon;
+      continue;
+    }
+    out.push(text.slice(last, userStart), '***');
+    last = at;
+    i = at + 1;
+  }
+  if (out.length === 0) return text;
+  out.push(text.slice(last));
+  return out.join('');
+}
+
+/** table[i] = the first index >= i whose character matches, or text.length. */
+function nextIndexTable(text: string, matches: (c: number) => boolean): Int32Array {
+  const table = new Int32Array(text.length + 1);
+  table[text.length] = text.length;
+  for (let i = text.length - 1; i >= 0; i--) {
+    table[i] = matches(text.charCodeAt(i)) ? i : (table[i + 1] ?? text.length);
+  }
+  return table;
+}
+
+// Step 3: `Bearer <token>` and friends outside a key/value pair.
+
+/**
+ * The token must look like a credential (a digit or `=`, or at least 16 token characters), so
+ * "the token bucket" and "Digest authentication failed" stay readable.
+ */
+function redactBareSchemeTokens(text: string): string {
+  const n = text.length;
+  const out: string[] = [];
+  let last = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (!isLetter(c) || (i > 0 && isWordChar(text.charCodeAt(i - 1)))) {
+      i++;
+      continue;
+    }
+    const wordStart = i;
+    const wordEnd = letterRunEnd(text, i);
+    i = wordEnd;
+    if (!isAuthScheme(text, wordStart, wordEnd)) continue;
+    const tokenStart = skipBlanks(text, wordEnd);
+    if (tokenStart === wordEnd) continue;
+    let tokenEnd = tokenStart;
+    let credentialLike = false;
+    while (tokenEnd < n && isTokenChar(text.charCodeAt(tokenEnd))) {
+      const t = text.charCodeAt(tokenEnd);
+      if (isDigit(t) || t === EQUALS) credentialLike = true;
+      tokenEnd++;
+    }
+    if (!credentialLike && tokenEnd - tokenStart < 16) continue;
+    out.push(text.slice(last, tokenStart), REDACTED);
+    last = tokenEnd;
+    i = tokenEnd;
+  }
+  if (out.length === 0) return text;
+  out.push(text.slice(last));
+  return out.join('');
+}
+
+function isAuthScheme(text: string, start: number, end: number): boolean {
+  const length = end - start;
+  return AUTH_SCHEMES.some((scheme) => {
+    if (scheme.length !== length) return false;
+    for (let j = 0; j < length; j++) {
+      if (lower(text.charCodeAt(start + j)) !== scheme.charCodeAt(j)) return false;
+    }
+    return true;
+  });
+}
+
+function letterRunEnd(text: string, start: number): number {
+  let j = start;
+  while (j < text.length && isLetter(text.charCodeAt(j))) j++;
+  return j;
+}
+
+function skipBlanks(text: string, start: number): number {
+  let j = start;
+  while (j < text.length && isBlank(text.charCodeAt(j))) j++;
+  return j;
+}
+
+function lower(c: number): number {
+  return c >= 65 && c <= 90 ? c + 32 : c;
+}
+
+function isLetter(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+}
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isWordChar(c: number): boolean {
+  return isLetter(c) || isDigit(c) || c === 95;
+}
+
+function isBlank(c: number): boolean {
+  return c === SPACE || c === TAB;
+}
+
+function isWhitespace(c: number): boolean {
+  return c === SPACE || (c >= TAB && c <= CR);
+}
+
+function isQuote(c: number): boolean {
+  return c === DQUOTE || c === SQUOTE;
+}
+
+function isKeySeparator(c: number): boolean {
+  return KEY_SEPARATORS.includes(c);
+}
+
+function isValueTerminator(c: number): boolean {
+  return VALUE_TERMINATORS.includes(c);
+}
+
+/** The user part of user information; `@` is allowed so `me@corp:pw@host` masks up to the host. */
+function isUserChar(c: number): boolean {
+  return !isWhitespace(c) && c !== SLASH && c !== COLON;
+}
+
+function isTokenChar(c: number): boolean {
+  return isLetter(c) || isDigit(c) || TOKEN_PUNCTUATION.includes(c);
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}

@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import type { Json } from './model.js';
+import {
+  addressTemplateProblems,
+  renderKafkaKey,
+  renderSourceTopic,
+  renderTemplate,
+  type TemplateFields,
+} from './template.js';
+
+function row(payload: Json, overrides: Partial<TemplateFields> = {}): TemplateFields {
+  return { topic: 'orders.created', key: null, aggregateType: null, payload, ...overrides };
+}
+
+describe('renderTemplate (RoutingKeyTemplateContractTest)', () => {
+  it('renders the topic with or without inner spaces', () => {
+    expect(renderTemplate('{{ topic }}', row({}), 'dflt')).toBe('orders.created');
+    expect(renderTemplate('{{topic}}', row({}), 'dflt')).toBe('orders.created');
+  });
+
+  it('renders a payload field', () => {
+    expect(renderTemplate('{{ payload.region }}', row({ region: 'eu' }), 'dflt')).toBe('eu');
+  });
+
+  it('renders a nested data field', () => {
+    const payload = { customer: { region: 'de' } };
+    expect(renderTemplate('{{ data.customer.region }}', row(payload), 'dflt')).toBe('de');
+  });
+
+  it('renders the default for a missing payload field', () => {
+    expect(renderTemplate('{{ payload.missingField }}', row({ region: 'eu' }), 'dflt')).toBe(
+      'dflt',
+    );
+  });
+
+  it('renders the default for an unknown placeholder', () => {
+    expect(renderTemplate('{{ region }}', row({ region: 'eu' }), 'dflt')).toBe('dflt');
+  });
+});
+
+describe('renderTemplate', () => {
+  it('mixes placeholders and literal text', () => {
+    const fields = row({ region: 'eu' }, { key: 'o-1', aggregateType: 'Order' });
+    expect(
+      renderTemplate('{{aggregateType}}.{{ payload.region }}.{{ key }}-{{  topic  }}', fields, ''),
+    ).toBe('Order.eu.o-1-orders.created');
+  });
+
+  it('renders the default for a null key or aggregate type', () => {
+    expect(renderTemplate('{{ key }}|{{ aggregateType }}', row({}), 'none')).toBe('none|none');
+  });
+
+  it('renders primitives as text and structures as compact JSON', () => {
+    const payload = { n: 42, f: 1.5, t: true, f2: false, s: 'x y', o: { a: [1, 'b'] }, l: [1, 2] };
+    const render = (name: string) => renderTemplate(`{{ payload.${name} }}`, row(payload), 'd');
+    expect(render('n')).toBe('42');
+    expect(render('f')).toBe('1.5');
+    expect(render('t')).toBe('true');
+    expect(render('f2')).toBe('false');
+    expect(render('s')).toBe('x y');
+    expect(render('o')).toBe('{"a":[1,"b"]}');
+    expect(render('l')).toBe('[1,2]');
+  });
+
+  it('keeps an empty string, but renders the default for null', () => {
+    expect(renderTemplate('[{{ payload.s }}]', row({ s: '', n: null }), 'd')).toBe('[]');
+    expect(renderTemplate('[{{ payload.n }}]', row({ s: '', n: null }), 'd')).toBe('[d]');
+  });
+
+  it('traverses objects only', () => {
+    const payload = { items: [{ id: 'a' }], s: 'text', o: { 'a.b': 'dotted' } };
+    expect(renderTemplate('{{ payload.items.0.id }}', row(payload), 'd')).toBe('d');
+    expect(renderTemplate('{{ payload.s.length }}', row(payload), 'd')).toBe('d');
+    expect(renderTemplate('{{ payload.o.a.b }}', row(payload), 'd')).toBe('d');
+    expect(renderTemplate('{{ payload.a..b }}', row({ a: { '': { b: 'x' } } }), 'd')).toBe('d');
+    expect(renderTemplate('{{ data.x }}', row([{ x: 1 }]), 'd')).toBe('d');
+    expect(renderTemplate('{{ data.x }}', row(null), 'd')).toBe('d');
+  });
+
+  it('never reads the prototype chain', () => {
+    const fields = row({ a: 1 });
+    expect(renderTemplate('{{ payload.constructor }}', fields, 'd')).toBe('d');
+    expect(renderTemplate('{{ payload.__proto__ }}', fields, 'd')).toBe('d');
+    expect(renderTemplate('{{ payload.toString }}', fields, 'd')).toBe('d');
+  });
+
+  it('renders the default for the bare payload and for near-miss names', () => {
+    const fields = row({ a: 1 });
+    expect(renderTemplate('{{ payload }}', fields, 'd')).toBe('d');
+    expect(renderTemplate('{{ Topic }}', fields, 'd')).toBe('d');
+    expect(renderTemplate('{{ aggregate_type }}', fields, 'd')).toBe('d');
+  });
+
+  it('leaves text that is not a placeholder alone', () => {
+    const fields = row({});
+    expect(renderTemplate('{ topic }', fields, 'd')).toBe('{ topic }');
+    expect(renderTemplate('{{}}', fields, 'd')).toBe('{{}}');
+    expect(renderTemplate('{{ topic }', fields, 'd')).toBe('{{ topic }');
+    expect(renderTemplate('plain.key', fields, 'd')).toBe('plain.key');
+  });
+
+  it('inserts values literally, even with replacement patterns in them', () => {
+    expect(renderTemplate('{{ payload.v }}', row({ v: '$& $1 {{ topic }}' }), 'd')).toBe(
+      '$& $1 {{ topic }}',
+    );
+    expect(renderTemplate('{{ region }}', row({}), '$&')).toBe('$&');
+  });
+});
+
+describe('addressTemplateProblems', () => {
+  it('accepts the address fields and payload paths', () => {
+    expect(
+      addressTemplateProblems(
+        'ex.{{ topic }}.{{key}}.{{ aggregateType }}.{{ payload.a.b }}.{{ data.c }}',
+      ),
+    ).toEqual([]);
+    expect(addressTemplateProblems('orders')).toEqual([]);
+  });
+
+  it('names every other placeholder once, in order', () => {
+    expect(
+      addressTemplateProblems('{{ region }}.{{ topic }}.{{payload}}.{{ region }}.{{ tenant }}'),
+    ).toEqual(['region', 'payload', 'tenant']);
+  });
+});
+
+describe('renderSourceTopic', () => {
+  const values = { source: 'stripe', eventType: 'invoice.paid' };
+
+  it('replaces source and eventType with or without inner spaces', () => {
+    expect(renderSourceTopic('{{ source }}', values)).toBe('stripe');
+    expect(renderSourceTopic('{{source}}', values)).toBe('stripe');
+    expect(renderSourceTopic('{{ eventType }}', values)).toBe('invoice.paid');
+    expect(renderSourceTopic('{{eventType}}', values)).toBe('invoice.paid');
+    expect(renderSourceTopic('in.{{source}}.{{ eventType }}', values)).toBe(
+      'in.stripe.invoice.paid',
+    );
+  });
+
+  it('keeps everything else literal', () => {
+    expect(renderSourceTopic('{{ topic }}.{{  source  }}.{{ source}}', values)).toBe(
+      '{{ topic }}.{{  source  }}.{{ source}}',
+    );
+  });
+
+  it('renders a missing event type as empty and trims the result', () => {
+    expect(renderSourceTopic('{{ eventType }}', { source: 's', eventType: null })).toBe('');
+    expect(renderSourceTopic(' {{ eventType }} ', values)).toBe('invoice.paid');
+    expect(renderSourceTopic('x.{{ eventType }}', { source: 's', eventType: null })).toBe('x.');
+  });
+
+  it('does not re-read a value as a template', () => {
+    expect(renderSourceTopic('{{ eventType }}', { source: 's', eventType: '{{ source }}' })).toBe(
+      '{{ source }}',
+    );
+  });
+});
+
+describe('renderKafkaKey', () => {
+  it('replaces exactly {{ topic }} and {{ key }}', () => {
+    expect(renderKafkaKey('{{ key }}', { topic: 't', key: 'k-1' })).toBe('k-1');
+    expect(renderKafkaKey('{{ topic }}:{{ key }}', { topic: 't', key: 'k' })).toBe('t:k');
+    expect(renderKafkaKey('{{key}}|{{topic}}', { topic: 't', key: 'k' })).toBe('{{key}}|{{topic}}');
+  });
+
+  it('renders a missing key as empty', () => {
+    expect(renderKafkaKey('{{ topic }}-{{ key }}', { topic: 't', key: null })).toBe('t-');
+  });
+
+  it('returns null for a blank result', () => {
+    expect(renderKafkaKey('{{ key }}', { topic: 't', key: null })).toBeNull();
+    expect(renderKafkaKey(' {{ key }} ', { topic: 't', key: ' ' })).toBeNull();
+    expect(renderKafkaKey('', { topic: 't', key: 'k' })).toBeNull();
+  });
+
+  it('keeps a non-blank result as rendered', () => {
+    expect(renderKafkaKey(' {{ key }}', { topic: 't', key: 'k' })).toBe(' k');
+  });
+});
