@@ -1,6 +1,7 @@
 import type { AppConfig } from '../config/app-config.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { InboxStore } from './inbox-store.js';
 import type { OutboxStore } from './outbox-store.js';
 
 export interface MigrateOptions {
@@ -23,6 +24,7 @@ export interface Database {
   /** Borrows a connection and validates it within `timeoutMs` (readiness). */
   ping(timeoutMs: number): Promise<boolean>;
   outboxStore(): OutboxStore;
+  inboxStore(): InboxStore;
   close(): Promise<void>;
 }
 

@@ -5,3 +5,4 @@ export * from './transformer.js';
 export * from './publisher.js';
 export * from './outbox-store.js';
 export * from './database.js';
+export * from './inbox-store.js';
