@@ -4,3 +4,4 @@
  */
 export * from './services.js';
 export * from './postgres-database.js';
+export * from './ports.js';

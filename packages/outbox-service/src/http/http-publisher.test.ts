@@ -1,0 +1,358 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  Secret,
+  type DestinationConfig,
+  type Json,
+  type OutboxMessage,
+  type Publisher,
+} from '@queuebox/core';
+import { outboxMessage } from '../routing/testing/outbox-message.js';
+import { httpDestination } from '../routing/testing/routing-config.js';
+import { createHttpPublisher } from './http-publisher.js';
+import type { HttpStatusClass } from './status-class.js';
+import { startHttpSink, type HttpSink } from './testing/http-sink.js';
+
+let sink: HttpSink;
+let publisher: Publisher | undefined;
+let statusClasses: HttpStatusClass[];
+
+beforeEach(async () => {
+  sink = await startHttpSink();
+  statusClasses = [];
+});
+
+afterEach(async () => {
+  await publisher?.close();
+  publisher = undefined;
+  await sink.close();
+});
+
+function publisherFor(
+  destinations: Record<string, DestinationConfig>,
+  maxErrorBodyBytes = 2048,
+): Publisher {
+  publisher = createHttpPublisher({
+    config: {
+      destinations,
+      http: { maxErrorBodyBytes, blockPrivateAddresses: false },
+      outbox: { concurrency: 4 },
+    },
+    onResponse: (statusClass) => statusClasses.push(statusClass),
+  });
+  return publisher;
+}
+
+function send(
+  target: Publisher,
+  message: OutboxMessage = outboxMessage(),
+  options: { destination?: string; payload?: Json; signal?: AbortSignal } = {},
+) {
+  return target.publish({
+    message,
+    destination: options.destination ?? 'receiver',
+    payload: options.payload ?? message.payload,
+    routingKey: null,
+    address: null,
+    signal: options.signal ?? new AbortController().signal,
+  });
+}
+
+/** Raw header pairs with the given name (case-insensitive), as sent over the wire. */
+function rawValues(raw: readonly string[], name: string): string[] {
+  const values: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i]?.toLowerCase() === name.toLowerCase()) values.push(raw[i + 1] ?? '');
+  }
+  return values;
+}
+
+describe('HTTP publisher: request', () => {
+  it('POSTs the payload JSON to baseUrl joined with path, with every standard header', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({ baseUrl: `${sink.url}/api/`, path: '/v1//events/' }),
+    });
+    const message = outboxMessage({ topic: 'orders.created', attempt: 0 });
+    const outcome = await send(target, message, { payload: { transformed: true } });
+
+    expect(outcome).toEqual({ ok: true });
+    expect(sink.requests).toHaveLength(1);
+    const request = sink.requests[0]!;
+    expect(request.method).toBe('POST');
+    expect(request.url).toBe('/api/v1/events');
+    expect(request.body).toBe('{"transformed":true}');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['x-message-id']).toBe(message.id);
+    expect(request.headers['x-topic']).toBe('orders.created');
+    expect(request.headers['x-attempt']).toBe('0');
+    expect(request.headers).not.toHaveProperty('x-message-key');
+  });
+
+  it('sends X-Message-Key only when the row has a key, and the attempt number', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    await send(target, outboxMessage({ key: 'customer-7', attempt: 3 }));
+    expect(sink.requests[0]!.headers['x-message-key']).toBe('customer-7');
+    expect(sink.requests[0]!.headers['x-attempt']).toBe('3');
+  });
+
+  it('merges static < auth < row headers, the later writer winning regardless of case', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({
+        baseUrl: sink.url,
+        headers: { 'X-Static': 'static', 'X-Shared': 'static', Authorization: 'static' },
+        auth: { type: 'header', headerName: 'X-Api-Key', headerValue: secret('auth-key') },
+      }),
+    });
+    await send(
+      target,
+      outboxMessage({
+        headers: { 'x-shared': 'row', 'X-Api-Key': 'row-key', 'X-Correlation-Id': 'c-1' },
+      }),
+    );
+    const { rawHeaders } = sink.requests[0]!;
+    expect(rawValues(rawHeaders, 'x-static')).toEqual(['static']);
+    expect(rawValues(rawHeaders, 'x-shared')).toEqual(['row']);
+    expect(rawValues(rawHeaders, 'x-api-key')).toEqual(['row-key']);
+    expect(rawValues(rawHeaders, 'authorization')).toEqual(['static']);
+    expect(rawValues(rawHeaders, 'x-correlation-id')).toEqual(['c-1']);
+  });
+
+  it('lets the auth header override a static header of the same name', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({
+        baseUrl: sink.url,
+        headers: { authorization: 'static' },
+        auth: { type: 'basic', username: 'u', password: secret('p') },
+      }),
+    });
+    await send(target);
+    expect(rawValues(sink.requests[0]!.rawHeaders, 'authorization')).toEqual(['Basic dTpw']);
+  });
+
+  it('does not de-duplicate a row header named like a standard header: two values go out', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    await send(
+      target,
+      outboxMessage({ topic: 'orders.created', headers: { 'X-Topic': 'from-row' } }),
+    );
+    const { rawHeaders, headers } = sink.requests[0]!;
+    expect(rawValues(rawHeaders, 'x-topic')).toEqual(['orders.created', 'from-row']);
+    expect(headers['x-topic']).toBe('orders.created, from-row');
+  });
+
+  it('reuses keep-alive connections across messages', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    for (let i = 0; i < 10; i++) expect(await send(target)).toEqual({ ok: true });
+    // undici frees a socket a tick after the body ends, so back-to-back sends may open a second.
+    expect(sink.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('supports only its own HTTP destinations', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({ baseUrl: sink.url }),
+      other: {
+        type: 'nats',
+        servers: 'nats://localhost',
+        subject: 's',
+        subjectFrom: null,
+        jetStream: true,
+        timeoutMs: 1000,
+        username: null,
+        password: null,
+        token: null,
+        headers: {},
+        transform: null,
+      },
+    });
+    expect(target.type).toBe('http');
+    expect(target.supports('receiver')).toBe(true);
+    expect(target.supports('other')).toBe(false);
+    expect(await send(target, outboxMessage(), { destination: 'other' })).toEqual({
+      ok: false,
+      error: "No publisher supports destination 'other'",
+      retryable: false,
+    });
+  });
+});
+
+describe('HTTP publisher: outcomes', () => {
+  it('treats any 2xx, 202 included, as success and counts the status class', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    for (const status of [200, 202, 204]) {
+      sink.handle((_request, response) => {
+        response.writeHead(status);
+        response.end();
+      });
+      expect(await send(target)).toEqual({ ok: true });
+    }
+    expect(statusClasses).toEqual(['2xx', '2xx', '2xx']);
+  });
+
+  it('never follows a redirect: a 3xx fails the attempt', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({ baseUrl: sink.url, path: '/events' }),
+    });
+    sink.handle((request, response) => {
+      if (request.url === '/events') {
+        response.writeHead(302, { location: '/elsewhere' });
+        response.end('moved');
+      } else {
+        response.writeHead(200);
+        response.end();
+      }
+    });
+    const outcome = await send(target);
+    expect(outcome).toMatchObject({ ok: false, error: 'HTTP 302: Found - moved' });
+    expect(sink.requests.map((r) => r.url)).toEqual(['/events']);
+    expect(statusClasses).toEqual(['3xx']);
+  });
+
+  it('reports 4xx and 5xx with the reason phrase and the body, and counts their classes', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    sink.handle((_request, response) => {
+      response.writeHead(422);
+      response.end('{"error":"invalid order"}');
+    });
+    expect(await send(target)).toEqual({
+      ok: false,
+      error: 'HTTP 422: Unprocessable Entity - {"error":"invalid order"}',
+      retryable: false,
+    });
+    sink.handle((_request, response) => {
+      response.writeHead(503);
+      response.end();
+    });
+    expect(await send(target)).toEqual({
+      ok: false,
+      error: 'HTTP 503: Service Unavailable',
+      retryable: true,
+    });
+    expect(statusClasses).toEqual(['4xx', '5xx']);
+  });
+
+  it('redacts credentials a receiver echoes in its error body', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    sink.handle((_request, response) => {
+      response.writeHead(401);
+      response.end('login failed for user=bob password=secret; Authorization: Bearer abc.def.123');
+    });
+    const outcome = await send(target);
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error).toBe(
+      'HTTP 401: Unauthorized - login failed for user=bob password=[REDACTED]; Authorization=[REDACTED]',
+    );
+    expect(outcome.error).not.toContain('secret');
+  });
+
+  it('truncates the body to maxErrorBodyBytes before sanitizing, and the whole text too', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) }, 40);
+    sink.handle((_request, response) => {
+      response.writeHead(500);
+      // The secret starts beyond the cut: it must not come back half-redacted.
+      response.end(`${'é'.repeat(30)} password=secret`);
+    });
+    const outcome = await send(target);
+    if (outcome.ok) throw new Error('expected failure');
+    expect(Buffer.byteLength(outcome.error, 'utf8')).toBeLessThanOrEqual(40);
+    // 34 bytes of head leave 6 bytes: three two-byte characters.
+    expect(outcome.error).toBe(`HTTP 500: Internal Server Error - ${'é'.repeat(3)}`);
+  });
+
+  it('drains error bodies so the connection is reused', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) }, 16);
+    sink.handle((_request, response) => {
+      response.writeHead(500);
+      response.end('short');
+    });
+    for (let i = 0; i < 10; i++) expect((await send(target)).ok).toBe(false);
+    expect(sink.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('closes instead of downloading an error body far beyond the bound', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) }, 16);
+    sink.handle((_request, response) => {
+      response.writeHead(500);
+      response.end('x'.repeat(1024 * 1024));
+    });
+    const outcome = await send(target);
+    expect(outcome).toMatchObject({ ok: false, error: 'HTTP 500: Intern' });
+    // The next message still goes out (on a new socket).
+    sink.handle((_request, response) => {
+      response.end();
+    });
+    expect(await send(target)).toEqual({ ok: true });
+  });
+
+  it('fails with the timeout text when the receiver does not answer in timeoutMs', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({ baseUrl: sink.url, timeoutMs: 200 }),
+    });
+    sink.handle(() => undefined); // never answers
+    const started = performance.now();
+    expect(await send(target)).toEqual({
+      ok: false,
+      error: 'Request timeout after 200ms',
+      retryable: true,
+    });
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('fails with "Publish failed" when the connection is refused', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    const target = publisherFor({
+      receiver: httpDestination({ baseUrl: `http://127.0.0.1:${port}` }),
+    });
+    expect(await send(target)).toEqual({
+      ok: false,
+      error: `Publish failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+      retryable: true,
+    });
+    expect(statusClasses).toEqual([]);
+  });
+
+  it('stops when the caller aborts (claim lost)', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    sink.handle(() => undefined);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    expect(await send(target, outboxMessage(), { signal: controller.signal })).toMatchObject({
+      ok: false,
+      error: 'Publish cancelled: the claim on the message was lost',
+    });
+  });
+});
+
+describe('HTTP publisher: basic and header auth', () => {
+  it('sends Basic base64(username:password) in UTF-8', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({
+        baseUrl: sink.url,
+        auth: { type: 'basic', username: 'jürgen', password: secret('pässwort:1') },
+      }),
+    });
+    await send(target);
+    const expected = Buffer.from('jürgen:pässwort:1', 'utf8').toString('base64');
+    expect(sink.requests[0]!.headers.authorization).toBe(`Basic ${expected}`);
+  });
+
+  it('sends a static header auth under its configured name', async () => {
+    const target = publisherFor({
+      receiver: httpDestination({
+        baseUrl: sink.url,
+        auth: { type: 'header', headerName: 'X-Api-Key', headerValue: secret('k-123') },
+      }),
+    });
+    await send(target);
+    expect(sink.requests[0]!.headers['x-api-key']).toBe('k-123');
+  });
+});
+
+function secret(value: string): Secret {
+  return new Secret(value);
+}

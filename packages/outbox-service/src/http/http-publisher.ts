@@ -1,0 +1,149 @@
+/**
+ * The HTTP publisher (spec §6.1): `POST <baseUrl + path>` with the payload as JSON. One pooled
+ * keep-alive undici `Pool` per destination name, so sockets are reused across messages and one
+ * slow receiver never holds another's connections. Any 2xx is success; everything else, a 3xx
+ * included (redirects are never followed, an SSRF guard), fails the attempt with a sanitized,
+ * bounded text that becomes the row's `last_error`.
+ */
+import { Pool } from 'undici';
+import {
+  sanitize,
+  type AppConfig,
+  type HttpDestinationConfig,
+  type OutboxConfig,
+  type PublishOutcome,
+  type PublishRequest,
+  type Publisher,
+} from '@queuebox/core';
+import { Deadline } from './deadline.js';
+import { authHeaderSource, type AuthHeader, type AuthHeaderSource } from './destination-auth.js';
+import { httpErrorText } from './error-text.js';
+import { createOAuth2TokenManager, type OAuth2TokenManager } from './oauth2-token-manager.js';
+import { headerMap, requestHeaders, type HeaderMap } from './request-headers.js';
+import { discardBody, readBodyPrefix } from './response-body.js';
+import { statusClassOf, type HttpStatusClass } from './status-class.js';
+import { joinUrl, requestTarget } from './url-builder.js';
+
+export interface HttpPublisherOptions {
+  readonly config: Pick<AppConfig, 'destinations' | 'http'> & {
+    readonly outbox: Pick<OutboxConfig, 'concurrency'>;
+  };
+  /** Per response; the metrics owner counts `queuebox_http_publish_responses_total{status_class}`. */
+  readonly onResponse?: (statusClass: HttpStatusClass) => void;
+  /** Shared OAuth2 tokens; by default the publisher creates (and closes) its own manager. */
+  readonly tokenManager?: OAuth2TokenManager;
+  /** Sockets per destination; default `outbox.concurrency`, so every in-flight message has one. */
+  readonly connections?: number;
+}
+
+interface HttpTarget {
+  readonly pool: Pool;
+  readonly path: string;
+  readonly timeoutMs: number;
+  readonly staticHeaders: HeaderMap;
+  readonly auth: AuthHeaderSource;
+}
+
+export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
+  const { config } = options;
+  const maxErrorBytes = config.http.maxErrorBodyBytes;
+  const onResponse = options.onResponse ?? (() => undefined);
+  const ownsTokens = options.tokenManager === undefined;
+  const tokens = options.tokenManager ?? createOAuth2TokenManager();
+  const connections = Math.max(1, options.connections ?? config.outbox.concurrency);
+
+  const targets = new Map<string, HttpTarget>();
+  for (const [name, destination] of Object.entries(config.destinations)) {
+    if (destination.type === 'http') targets.set(name, target(destination, tokens, connections));
+  }
+
+  async function publish(request: PublishRequest): Promise<PublishOutcome> {
+    const target = targets.get(request.destination);
+    if (target === undefined) {
+      return failure(`No publisher supports destination '${request.destination}'`, false);
+    }
+    let authHeader: AuthHeader | null;
+    try {
+      const resolved = target.auth();
+      authHeader = resolved instanceof Promise ? await resolved : resolved;
+    } catch (error: unknown) {
+      return failure(
+        `Publish failed: ${sanitize(error instanceof Error ? error.message : String(error))}`,
+        true,
+      );
+    }
+    const { message } = request;
+    const headers = requestHeaders(message, target.staticHeaders, authHeader, message.headers);
+    const deadline = new Deadline(target.timeoutMs, request.signal);
+    try {
+      let response;
+      try {
+        response = await target.pool.request({
+          path: target.path,
+          method: 'POST',
+          headers,
+          body: JSON.stringify(request.payload),
+          signal: deadline.signal,
+        });
+      } catch (error: unknown) {
+        return failure(deadline.explain(error), true);
+      }
+      const status = response.statusCode;
+      onResponse(statusClassOf(status));
+      if (status >= 200 && status <= 299) {
+        await discardBody(response.body, deadline.signal);
+        return { ok: true };
+      }
+      const body = await readBodyPrefix(response.body, maxErrorBytes);
+      return failure(httpErrorText(status, body, maxErrorBytes), isRetryableStatus(status));
+    } finally {
+      deadline.clear();
+    }
+  }
+
+  return {
+    type: 'http',
+    supports: (destination) => targets.has(destination),
+    publish,
+    async close() {
+      await Promise.all([...targets.values()].map((t) => t.pool.close()));
+      if (ownsTokens) await tokens.close();
+    },
+  };
+}
+
+function target(
+  destination: HttpDestinationConfig,
+  tokens: OAuth2TokenManager,
+  connections: number,
+): HttpTarget {
+  const url = joinUrl(destination.baseUrl, destination.path);
+  const pool = new Pool(url.origin, {
+    connections,
+    // 1 = keep-alive without pipelining: a slow response never delays the next message.
+    pipelining: 1,
+    connect: { timeout: Math.max(1, Math.floor(destination.timeoutMs / 2)) },
+    // The Deadline bounds the whole request; undici's per-phase timers would only race it.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
+  return {
+    pool,
+    path: requestTarget(url),
+    timeoutMs: destination.timeoutMs,
+    staticHeaders: headerMap(destination.headers),
+    auth: authHeaderSource(destination.auth, tokens, destination.timeoutMs),
+  };
+}
+
+function failure(error: string, retryable: boolean): PublishOutcome {
+  return { ok: false, error, retryable };
+}
+
+/**
+ * A hint for callers: the poller retries every failure (spec §4.5), but a 4xx other than
+ * 408/429 will most likely fail again the same way.
+ */
+function isRetryableStatus(status: number): boolean {
+  return status >= 500 || status === 408 || status === 429 || status < 400;
+}
