@@ -6,3 +6,4 @@ export * from './publisher.js';
 export * from './outbox-store.js';
 export * from './database.js';
 export * from './inbox-store.js';
+export * from './retention-store.js';

@@ -6,6 +6,10 @@ export interface Fence {
   readonly claimToken: string;
 }
 
+/**
+ * One terminal write of a claimed row (spec §4.4). `retry` is the only write that increments
+ * `attempt`; `sent` leaves the claim columns as they are.
+ */
 export type OutboxCompletion =
   | { readonly kind: 'sent'; readonly fence: Fence }
   | { readonly kind: 'retry'; readonly fence: Fence; readonly delayMs: number; readonly error: string }
@@ -13,34 +17,58 @@ export type OutboxCompletion =
 
 export interface OutboxGauges {
   readonly pending: number;
+  /** DB now − MIN(created_at) over pending rows; 0 when none. */
   readonly oldestPendingAgeSeconds: number;
 }
 
+/**
+ * The replay filter of spec §11.6, after the admin layer resolved `topic` and `destination` into
+ * `topics`. Present fields are ANDed; absent/null fields are ignored; an explicitly empty `ids`
+ * or `topics` list matches nothing. `state IN ('sent','dead')` always applies.
+ */
 export interface ReplayFilter {
   readonly ids?: readonly string[] | null;
   readonly topics?: readonly string[] | null;
+  /** Strictly after. */
   readonly createdAfter?: Date | null;
+  /** Strictly before. */
   readonly createdBefore?: Date | null;
 }
 
 /**
  * The outbox table. Every claim, fence and lease rule is SQL inside the adapter, so it holds
- * across replicas; the service only decides what to write.
+ * across replicas; the service only decides what to write. "App now" is the injected Clock,
+ * "DB now" the database clock (spec §3.7).
  */
 export interface OutboxStore {
-  /** Key-ordered claim of up to `limit` due rows under a DB-clock lease of `leaseMs`. */
+  /**
+   * Key-ordered claim of up to `limit` due rows (spec §4.2) under a DB-clock lease of `leaseMs`,
+   * sorted by (scheduled_at, created_at). Requires `limit > 0` and `1 <= leaseMs <= 2^31-1`.
+   */
   claim(limit: number, leaseMs: number): Promise<ClaimedOutboxMessage[]>;
   /**
-   * Fenced terminal writes, possibly batched. Returns the ids whose fence held; a missing id
-   * lost its claim and nothing was written for it.
+   * Fenced terminal writes, one statement for the whole batch. Returns the ids whose fence held;
+   * a missing id lost its claim and nothing was written for it.
    */
   complete(completions: readonly OutboxCompletion[]): Promise<Set<string>>;
-  /** Extends the leases of the fenced rows; returns the ids still owned. */
+  /** Extends the leases of the fenced rows to DB now + `leaseMs`; returns the ids still owned. */
   renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>>;
-  /** Returns expired processing rows to pending; returns how many. */
+  /** Returns processing rows whose lease expired (or is NULL) to pending; returns how many. */
   reclaimExpired(): Promise<number>;
   gauges(): Promise<OutboxGauges>;
+  /** Multi-row insert in array order (so `sequence` follows it); never writes `sequence`. */
   insert(messages: readonly NewOutboxMessage[]): Promise<void>;
   distinctTopics(): Promise<string[]>;
+  /** Moves matching sent/dead rows back to pending (spec §11.6); returns how many. */
   replay(filter: ReplayFilter): Promise<number>;
+  /**
+   * Fenced hand-back of claimed rows that never started (shutdown): pending again with
+   * `claimed_at` NULL, `attempt` and `scheduled_at` unchanged. Returns the ids whose fence held.
+   */
+  release?(fences: readonly Fence[]): Promise<Set<string>>;
+  /**
+   * Capture modes (spec §4.1 step 7): ms until the nearest pending `scheduled_at` (app clock) or
+   * processing `lease_expires_at` (DB clock), clamped to `[1, maxMs]`.
+   */
+  nextWakeDelayMs?(maxMs: number): Promise<number>;
 }

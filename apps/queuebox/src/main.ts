@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+/**
+ * QueueBox entry point: `queuebox` serves, `queuebox migrate [--baseline <v>]` migrates, anything
+ * else prints the usage and exits 2. A startup failure prints one sanitized line and exits 1.
+ */
+import { sanitizeError, type Logger } from '@queuebox/core';
+import { parseArguments, USAGE } from './cli/arguments.js';
+import { runMigrate } from './cli/migrate.js';
+import { createLogger, loggerOptionsFromEnv } from './observability/logger.js';
+import { startService } from './startup/service.js';
+
+async function main(): Promise<number> {
+  const command = parseArguments(process.argv.slice(2));
+  if (command.kind === 'usage') {
+    process.stderr.write(`${command.problem}\n\n${USAGE}\n`);
+    return 2;
+  }
+  let logger: Logger;
+  try {
+    logger = createLogger(loggerOptionsFromEnv(process.env));
+  } catch (error: unknown) {
+    process.stderr.write(`QueueBox could not start its logger. Reason: ${sanitizeError(error)}\n`);
+    return 1;
+  }
+  try {
+    if (command.kind === 'migrate') {
+      await runMigrate(process.env, logger, command.baseline);
+      return 0;
+    }
+    const service = await startService({ env: process.env, logger });
+    return await new Promise<number>((resolve) => {
+      const stop = () => {
+        void service.stop().then(() => resolve(0));
+      };
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+  } catch (error: unknown) {
+    logger.error(error instanceof Error && error.name === 'StartupFailure' ? error.message : sanitizeError(error));
+    return 1;
+  }
+}
+
+// Exit explicitly: a driver socket left by a failed start must not keep the process alive.
+main().then(
+  (code) => setTimeout(() => process.exit(code), 50),
+  (error: unknown) => {
+    process.stderr.write(`${sanitizeError(error)}\n`);
+    process.exit(1);
+  },
+);

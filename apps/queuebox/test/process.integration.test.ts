@@ -1,0 +1,147 @@
+import { createFreshDatabase, freePort, requireService, type FreshDatabase } from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runQueueBox, startQueueBox, writeConfig } from './process.js';
+
+const pg = await requireService('postgres', 'app: the real process');
+const pgUrl = pg.available ? pg.url : '';
+
+const MINIMAL = `
+destinations:
+  sink:
+    type: http
+    baseUrl: http://127.0.0.1:9
+routes:
+  - topicPattern: "**"
+    destination: sink
+`;
+
+describe('the queuebox command without a database', () => {
+  beforeAll(assertBuilt);
+
+  it('prints the usage to stderr and exits 2 on an unknown command', async () => {
+    const result = await runQueueBox(['serve'], {});
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Unknown command 'serve'.");
+    expect(result.stderr).toContain('Usage: queuebox');
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 2 on bad migrate arguments', async () => {
+    expect((await runQueueBox(['migrate', '--baseline'], {})).code).toBe(2);
+  });
+
+  it('stops on a typo in the YAML file with the suggestion', async () => {
+    const file = writeConfig(`${MINIMAL}\noutbox:\n  batchSzie: 5\n`);
+    const result = await runQueueBox([], {
+      QUEUEBOX_CONFIG_FILE: file,
+      QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://127.0.0.1:5432/test',
+      QUEUEBOX_DATABASE_USERNAME: 'postgres',
+      QUEUEBOX_DATABASE_PASSWORD: 'secret-password',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('outbox.batchSzie: unknown key; did you mean batchSize?');
+  });
+
+  it('fails a start whose database never answers with one line and no password', async () => {
+    const closed = await freePort();
+    const file = writeConfig(`${MINIMAL}\ndatabase:\n  startupTimeoutMs: 1200\n`);
+    const result = await runQueueBox([], {
+      QUEUEBOX_CONFIG_FILE: file,
+      QUEUEBOX_DATABASE_URL: `jdbc:postgresql://127.0.0.1:${closed}/test`,
+      QUEUEBOX_DATABASE_USERNAME: 'postgres',
+      QUEUEBOX_DATABASE_PASSWORD: 'hunter2-secret',
+    });
+    expect(result.code).toBe(1);
+    const errors = result.stdout.split('\n').filter((line) => line.includes('ERROR'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('QueueBox could not connect to the database.');
+    expect(errors[0]).toContain('The database did not answer inside 1200 ms');
+    expect(result.stdout + result.stderr).not.toContain('hunter2-secret');
+  });
+});
+
+describe.skipIf(!pg.available)('the queuebox command on a real database', () => {
+  let db: FreshDatabase;
+  let env: Record<string, string>;
+  beforeAll(async () => {
+    assertBuilt();
+    if (!pg.available) return;
+    db = await createFreshDatabase(pgUrl);
+    env = {
+      QUEUEBOX_CONFIG_FILE: writeConfig(MINIMAL),
+      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
+      QUEUEBOX_DATABASE_USERNAME: db.user,
+      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
+    };
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('migrates an empty database, then finds nothing to apply', async () => {
+    const first = await runQueueBox(['migrate'], env);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Applied 11 migration(s): 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.');
+    const second = await runQueueBox(['migrate'], env);
+    expect(second.code).toBe(0);
+    expect(second.stdout).not.toContain('Applied');
+    const [row] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM flyway_schema_history WHERE success`;
+    expect(row?.n).toBe(11);
+  });
+
+  it('serves health, metrics and root, then drains and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const qb = startQueueBox([], { ...env, QUEUEBOX_SERVER_HTTPPORT: String(port), LOG_FORMAT: 'json' });
+    try {
+      await qb.waitFor('is listening on port');
+      const base = `http://127.0.0.1:${port}`;
+      expect(await (await fetch(`${base}/`)).text()).toBe('QueueBox is running!');
+      const ready = await fetch(`${base}/health`);
+      expect(ready.status).toBe(200);
+      expect(((await ready.json()) as { components: Record<string, unknown> }).components.database).toEqual({ status: 'up' });
+      expect(await (await fetch(`${base}/metrics`)).text()).toContain('queuebox_uptime_seconds');
+    } finally {
+      qb.child.kill('SIGTERM');
+    }
+    const result = await qb.exited;
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.every((line) => line.service === 'queuebox' && typeof line['@timestamp'] === 'string')).toBe(true);
+    expect(lines.map((line) => line.message)).toContain('Shutdown complete');
+  });
+
+  it('puts health and metrics on the management port when one is set', async () => {
+    const port = await freePort();
+    const management = await freePort();
+    const qb = startQueueBox([], {
+      ...env,
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+      QUEUEBOX_SERVER_MANAGEMENTPORT: String(management),
+    });
+    try {
+      await qb.waitFor('is listening on port');
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(404);
+      expect((await fetch(`http://127.0.0.1:${management}/metrics`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${management}/health/live`)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(200);
+    } finally {
+      qb.child.kill('SIGTERM');
+    }
+    expect((await qb.exited).code).toBe(0);
+  });
+
+  it('refuses tables that have no migration history', async () => {
+    const bare = await createFreshDatabase(pgUrl);
+    try {
+      await bare.sql`CREATE TABLE outbox (id uuid PRIMARY KEY)`;
+      const result = await runQueueBox(['migrate'], { ...env, QUEUEBOX_DATABASE_URL: bare.jdbcUrl });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(
+        'QueueBox tables exist without a migration history. Run `queuebox migrate --baseline <version>` with the last version you applied by hand.',
+      );
+    } finally {
+      await bare.drop();
+    }
+  });
+});

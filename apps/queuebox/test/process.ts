@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Runs the BUILT service (`dist/main.js`) as a real process, the way an operator does. */
+export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+export function assertBuilt(): void {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`pnpm build\` before the process tests.`);
+}
+
+export interface ProcessResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface QueueBoxProcess {
+  readonly child: ChildProcess;
+  output(): string;
+  waitFor(text: string, timeoutMs?: number): Promise<void>;
+  exited: Promise<ProcessResult>;
+}
+
+export function startQueueBox(args: string[], env: Record<string, string>): QueueBoxProcess {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waiters: { text: string; resolve: () => void }[] = [];
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      if ((stdout + stderr).includes(waiter.text)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
+    }
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    check();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+    check();
+  });
+  const exited = new Promise<ProcessResult>((resolve) => {
+    child.once('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+  return {
+    child,
+    output: () => stdout + stderr,
+    exited,
+    waitFor(text, timeoutMs = 20_000) {
+      return new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () => reject(new Error(`'${text}' did not appear in ${timeoutMs} ms. Output:\n${stdout}${stderr}`)),
+          timeoutMs,
+        );
+        waiters.push({
+          text,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+        check();
+        void exited.then(() => {
+          clearTimeout(timer);
+          if (!(stdout + stderr).includes(text)) reject(new Error(`The process exited before '${text}'. Output:\n${stdout}${stderr}`));
+        });
+      });
+    },
+  };
+}
+
+export function runQueueBox(args: string[], env: Record<string, string>): Promise<ProcessResult> {
+  return startQueueBox(args, env).exited;
+}
+
+export function writeConfig(yaml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'queuebox-config-'));
+  const file = join(dir, 'queuebox.yml');
+  writeFileSync(file, yaml);
+  return file;
+}

@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt } from './process.js';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+/**
+ * The provider check on the production install that the container image copies: it passes on
+ * the real install and fails, naming the provider and its package, when a provider is removed.
+ */
+describe('provider registry on the production install', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'queuebox-deploy-'));
+  const target = join(dir, 'app');
+
+  beforeAll(() => {
+    assertBuilt();
+    const deploy = spawnSync('pnpm', ['--filter', '@queuebox/app', 'deploy', '--legacy', '--prod', target], { cwd: ROOT, encoding: 'utf8' });
+    if (deploy.status !== 0) throw new Error(`pnpm deploy failed:\n${deploy.stdout}${deploy.stderr}`);
+  }, 120_000);
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const check = () => spawnSync(process.execPath, [join(target, 'dist/check-providers.js')], { encoding: 'utf8' });
+
+  it('loads every provider from the production install', () => {
+    const result = check();
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('postgresql');
+  });
+
+  it('fails naming the provider and the package when the package is missing', () => {
+    rmSync(join(target, 'node_modules/@queuebox/postgres'), { recursive: true, force: true });
+    const result = check();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain("The provider 'postgresql' is missing: add the package @queuebox/postgres");
+  });
+});

@@ -1,0 +1,130 @@
+/**
+ * Loads the configuration (spec §12.1): `QUEUEBOX_*` variables over one YAML file
+ * (`QUEUEBOX_CONFIG_FILE`, default `/etc/queuebox/queuebox.yml`); the packaged demo YAML only
+ * when there is no file, no configuration variable and no `QUEUEBOX_CONFIG_FILE`. Every problem
+ * of every source is collected and thrown as one ConfigError.
+ */
+import { readFileSync } from 'node:fs';
+import type { AppConfig } from '@queuebox/core';
+import { assemble } from './assemble.js';
+import { ConfigError } from './config-error.js';
+import { deepFreeze } from './deep-freeze.js';
+import { CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE } from './env-names.js';
+import { readEnvSource } from './env-source.js';
+import { Problems } from './problems.js';
+import { envPaths, mergeNodes, type RawNode } from './raw-node.js';
+import { configSchema } from './schema.js';
+import { validateDestinations, validateRoutes } from './validate-destinations.js';
+import { validateAdmin, validateCapture, validateDatabase, validateRetention, validateServer } from './validate-core.js';
+import { validateSources } from './validate-sources.js';
+import { YamlSyntaxError, parseYaml, type Env } from './yaml-source.js';
+
+export interface LoadConfigOptions {
+  /** The process environment; `process.env` when not given. Nothing else in the package reads it. */
+  readonly env?: Env;
+  /** The demo configuration packaged with the app, as YAML text. */
+  readonly demoConfigYaml?: string;
+  /** The file read when `QUEUEBOX_CONFIG_FILE` is not set; `/etc/queuebox/queuebox.yml` by default. */
+  readonly defaultConfigFile?: string;
+  /**
+   * Reads a file (the configuration file and `file:` secrets): its text, or undefined when it does
+   * not exist. Throwing means it exists but cannot be read.
+   */
+  readonly readFile?: (path: string) => string | undefined;
+}
+
+export const DEMO_SOURCE_NAME = 'the packaged demo configuration';
+
+export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
+  const env = options.env ?? process.env;
+  const readFile = options.readFile ?? readFileIfExists;
+  const problems = new Problems();
+  const variables = readEnvSource(env, configSchema.binds, problems);
+  const configFileVariable = env[CONFIG_FILE_VARIABLE];
+  const filePath = configFileVariable ?? options.defaultConfigFile ?? DEFAULT_CONFIG_FILE;
+
+  let yamlText: string | undefined;
+  let yamlName = filePath;
+  try {
+    yamlText = readFile(filePath);
+  } catch (error: unknown) {
+    throw ConfigError.fromProblems([`${filePath}: cannot read the configuration file (${errorCode(error)})`]);
+  }
+  // The demo never merges with a file, and never wakes up behind an operator's variables.
+  if (yamlText === undefined && variables.names.length === 0 && configFileVariable === undefined) {
+    yamlText = options.demoConfigYaml;
+    yamlName = DEMO_SOURCE_NAME;
+  }
+
+  let file: RawNode | null = null;
+  if (yamlText !== undefined) {
+    try {
+      file = parseYaml(yamlText, yamlName, env, problems);
+    } catch (error: unknown) {
+      if (error instanceof YamlSyntaxError) throw ConfigError.fromProblems([error.message]);
+      throw error;
+    }
+  }
+  if (file === null && variables.tree === null) {
+    problems.throwIfAny();
+    throw new ConfigError(noConfigurationMessage(filePath));
+  }
+  const merged = variables.tree === null ? (file ?? undefined) : mergeNodes(file ?? undefined, variables.tree);
+  if (merged !== undefined) problems.setEnvPaths(envPaths(merged));
+
+  const raw = configSchema.decode(merged, [], { problems, readSecretFile: secretReader(readFile) });
+  validateServer(raw, problems);
+  const databaseUrl = validateDatabase(raw, problems);
+  validateCapture(raw, databaseUrl, problems);
+  validateDestinations(raw, problems);
+  validateRoutes(raw, problems);
+  validateSources(raw, problems);
+  validateAdmin(raw, problems);
+  validateRetention(raw, problems);
+  problems.throwIfAny();
+  if (databaseUrl === undefined) throw ConfigError.fromProblems(['database.url: cannot be read']);
+  return deepFreeze(assemble(raw, databaseUrl));
+}
+
+/** Each secret file is read once per load, however many keys name it. */
+function secretReader(readFile: (path: string) => string | undefined): (path: string) => string | undefined {
+  const cache = new Map<string, string | undefined>();
+  return (path) => {
+    if (!cache.has(path)) {
+      let content: string | undefined;
+      try {
+        content = readFile(path);
+      } catch {
+        content = undefined;
+      }
+      cache.set(path, content);
+    }
+    return cache.get(path);
+  };
+}
+
+function readFileIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error: unknown) {
+    const code = errorCode(error);
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+function errorCode(error: unknown): string {
+  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
+  return error instanceof Error ? error.message : 'unknown error';
+}
+
+export function noConfigurationMessage(filePath: string): string {
+  return (
+    'No configuration was found. QueueBox read three sources and every one was empty. ' +
+    '1. The QUEUEBOX_* environment variables, for example QUEUEBOX_DATABASE_URL, ' +
+    'QUEUEBOX_DATABASE_USERNAME and QUEUEBOX_DATABASE_PASSWORD. ' +
+    `2. The file ${filePath}, which ${CONFIG_FILE_VARIABLE} can rename. ` +
+    `3. The packaged demo configuration, which QueueBox reads only when ${CONFIG_FILE_VARIABLE} is not set. ` +
+    'Set the environment variables, or write the file.'
+  );
+}
