@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { migrations } from '../migrations/index.js';
+import type { HistoryRow } from './history.js';
+import { pendingMigrations } from './migrate.js';
+import { compareVersions } from './versions.js';
+
+describe('compareVersions', () => {
+  it('compares numerically, part by part', () => {
+    expect(compareVersions('9', '10')).toBe(-1);
+    expect(compareVersions('11', '2')).toBe(1);
+    expect(compareVersions('1.1', '1')).toBe(1);
+    expect(compareVersions('1.0', '1')).toBe(0);
+    expect(compareVersions('0', '1')).toBe(-1);
+  });
+});
+
+const row = (
+  installedRank: number,
+  version: string | null,
+  type = 'SQL',
+  success = true,
+): HistoryRow => ({
+  installedRank,
+  version,
+  type,
+  success,
+});
+const versions = (list: { version: string }[]) => list.map((m) => m.version);
+
+describe('pendingMigrations', () => {
+  it('is everything on an empty history', () => {
+    expect(versions(pendingMigrations(migrations, []))).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+      '5',
+      '6',
+      '7',
+      '8',
+      '9',
+      '10',
+      '11',
+    ]);
+  });
+
+  it('skips versions with a successful row, whatever their checksum', () => {
+    const history = [1, 2, 3, 4, 5, 6, 7, 8, 9].map((v) => row(v, String(v)));
+    expect(versions(pendingMigrations(migrations, history))).toEqual(['10', '11']);
+  });
+
+  it('runs a version again when its only row failed', () => {
+    const history = [row(1, '1'), row(2, '2', 'SQL', false)];
+    expect(versions(pendingMigrations(migrations, history))[0]).toBe('2');
+  });
+
+  it('applies nothing at or below a baseline', () => {
+    expect(versions(pendingMigrations(migrations, [row(1, '6', 'BASELINE')]))).toEqual([
+      '7',
+      '8',
+      '9',
+      '10',
+      '11',
+    ]);
+    expect(versions(pendingMigrations(migrations, [row(1, '0', 'BASELINE')]))).toHaveLength(11);
+  });
+
+  it('stops at a target', () => {
+    expect(versions(pendingMigrations(migrations, [], '10'))).toHaveLength(10);
+  });
+
+  it('ignores rows without a version and versions it does not bundle', () => {
+    const history = [row(1, null, 'SCHEMA'), row(2, '12')];
+    expect(versions(pendingMigrations(migrations, history))).toHaveLength(11);
+  });
+});

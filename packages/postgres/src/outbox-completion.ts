@@ -1,0 +1,127 @@
+import { QueueBoxError, type Clock, type Fence, type OutboxCompletion } from '@queuebox/core';
+import type postgres from 'postgres';
+import { runPrepared } from './outbox-query.js';
+import type { TableNames } from './table-names.js';
+
+/**
+ * The fenced writes of spec §4.4, each one statement for a whole batch. The fence is
+ * `state='processing' AND claim_token = :token AND lease_expires_at > DB now` per row, checked by
+ * the UPDATE itself, so a row whose claim was lost (reclaimed, re-claimed, expired) is simply not
+ * matched and not returned: one statement means no row of a mixed batch can be written on a
+ * fence that another row of the batch passed.
+ */
+function fence(tables: TableNames, alias: string, source: string): string {
+  const c = tables.outboxColumns;
+  return `${alias}.${c.id} = ${source}.id
+  AND ${alias}.${c.state} = 'processing'
+  AND ${alias}.${c.claimToken} = ${source}.token
+  AND ${alias}.${c.leaseExpiresAt} > clock_timestamp()`;
+}
+
+/**
+ * sent: state, updated_at (claim columns left as they are). retry: pending again at app now +
+ * delay, attempt + 1 (the only place it increments), claimed_at cleared, last_error. dead: state,
+ * claimed_at cleared, last_error.
+ */
+export function completeStatement(tables: TableNames): string {
+  const t = tables.outbox;
+  const c = tables.outboxColumns;
+  return `UPDATE ${t} AS target
+SET ${c.state} = CASE done.kind WHEN 'sent' THEN 'sent' WHEN 'retry' THEN 'pending' ELSE 'dead' END,
+    ${c.updatedAt} = $1::timestamptz,
+    ${c.scheduledAt} = CASE WHEN done.kind = 'retry'
+      THEN $1::timestamptz + done.delay_ms * interval '1 millisecond' ELSE target.${c.scheduledAt} END,
+    ${c.attempt} = CASE WHEN done.kind = 'retry' THEN target.${c.attempt} + 1 ELSE target.${c.attempt} END,
+    ${c.claimedAt} = CASE WHEN done.kind = 'sent' THEN target.${c.claimedAt} ELSE NULL END,
+    ${c.lastError} = CASE WHEN done.kind = 'sent' THEN target.${c.lastError}
+      ELSE COALESCE(done.error, target.${c.lastError}) END
+FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::float8[], $6::text[]) AS done(id, token, kind, delay_ms, error)
+WHERE ${fence(tables, 'target', 'done')}
+RETURNING target.${c.id}::text AS "id"`;
+}
+
+export function renewStatement(tables: TableNames): string {
+  const c = tables.outboxColumns;
+  return `UPDATE ${tables.outbox} AS target
+SET ${c.leaseExpiresAt} = clock_timestamp() + $1::integer * interval '1 millisecond'
+FROM unnest($2::uuid[], $3::uuid[]) AS owned(id, token)
+WHERE ${fence(tables, 'target', 'owned')}
+RETURNING target.${c.id}::text AS "id"`;
+}
+
+/** Shutdown hand-back: like the reclaim step, but fenced and at once instead of after the lease. */
+export function releaseStatement(tables: TableNames): string {
+  const c = tables.outboxColumns;
+  return `UPDATE ${tables.outbox} AS target
+SET ${c.state} = 'pending', ${c.claimedAt} = NULL, ${c.updatedAt} = $1::timestamptz
+FROM unnest($2::uuid[], $3::uuid[]) AS owned(id, token)
+WHERE ${fence(tables, 'target', 'owned')}
+RETURNING target.${c.id}::text AS "id"`;
+}
+
+export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: Clock) {
+  const completeText = completeStatement(tables);
+  const renewText = renewStatement(tables);
+  const releaseText = releaseStatement(tables);
+
+  async function complete(completions: readonly OutboxCompletion[]): Promise<Set<string>> {
+    if (completions.length === 0) return new Set();
+    const columns = completionColumns(completions);
+    const rows = await runPrepared<{ id: string }>(sql, completeText, [clock.now(), ...columns]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async function renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
+    if (fences.length === 0) return new Set();
+    if (!Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > 2 ** 31 - 1) {
+      throw new QueueBoxError('internal', `A lease must be a whole number of ms in [1, 2^31-1], not ${leaseMs}.`);
+    }
+    const rows = await runPrepared<{ id: string }>(sql, renewText, [leaseMs, ...fenceColumns(fences)]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  async function release(fences: readonly Fence[]): Promise<Set<string>> {
+    if (fences.length === 0) return new Set();
+    const rows = await runPrepared<{ id: string }>(sql, releaseText, [clock.now(), ...fenceColumns(fences)]);
+    return new Set(rows.map((row) => row.id));
+  }
+
+  return { complete, renew, release };
+}
+
+/**
+ * Column arrays for `unnest`. One id twice in a batch would let the UPDATE pick either write, so
+ * it is refused: each claimed row ends in exactly one completion.
+ */
+function completionColumns(completions: readonly OutboxCompletion[]): [string[], string[], string[], (number | null)[], (string | null)[]] {
+  const ids: string[] = [];
+  const tokens: string[] = [];
+  const kinds: string[] = [];
+  const delays: (number | null)[] = [];
+  const errors: (string | null)[] = [];
+  const seen = new Set<string>();
+  for (const completion of completions) {
+    const { id, claimToken } = completion.fence;
+    if (seen.has(id)) {
+      throw new QueueBoxError('internal', `Message ${id} appears twice in one completion batch.`);
+    }
+    seen.add(id);
+    ids.push(id);
+    tokens.push(claimToken);
+    kinds.push(completion.kind);
+    if (completion.kind === 'retry') {
+      if (!Number.isFinite(completion.delayMs) || completion.delayMs < 0) {
+        throw new QueueBoxError('internal', `A retry delay must be a finite number of ms >= 0, not ${completion.delayMs}.`);
+      }
+      delays.push(completion.delayMs);
+    } else {
+      delays.push(null);
+    }
+    errors.push(completion.kind === 'sent' ? null : completion.error);
+  }
+  return [ids, tokens, kinds, delays, errors];
+}
+
+function fenceColumns(fences: readonly Fence[]): [string[], string[]] {
+  return [fences.map((f) => f.id), fences.map((f) => f.claimToken)];
+}

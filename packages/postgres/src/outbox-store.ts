@@ -1,0 +1,24 @@
+import type { Clock, OutboxStore } from '@queuebox/core';
+import type postgres from 'postgres';
+import { createClaim } from './outbox-claim.js';
+import { createCompletion } from './outbox-completion.js';
+import { createInsert } from './outbox-insert.js';
+import { createMaintenance } from './outbox-maintenance.js';
+import { createReplay } from './outbox-replay.js';
+import type { TableNames } from './table-names.js';
+
+/**
+ * The outbox store on PostgreSQL. Every statement is built once here from the configured table
+ * and column names (already validated and quoted in `TableNames`) and runs as a prepared
+ * statement with every value bound. Claim, fence and lease rules live in the SQL, so they hold
+ * across replicas. The pieces live in files named by role: claim, completion (complete, renew,
+ * release), maintenance (reclaim, gauges, next wake), insert, replay.
+ */
+export function createPostgresOutboxStore(sql: postgres.Sql, tables: TableNames, clock: Clock): OutboxStore {
+  const claim = createClaim(sql, tables, clock);
+  const { complete, renew, release } = createCompletion(sql, tables, clock);
+  const { reclaimExpired, gauges, nextWakeDelayMs } = createMaintenance(sql, tables, clock);
+  const insert = createInsert(sql, tables);
+  const { replay, distinctTopics } = createReplay(sql, tables, clock);
+  return { claim, complete, renew, release, reclaimExpired, gauges, nextWakeDelayMs, insert, distinctTopics, replay };
+}
