@@ -1,0 +1,174 @@
+/**
+ * One attribute's extraction chain (spec §7.2): an ordered list of places to read the value
+ * from (a header, a key expression, JSONPaths), tried until one gives a value. The HTTP source
+ * and the broker sources order the steps differently and add their own fallbacks, so the order
+ * is the caller's; reading and converting are the same for all.
+ *
+ * Everything is compiled at start: a path or expression that does not compile stops the start
+ * and names its configuration key.
+ */
+import {
+  JsonPathError,
+  QueueBoxError,
+  parseJsonPath,
+  readJsonPath,
+  sanitize,
+  toError,
+  type CompiledTransform,
+  type Json,
+  type JsonPathSegments,
+  type Logger,
+  type TransformLimits,
+  type Transformer,
+} from '@queuebox/core';
+import type { HeaderLookup } from '../auth/auth-validator.js';
+import { attributeValue } from './attribute-value.js';
+
+/** Key expressions run under fixed limits (spec §19.3), unlike transforms, which configure theirs. */
+export const KEY_EXPRESSION_LIMITS: TransformLimits = { timeoutMs: 100, maxDepth: 100 };
+
+export type AttributeStep =
+  | { readonly kind: 'header'; readonly name: string }
+  /** `keyPath` is the configuration key, e.g. `sources.stripe.idempotencyKeyExpression`. */
+  | { readonly kind: 'expression'; readonly expression: string; readonly keyPath: string }
+  /** Paths tried in order; `keyPath` as above, e.g. `sources.stripe.idempotencyKeyPath`. */
+  | { readonly kind: 'paths'; readonly paths: readonly string[]; readonly keyPath: string };
+
+/** A received message as the chain reads it: the ORIGINAL body (before any transform) and its headers. */
+export interface AttributeMessage {
+  readonly body: Json;
+  readonly header: HeaderLookup;
+}
+
+export interface AttributeChain {
+  /** True when no step is configured. */
+  readonly isEmpty: boolean;
+  /** What the chain tries, for a log line: `header 'Idempotency-Key', expression 'data.id', path '$.id'`. */
+  readonly description: string;
+  /** The first value any step gives, or null. */
+  first(message: AttributeMessage, logger?: Logger): Promise<string | null>;
+  /** Every value the steps give, in order, read lazily (publish time skips values that are no time). */
+  values(message: AttributeMessage, logger?: Logger): AsyncGenerator<string>;
+}
+
+export interface AttributeChainContext {
+  /** The source name, for the WARN of a failed expression. */
+  readonly source: string;
+  readonly transformer: Transformer;
+  readonly logger: Logger;
+}
+
+type StepReader = (
+  message: AttributeMessage,
+  logger: Logger,
+) => string | null | Promise<string | null>;
+
+interface CompiledStep {
+  readonly description: string;
+  readonly read: StepReader;
+}
+
+export function compileAttributeChain(
+  steps: readonly AttributeStep[],
+  context: AttributeChainContext,
+): AttributeChain {
+  const compiled = steps.flatMap((step) => compileStep(step, context));
+  const chain: AttributeChain = {
+    isEmpty: compiled.length === 0,
+    description: compiled.map((step) => step.description).join(', '),
+    async first(message, logger) {
+      for await (const value of chain.values(message, logger)) return value;
+      return null;
+    },
+    async *values(message, logger = context.logger) {
+      for (const step of compiled) {
+        const value = await step.read(message, logger);
+        if (value !== null) yield value;
+      }
+    },
+  };
+  return chain;
+}
+
+function compileStep(step: AttributeStep, context: AttributeChainContext): CompiledStep[] {
+  switch (step.kind) {
+    case 'header':
+      return [headerStep(step.name)];
+    case 'expression':
+      return [expressionStep(step.expression, step.keyPath, context)];
+    case 'paths':
+      // A list keeps its index in the key path only when it has several entries; a single path in
+      // the YAML is a list of one after loading, and the operator wrote no index for it.
+      return step.paths.map((path, i) =>
+        pathStep(path, step.paths.length > 1 ? `${step.keyPath}[${i}]` : step.keyPath),
+      );
+  }
+}
+
+function headerStep(name: string): CompiledStep {
+  return {
+    description: `header '${name}'`,
+    // Header values are trimmed; an empty one counts as missing.
+    read: (message) => {
+      const value = message.header(name)?.trim();
+      return value === undefined || value === '' ? null : value;
+    },
+  };
+}
+
+function pathStep(path: string, keyPath: string): CompiledStep {
+  let segments: JsonPathSegments;
+  try {
+    segments = parseJsonPath(path);
+  } catch (error: unknown) {
+    const why =
+      error instanceof JsonPathError && error.problem === 'indefinite'
+        ? 'is not a definite JSONPath'
+        : 'is not a valid JSONPath';
+    throw new QueueBoxError(
+      'config_invalid',
+      `${keyPath}: '${path}' ${why}: ${toError(error).message}`,
+      { cause: error },
+    );
+  }
+  return {
+    description: `path '${path}'`,
+    read: (message) => attributeValue(readJsonPath(segments, message.body)),
+  };
+}
+
+function expressionStep(
+  expression: string,
+  keyPath: string,
+  context: AttributeChainContext,
+): CompiledStep {
+  let compiled: CompiledTransform;
+  try {
+    compiled = context.transformer.compile(expression, KEY_EXPRESSION_LIMITS);
+  } catch (error: unknown) {
+    throw new QueueBoxError(
+      'config_invalid',
+      `${keyPath}: the JSONata expression does not compile: ${toError(error).message}`,
+      { cause: error },
+    );
+  }
+  return {
+    description: `expression '${expression}'`,
+    async read(message, logger) {
+      let reason: string;
+      try {
+        // The expression binds no variables: it sees the body only.
+        const outcome = await compiled.evaluate(message.body, {});
+        if (outcome.ok) return attributeValue(outcome.value);
+        reason = outcome.reason;
+      } catch (error: unknown) {
+        // The port promises an outcome, but a broken engine must cost one value, not the request.
+        reason = toError(error).message;
+      }
+      logger.warn(
+        `The expression ${keyPath} of source '${context.source}' failed, so it gives no value. Reason: ${sanitize(reason)}`,
+      );
+      return null;
+    },
+  };
+}
