@@ -51,7 +51,8 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
     await db.sql`DELETE FROM inbox`;
   });
 
-  const pull = (overrides: Partial<NewInboxMessage> = {}) => inboxMessage({ consumption: 'pull', ...overrides });
+  const pull = (overrides: Partial<NewInboxMessage> = {}) =>
+    inboxMessage({ consumption: 'pull', ...overrides });
   const storeAll = async (messages: NewInboxMessage[], initialDelayMs = 0) => {
     for (const m of messages) await store.store(m, { initialDelayMs });
     return messages;
@@ -59,7 +60,8 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
   const claim = (source: string, batch: number, leaseMs = 30_000, sql: postgres.Sql = db.sql) =>
     sql.unsafe<Claimed[]>(CLAIM, [source, batch, leaseMs, candLimit(batch)]);
   const row = async (id: string) => (await db.sql`SELECT * FROM inbox WHERE id = ${id}`)[0]!;
-  const count = async (text: string, parameters: (string | number)[]) => (await db.sql.unsafe(text, parameters)).count;
+  const count = async (text: string, parameters: (string | number)[]) =>
+    (await db.sql.unsafe(text, parameters)).count;
 
   it('claims due pull messages of one source with every column and a DB-clock lease', async () => {
     const stored = await storeAll([pull(), pull({ aggregateId: 'a' }), pull()]);
@@ -69,9 +71,17 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
     const claimed = await claim('orders', 10, 45_000);
     expect(claimed.map((r) => r.id)).toEqual(stored.map((m) => m.id));
     for (const r of claimed) {
-      expect(r).toMatchObject({ state: 'processing', source: 'orders', consumption: 'pull', attempt: 0, payload: { n: 1 } });
+      expect(r).toMatchObject({
+        state: 'processing',
+        source: 'orders',
+        consumption: 'pull',
+        attempt: 0,
+        payload: { n: 1 },
+      });
       expect(r.claim_token).toMatch(/^[0-9a-f-]{36}$/);
-      expect(Object.keys(r)).toEqual(expect.arrayContaining(['idempotency_key', 'headers', 'correlation_id', 'event_type']));
+      expect(Object.keys(r)).toEqual(
+        expect.arrayContaining(['idempotency_key', 'headers', 'correlation_id', 'event_type']),
+      );
       const lease = (r.lease_expires_at as Date).getTime() - (before!.now as Date).getTime();
       expect(lease).toBeGreaterThanOrEqual(45_000);
       expect(lease).toBeLessThan(50_000);
@@ -81,7 +91,9 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
 
   it('claims at most `batch` messages, in schedule order', async () => {
     const stored = await storeAll(Array.from({ length: 5 }, () => pull()));
-    expect((await claim('orders', 2)).map((r) => r.id)).toEqual(stored.slice(0, 2).map((m) => m.id));
+    expect((await claim('orders', 2)).map((r) => r.id)).toEqual(
+      stored.slice(0, 2).map((m) => m.id),
+    );
     expect((await claim('orders', 5)).map((r) => r.id)).toEqual(stored.slice(2).map((m) => m.id));
   });
 
@@ -117,7 +129,9 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
     const [ca, cb] = await claim('orders', 10, 1_000);
     const before = (await row(a!.id)).lease_expires_at as Date;
     expect(await count(RENEW, [60_000, a!.id, ca!.claim_token])).toBe(1);
-    expect(((await row(a!.id)).lease_expires_at as Date).getTime()).toBeGreaterThan(before.getTime() + 50_000);
+    expect(((await row(a!.id)).lease_expires_at as Date).getTime()).toBeGreaterThan(
+      before.getTime() + 50_000,
+    );
     expect(await count(RENEW, [60_000, a!.id, randomUUID()])).toBe(0);
     await db.sql`UPDATE inbox SET lease_expires_at = clock_timestamp() - interval '1 second' WHERE id = ${b!.id}`;
     expect(await count(RENEW, [60_000, b!.id, cb!.claim_token])).toBe(0);
@@ -147,8 +161,16 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
     const [before] = await db.sql`SELECT clock_timestamp() AS now`;
     expect(await count(RETRY, [60_000, 'boom', m!.id, c!.claim_token])).toBe(1);
     const retried = await row(m!.id);
-    expect(retried).toMatchObject({ state: 'pending', attempt: 1, last_error: 'boom', claim_token: null, lease_expires_at: null });
-    expect((retried.scheduled_at as Date).getTime()).toBeGreaterThanOrEqual((before!.now as Date).getTime() + 60_000);
+    expect(retried).toMatchObject({
+      state: 'pending',
+      attempt: 1,
+      last_error: 'boom',
+      claim_token: null,
+      lease_expires_at: null,
+    });
+    expect((retried.scheduled_at as Date).getTime()).toBeGreaterThanOrEqual(
+      (before!.now as Date).getTime() + 60_000,
+    );
     // Not due for a minute: the next message of its aggregate is claimed first (docs/pull.md).
     expect((await claim('orders', 10)).map((r) => r.id)).toEqual([next!.id]);
   });
@@ -158,7 +180,12 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
     const [c] = await claim('orders', 1);
     expect(await count(DEAD, ['gave up', m!.id, randomUUID()])).toBe(0);
     expect(await count(DEAD, ['gave up', m!.id, c!.claim_token])).toBe(1);
-    expect(await row(m!.id)).toMatchObject({ state: 'dead', last_error: 'gave up', claim_token: null, lease_expires_at: null });
+    expect(await row(m!.id)).toMatchObject({
+      state: 'dead',
+      last_error: 'gave up',
+      claim_token: null,
+      lease_expires_at: null,
+    });
     expect(await claim('orders', 10)).toEqual([]);
   });
 
@@ -186,7 +213,8 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
   it('keeps one message per (source, aggregate) in flight across concurrent workers, in order', async () => {
     const stored: NewInboxMessage[] = [];
     for (let round = 0; round < 8; round++) {
-      for (let a = 0; a < 5; a++) stored.push(...(await storeAll([pull({ aggregateId: `agg-${a}` })])));
+      for (let a = 0; a < 5; a++)
+        stored.push(...(await storeAll([pull({ aggregateId: `agg-${a}` })])));
     }
     const pool = testPool(db.url, 6);
     const completed: string[] = [];
@@ -207,7 +235,8 @@ describe.skipIf(!pg.available)('pull SQL contract on PostgreSQL', () => {
         for (;;) {
           const got = await claim('orders', 3, 30_000, pool);
           if (got.length === 0) {
-            const [left] = await pool`SELECT count(*)::int AS n FROM inbox WHERE state <> 'processed'`;
+            const [left] =
+              await pool`SELECT count(*)::int AS n FROM inbox WHERE state <> 'processed'`;
             if (left!.n === 0) return;
             await sleep(2);
             continue;

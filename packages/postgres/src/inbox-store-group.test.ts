@@ -13,7 +13,9 @@ function recordingRunner() {
     maxInFlight = Math.max(maxInFlight, inFlight);
     await new Promise<void>((resolve) => release.push(resolve));
     inFlight--;
-    return items.map((n) => (n < 0 ? { ok: false, error: new Error(`bad ${n}`) } : { ok: true, value: `v${n}` }));
+    return items.map((n) =>
+      n < 0 ? { ok: false, error: new Error(`bad ${n}`) } : { ok: true, value: `v${n}` },
+    );
   };
   return { run, groups, release, maxInFlight: () => maxInFlight };
 }
@@ -69,7 +71,10 @@ describe('StatementGroup', () => {
     const outcomes = await Promise.allSettled(calls);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
 
-    const failing = new StatementGroup<number, string>(() => Promise.reject(new Error('down')), 100);
+    const failing = new StatementGroup<number, string>(
+      () => Promise.reject(new Error('down')),
+      100,
+    );
     const both = await Promise.allSettled([failing.submit(1), failing.submit(2)]);
     expect(both.map((o) => o.status)).toEqual(['rejected', 'rejected']);
   });

@@ -10,7 +10,8 @@
  * gets A's row first (scheduled_at follows insert order), and two groups of this process can
  * never deadlock on each other's unique-index entries.
  */
-export type Settled<R> = { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
+export type Settled<R> =
+  { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };
 
 /** Runs one group; returns one outcome per item, in item order. */
 export type GroupRunner<T, R> = (items: readonly T[]) => Promise<readonly Settled<R>[]>;

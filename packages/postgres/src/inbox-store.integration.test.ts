@@ -49,7 +49,10 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
     });
 
     const rows = (where = 'true', parameters: string[] = []) =>
-      db.sql.unsafe(`SELECT * FROM (${tables.inboxRows}) r WHERE ${where} ORDER BY r.scheduled_at`, parameters);
+      db.sql.unsafe(
+        `SELECT * FROM (${tables.inboxRows}) r WHERE ${where} ORDER BY r.scheduled_at`,
+        parameters,
+      );
     const dbNow = async (): Promise<Date> => {
       const [row] = await db.sql`SELECT clock_timestamp() AS now`;
       return row!.now as Date;
@@ -106,11 +109,15 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
     it('writes a dead row with no delay for storeDead', async () => {
       const m = message({ payload: { raw: 'not json' } });
       const before = await dbNow();
-      expect(await store.store(m, { initialDelayMs: 60_000, dead: true })).toEqual({ kind: 'stored' });
+      expect(await store.store(m, { initialDelayMs: 60_000, dead: true })).toEqual({
+        kind: 'stored',
+      });
       const [row] = await rows();
       expect(row).toMatchObject({ state: 'dead', payload: { raw: 'not json' } });
       expect(row!.scheduled_at.getTime() - before.getTime()).toBeLessThan(5_000);
-      expect(await store.store(m, { initialDelayMs: 0, dead: true })).toEqual({ kind: 'duplicate' });
+      expect(await store.store(m, { initialDelayMs: 0, dead: true })).toEqual({
+        kind: 'duplicate',
+      });
     });
 
     it('stores pull messages with consumption pull', async () => {
@@ -150,13 +157,17 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
       // 300 calls in one turn of the event loop: they share grouped statements. Every key is
       // sent twice; the first call of each key wins, the second is a duplicate.
       const keys = Array.from({ length: 150 }, () => randomUUID());
-      const calls = [...keys, ...keys].map((key) => message({ idempotencyKey: key, aggregateId: null }));
+      const calls = [...keys, ...keys].map((key) =>
+        message({ idempotencyKey: key, aggregateId: null }),
+      );
       const results = await Promise.all(calls.map((m) => store.store(m, { initialDelayMs: 0 })));
       expect(results.slice(0, 150).every((r) => r.kind === 'stored')).toBe(true);
       expect(results.slice(150).every((r) => r.kind === 'duplicate')).toBe(true);
       const found = await rows();
       expect(found).toHaveLength(150);
-      expect(new Set(found.map((r) => r.id as string))).toEqual(new Set(calls.slice(0, 150).map((m) => m.id)));
+      expect(new Set(found.map((r) => r.id as string))).toEqual(
+        new Set(calls.slice(0, 150).map((m) => m.id)),
+      );
     });
 
     it('keeps call order in scheduled_at within a group', async () => {
@@ -168,14 +179,26 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
     it('fails only the bad call of a group: its neighbours are stored', async () => {
       const good = [message(), message(), message()];
       const bad = message({ idempotencyKey: 'k'.repeat(300) });
-      const outcomes = await Promise.allSettled([good[0]!, bad, good[1]!, good[2]!].map((m) => store.store(m, { initialDelayMs: 0 })));
-      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
-      expect(new Set((await rows()).map((r) => r.id as string))).toEqual(new Set(good.map((m) => m.id)));
+      const outcomes = await Promise.allSettled(
+        [good[0]!, bad, good[1]!, good[2]!].map((m) => store.store(m, { initialDelayMs: 0 })),
+      );
+      expect(outcomes.map((o) => o.status)).toEqual([
+        'fulfilled',
+        'rejected',
+        'fulfilled',
+        'fulfilled',
+      ]);
+      expect(new Set((await rows()).map((r) => r.id as string))).toEqual(
+        new Set(good.map((m) => m.id)),
+      );
     });
 
     it('a message stored again after a group committed is a duplicate across groups', async () => {
       const m = message();
-      await Promise.all([store.store(m, { initialDelayMs: 0 }), store.store(message(), { initialDelayMs: 0 })]);
+      await Promise.all([
+        store.store(m, { initialDelayMs: 0 }),
+        store.store(message(), { initialDelayMs: 0 }),
+      ]);
       const again = await Promise.all([
         store.store(message({ idempotencyKey: m.idempotencyKey }), { initialDelayMs: 0 }),
         store.store(message(), { initialDelayMs: 0 }),

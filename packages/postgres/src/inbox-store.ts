@@ -52,14 +52,21 @@ export function createPostgresInboxStore(
   const lockKey = String(javaStringHashCode(unquoted(tables.inbox)));
 
   const insert = async (items: readonly PendingStore[]): Promise<Set<string>> => {
-    const rows = await sql.unsafe<{ id: string }[]>(storeSql.insert, insertParameters(items), PREPARED);
+    const rows = await sql.unsafe<{ id: string }[]>(
+      storeSql.insert,
+      insertParameters(items),
+      PREPARED,
+    );
     return new Set(rows.map((row) => row.id));
   };
 
   const group = new StatementGroup<PendingStore, StoreResult>(async (items) => {
     try {
       const inserted = await insert(items);
-      return items.map((item) => ({ ok: true, value: inserted.has(item.message.id) ? STORED : DUPLICATE }));
+      return items.map((item) => ({
+        ok: true,
+        value: inserted.has(item.message.id) ? STORED : DUPLICATE,
+      }));
     } catch (error: unknown) {
       if (items.length === 1) return [{ ok: false, error }];
       // One bad row (a key longer than its column, a payload jsonb refuses) or a deadlock with
@@ -119,7 +126,9 @@ export function createPostgresInboxStore(
 
     async markDead(fences: readonly Fence[]): Promise<Set<string>> {
       if (fences.length === 0) return new Set();
-      return idsOf(await sql.unsafe<{ id: string }[]>(relaySql.markDead, fenceParameters(fences), PREPARED));
+      return idsOf(
+        await sql.unsafe<{ id: string }[]>(relaySql.markDead, fenceParameters(fences), PREPARED),
+      );
     },
 
     async renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
@@ -134,7 +143,11 @@ export function createPostgresInboxStore(
     },
 
     async oldestPendingAgeSeconds(): Promise<number> {
-      const [row] = await sql.unsafe<{ age: number }[]>(storeSql.oldestPendingAgeSeconds, [], PREPARED);
+      const [row] = await sql.unsafe<{ age: number }[]>(
+        storeSql.oldestPendingAgeSeconds,
+        [],
+        PREPARED,
+      );
       return row?.age ?? 0;
     },
   };
@@ -145,11 +158,13 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 
 /**
  * How many due rows the claim looks at to find `limit` aggregate heads. Wider than the batch,
- * so that a run of one busy aggregate does not hide the heads behind it; bounded, so a claim
- * never sorts the whole backlog.
+ * so that a run of one aggregate shorter than the window does not hide the heads behind it (a
+ * longer run is forwarded one row per claim until it is shorter); bounded, because each row of
+ * the window is read and sorted on every claim (measured at 100 rows per claim: about 7 ms at
+ * a window of 500, 10 ms at 2000).
  */
-export function candidateWindow(limit: number): number {
-  return Math.min(Math.max(10 * limit, 200), 5000);
+function candidateWindow(limit: number): number {
+  return Math.min(Math.max(5 * limit, 100), 2000);
 }
 
 type Cell = string | number | null;

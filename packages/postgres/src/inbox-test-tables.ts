@@ -114,7 +114,10 @@ export interface TestTables {
 }
 
 /** Migrates an empty database to the reference schema, then renames it for `renamed`. */
-export async function createTestTables(sql: postgres.Sql, variant: TableVariant): Promise<TestTables> {
+export async function createTestTables(
+  sql: postgres.Sql,
+  variant: TableVariant,
+): Promise<TestTables> {
   await runMigrations(sql, { logger: silentLogger });
   if (variant === 'default') return tablesOf('inbox', 'outbox', INBOX_DEFAULT, OUTBOX_DEFAULT);
   const inbox = 'Inbox_Renamed';
@@ -133,7 +136,9 @@ async function renameTable<K extends string>(
   before: Record<K, string>,
   after: Record<K, string>,
 ): Promise<void> {
-  await tx.unsafe(`ALTER TABLE ${quoteIdentifier(from, 'from')} RENAME TO ${quoteIdentifier(to, 'to')}`);
+  await tx.unsafe(
+    `ALTER TABLE ${quoteIdentifier(from, 'from')} RENAME TO ${quoteIdentifier(to, 'to')}`,
+  );
   for (const key of Object.keys(before) as K[]) {
     await tx.unsafe(
       `ALTER TABLE ${quoteIdentifier(to, 'to')} RENAME COLUMN ${quoteIdentifier(before[key], key)} TO ${quoteIdentifier(after[key], key)}`,
@@ -148,7 +153,9 @@ function tablesOf(
   outboxColumns: Record<OutboxColumn, string>,
 ): TestTables {
   const quoteAll = <K extends string>(columns: Record<K, string>): Record<K, string> =>
-    Object.fromEntries(Object.entries<string>(columns).map(([k, v]) => [k, quoteIdentifier(v, k)])) as Record<K, string>;
+    Object.fromEntries(
+      Object.entries<string>(columns).map(([k, v]) => [k, quoteIdentifier(v, k)]),
+    ) as Record<K, string>;
   return {
     names: {
       inbox: quoteIdentifier(inbox, 'inbox'),
@@ -165,7 +172,11 @@ function tablesOf(
   };
 }
 
-function selectAs<K extends string>(table: string, actual: Record<K, string>, defaults: Record<K, string>): string {
+function selectAs<K extends string>(
+  table: string,
+  actual: Record<K, string>,
+  defaults: Record<K, string>,
+): string {
   const list = (Object.keys(defaults) as K[])
     .map((key) => `${quoteIdentifier(actual[key], key)} AS ${quoteIdentifier(defaults[key], key)}`)
     .join(', ');

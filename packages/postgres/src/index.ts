@@ -38,6 +38,9 @@ export { IDENTIFIER_PATTERN, quoteIdentifier } from './identifiers.js';
 export { createPool, poolOptions, sslFrom } from './pool.js';
 export { waitForDatabase, type WaitForDatabaseOptions } from './wait-for-database.js';
 export { createPostgresDatabase } from './postgres-database.js';
+export { createPostgresOutboxStore } from './outbox-store.js';
+export { createPostgresInboxStore } from './inbox-store.js';
+export { createPostgresRetentionStore } from './outbox-retention.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;

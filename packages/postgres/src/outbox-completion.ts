@@ -1,6 +1,6 @@
 import { QueueBoxError, type Clock, type Fence, type OutboxCompletion } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runPrepared } from './outbox-query.js';
+import { runPlanned } from './outbox-query.js';
 import type { TableNames } from './table-names.js';
 
 /**
@@ -9,11 +9,18 @@ import type { TableNames } from './table-names.js';
  * the UPDATE itself, so a row whose claim was lost (reclaimed, re-claimed, expired) is simply not
  * matched and not returned: one statement means no row of a mixed batch can be written on a
  * fence that another row of the batch passed.
+ *
+ * The state test is written `(state || '') = 'processing'` on purpose. Spelled plainly it proves
+ * the predicate of idx_outbox_processing_claimed, and when the statistics say few rows are in
+ * processing (the usual picture right after ANALYZE) the planner scans that whole index and
+ * re-runs `unnest` once per processing row: O(in flight × batch), 3.7 ms instead of 1.4 ms for
+ * 100 rows at 100 in flight, measured, and worse as either grows. Hidden from the index, the only
+ * plan left is one primary-key probe per batch row.
  */
 function fence(tables: TableNames, alias: string, source: string): string {
   const c = tables.outboxColumns;
   return `${alias}.${c.id} = ${source}.id
-  AND ${alias}.${c.state} = 'processing'
+  AND (${alias}.${c.state} || '') = 'processing'
   AND ${alias}.${c.claimToken} = ${source}.token
   AND ${alias}.${c.leaseExpiresAt} > clock_timestamp()`;
 }
@@ -67,22 +74,31 @@ export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: C
   async function complete(completions: readonly OutboxCompletion[]): Promise<Set<string>> {
     if (completions.length === 0) return new Set();
     const columns = completionColumns(completions);
-    const rows = await runPrepared<{ id: string }>(sql, completeText, [clock.now(), ...columns]);
+    const rows = await runPlanned<{ id: string }>(sql, completeText, [clock.now(), ...columns]);
     return new Set(rows.map((row) => row.id));
   }
 
   async function renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
     if (fences.length === 0) return new Set();
     if (!Number.isInteger(leaseMs) || leaseMs < 1 || leaseMs > 2 ** 31 - 1) {
-      throw new QueueBoxError('internal', `A lease must be a whole number of ms in [1, 2^31-1], not ${leaseMs}.`);
+      throw new QueueBoxError(
+        'internal',
+        `A lease must be a whole number of ms in [1, 2^31-1], not ${leaseMs}.`,
+      );
     }
-    const rows = await runPrepared<{ id: string }>(sql, renewText, [leaseMs, ...fenceColumns(fences)]);
+    const rows = await runPlanned<{ id: string }>(sql, renewText, [
+      leaseMs,
+      ...fenceColumns(fences),
+    ]);
     return new Set(rows.map((row) => row.id));
   }
 
   async function release(fences: readonly Fence[]): Promise<Set<string>> {
     if (fences.length === 0) return new Set();
-    const rows = await runPrepared<{ id: string }>(sql, releaseText, [clock.now(), ...fenceColumns(fences)]);
+    const rows = await runPlanned<{ id: string }>(sql, releaseText, [
+      clock.now(),
+      ...fenceColumns(fences),
+    ]);
     return new Set(rows.map((row) => row.id));
   }
 
@@ -90,17 +106,32 @@ export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: C
 }
 
 /**
+ * Rows are written in id order. The UPDATE locks rows in `unnest` order, so a completion batch
+ * and a renewal batch over the same in-flight rows (the poller runs both) always lock in one
+ * order and cannot deadlock each other.
+ */
+function byId<T>(items: readonly T[], id: (item: T) => string): T[] {
+  return [...items].sort((a, b) => {
+    const x = id(a).toLowerCase();
+    const y = id(b).toLowerCase();
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+}
+
+/**
  * Column arrays for `unnest`. One id twice in a batch would let the UPDATE pick either write, so
  * it is refused: each claimed row ends in exactly one completion.
  */
-function completionColumns(completions: readonly OutboxCompletion[]): [string[], string[], string[], (number | null)[], (string | null)[]] {
+function completionColumns(
+  completions: readonly OutboxCompletion[],
+): [string[], string[], string[], (number | null)[], (string | null)[]] {
   const ids: string[] = [];
   const tokens: string[] = [];
   const kinds: string[] = [];
   const delays: (number | null)[] = [];
   const errors: (string | null)[] = [];
   const seen = new Set<string>();
-  for (const completion of completions) {
+  for (const completion of byId(completions, (c) => c.fence.id)) {
     const { id, claimToken } = completion.fence;
     if (seen.has(id)) {
       throw new QueueBoxError('internal', `Message ${id} appears twice in one completion batch.`);
@@ -111,7 +142,10 @@ function completionColumns(completions: readonly OutboxCompletion[]): [string[],
     kinds.push(completion.kind);
     if (completion.kind === 'retry') {
       if (!Number.isFinite(completion.delayMs) || completion.delayMs < 0) {
-        throw new QueueBoxError('internal', `A retry delay must be a finite number of ms >= 0, not ${completion.delayMs}.`);
+        throw new QueueBoxError(
+          'internal',
+          `A retry delay must be a finite number of ms >= 0, not ${completion.delayMs}.`,
+        );
       }
       delays.push(completion.delayMs);
     } else {
@@ -123,5 +157,6 @@ function completionColumns(completions: readonly OutboxCompletion[]): [string[],
 }
 
 function fenceColumns(fences: readonly Fence[]): [string[], string[]] {
-  return [fences.map((f) => f.id), fences.map((f) => f.claimToken)];
+  const ordered = byId(fences, (f) => f.id);
+  return [ordered.map((f) => f.id), ordered.map((f) => f.claimToken)];
 }

@@ -1,6 +1,6 @@
 import type { NewOutboxMessage } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runPrepared } from './outbox-query.js';
+import { runCached } from './outbox-query.js';
 import type { TableNames } from './table-names.js';
 
 /**
@@ -30,7 +30,7 @@ export function createInsert(sql: postgres.Sql, tables: TableNames) {
     if (messages.length === 0) return;
     // JSON goes over as text and is cast in SQL, so a payload is stored exactly as serialized
     // here whatever array serialization the driver would pick for jsonb[].
-    await runPrepared(sql, text, [
+    await runCached(sql, text, [
       messages.map((m) => m.id ?? null),
       messages.map((m) => m.topic),
       messages.map((m) => m.key ?? null),

@@ -1,11 +1,12 @@
 import type { Clock, OutboxGauges } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runPrepared, toCount } from './outbox-query.js';
+import { countPlanned, runPlanned, toCount } from './outbox-query.js';
 import type { TableNames } from './table-names.js';
 
 /**
  * The poller's housekeeping statements (spec §4.1): the reclaim step, the gauges and the next
- * wake-up. Each is one statement; none takes a claim-wide lock.
+ * wake-up. Each is one statement; none takes a claim-wide lock. They run every few seconds and
+ * are planned per call, so they keep using the partial indexes however the table grew.
  */
 
 /**
@@ -50,20 +51,23 @@ export function createMaintenance(sql: postgres.Sql, tables: TableNames, clock: 
   const nextWakeText = nextWakeStatement(tables);
 
   async function reclaimExpired(): Promise<number> {
-    const result = await sql.unsafe(reclaimText, [clock.now()], { prepare: true });
-    return result.count;
+    return countPlanned(sql, reclaimText, [clock.now()]);
   }
 
   async function gauges(): Promise<OutboxGauges> {
-    const [row] = await runPrepared<{ pending: string; ageSeconds: number }>(sql, gaugesText, []);
+    const [row] = await runPlanned<{ pending: string; ageSeconds: number }>(sql, gaugesText, []);
     return { pending: toCount(row?.pending), oldestPendingAgeSeconds: row?.ageSeconds ?? 0 };
   }
 
   async function nextWakeDelayMs(maxMs: number): Promise<number> {
-    const [row] = await runPrepared<{ scheduleMs: number | null; leaseMs: number | null }>(sql, nextWakeText, [
-      clock.now(),
-    ]);
-    const deadlines = [row?.scheduleMs, row?.leaseMs].filter((ms): ms is number => typeof ms === 'number');
+    const [row] = await runPlanned<{ scheduleMs: number | null; leaseMs: number | null }>(
+      sql,
+      nextWakeText,
+      [clock.now()],
+    );
+    const deadlines = [row?.scheduleMs, row?.leaseMs].filter(
+      (ms): ms is number => typeof ms === 'number',
+    );
     const nearest = deadlines.length === 0 ? maxMs : Math.min(...deadlines);
     return Math.min(Math.max(Math.ceil(nearest), 1), maxMs);
   }

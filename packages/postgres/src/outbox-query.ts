@@ -4,15 +4,46 @@ import type postgres from 'postgres';
 export type Param = postgres.ParameterOrJSON<never>;
 
 /**
- * Runs one of the store's statements as a named prepared statement. The text is built once per
- * store from the configured (validated, quoted) identifiers, so postgres.js parses and plans it
- * once per connection; every value travels as a parameter.
+ * Runs a statement as a named prepared statement whose plan PostgreSQL caches per connection.
+ * Only for statements whose generic plan is right at any table size — the claim (an ordered
+ * index scan under a LIMIT, ctid joins) and the insert (no scan at all). The text is built once
+ * per store from the configured identifiers; every value travels as a parameter.
  */
-export function runPrepared<T extends object>(sql: postgres.Sql, text: string, params: readonly Param[]): Promise<T[]> {
+export function runCached<T extends object>(
+  sql: postgres.Sql,
+  text: string,
+  params: readonly Param[],
+): Promise<T[]> {
   return sql.unsafe<T[]>(text, params as Param[], { prepare: true });
 }
 
-/** postgres.js returns int8 as text, so counts and ids of such columns come through here. */
+/**
+ * Runs a statement that PostgreSQL plans on every call (unnamed statement), for statements whose
+ * best plan depends on how big the table is now. A cached generic plan is made once per
+ * connection and kept until the table's statistics change; made while the outbox was empty (a
+ * replica that starts before the backlog arrives, a database without autovacuum) it is a
+ * sequential scan, which then ran 77 ms per 100-row completion at 100 000 rows, measured. The
+ * statements here plan in about 0.1 ms.
+ */
+export function runPlanned<T extends object>(
+  sql: postgres.Sql,
+  text: string,
+  params: readonly Param[],
+): Promise<T[]> {
+  return sql.unsafe<T[]>(text, params as Param[], { prepare: false });
+}
+
+/** Rows changed by an UPDATE or DELETE that returns none, planned per call as above. */
+export async function countPlanned(
+  sql: postgres.Sql,
+  text: string,
+  params: readonly Param[],
+): Promise<number> {
+  const result = await sql.unsafe(text, params as Param[], { prepare: false });
+  return result.count;
+}
+
+/** postgres.js returns int8 as text, so counts of such columns come through here. */
 export function toCount(value: string | number | bigint | null | undefined): number {
   return value === null || value === undefined ? 0 : Number(value);
 }

@@ -1,6 +1,6 @@
 import { QueueBoxError, type Clock, type ReplayFilter } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runPrepared, type Param } from './outbox-query.js';
+import { countPlanned, runPlanned, type Param } from './outbox-query.js';
 import type { TableNames } from './table-names.js';
 
 /**
@@ -12,9 +12,9 @@ type FilterPart = 'ids' | 'topics' | 'createdAfter' | 'createdBefore';
 const PARTS: readonly FilterPart[] = ['ids', 'topics', 'createdAfter', 'createdBefore'];
 
 /**
- * One statement per combination of present filters (at most 15, built on first use and then
- * reused), so each is a plain prepared statement that can use the primary key or the topic index
- * instead of a catch-all `($n IS NULL OR …)` plan. The state filter is always there and cannot be
+ * One statement text per combination of present filters (at most 15, built on first use and then
+ * reused), so each can use the primary key or the topic index instead of a catch-all
+ * `($n IS NULL OR …)` plan. The state filter is always there and cannot be
  * widened: pending and processing rows never move.
  */
 export function replayStatement(tables: TableNames, present: readonly FilterPart[]): string {
@@ -77,7 +77,8 @@ export function createReplay(sql: postgres.Sql, tables: TableNames, clock: Clock
       throw new QueueBoxError('internal', 'A replay needs at least one filter.');
     }
     // An explicitly empty list matches nothing, so the other filters cannot widen it.
-    if ((filter.ids && filter.ids.length === 0) || (filter.topics && filter.topics.length === 0)) return 0;
+    if ((filter.ids && filter.ids.length === 0) || (filter.topics && filter.topics.length === 0))
+      return 0;
     const shape = present.join(',');
     let text = statements.get(shape);
     if (text === undefined) {
@@ -85,12 +86,11 @@ export function createReplay(sql: postgres.Sql, tables: TableNames, clock: Clock
       statements.set(shape, text);
     }
     const params: Param[] = [clock.now(), ...present.map((part) => values[part] as Param)];
-    const result = await sql.unsafe(text, params, { prepare: true });
-    return result.count;
+    return countPlanned(sql, text, params);
   }
 
   async function distinctTopics(): Promise<string[]> {
-    const rows = await runPrepared<{ topic: string }>(sql, topicsText, []);
+    const rows = await runPlanned<{ topic: string }>(sql, topicsText, []);
     return rows.map((row) => row.topic);
   }
 

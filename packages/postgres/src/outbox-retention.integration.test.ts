@@ -73,7 +73,8 @@ for (const schema of [defaultSchema, renamedSchema]) {
       await outboxRows('processing', 2, 2 * HOUR);
       const cutoff = new Date(Date.now() - HOUR);
       const batches = [];
-      for (let n = 2; n === 2; ) batches.push((n = await retention.deleteOlderThan('outbox', 'sent', cutoff, 2)));
+      for (let n = 2; n === 2;)
+        batches.push((n = await retention.deleteOlderThan('outbox', 'sent', cutoff, 2)));
       expect(batches).toEqual([2, 2, 1]);
       expect(await outboxCounts()).toEqual({ sent: 2, dead: 3, pending: 2, processing: 2 });
       expect(await retention.deleteOlderThan('outbox', 'dead', cutoff, 100)).toBe(3);
@@ -113,10 +114,16 @@ for (const schema of [defaultSchema, renamedSchema]) {
       await outboxRows('pending', 2, 2 * HOUR);
       await inboxRows('pending', 2, 2 * HOUR);
       const cutoff = new Date();
-      const loose = retention as unknown as {
+      // What a JS caller (or a cast) could pass: the adapter must refuse it at run time.
+      const loose: {
         deleteOlderThan(table: string, state: string, cutoff: Date, batch: number): Promise<number>;
-        deleteBeyondCount(table: string, state: string, keep: number, batch: number): Promise<number>;
-      };
+        deleteBeyondCount(
+          table: string,
+          state: string,
+          keep: number,
+          batch: number,
+        ): Promise<number>;
+      } = retention;
       for (const [table, state] of [
         ['outbox', 'pending'],
         ['outbox', 'processing'],
@@ -125,11 +132,18 @@ for (const schema of [defaultSchema, renamedSchema]) {
         ['inbox', 'processing'],
         ['inbox', 'sent'],
       ] as const) {
-        await expect(loose.deleteOlderThan(table, state, cutoff, 10), `${table} ${state}`).rejects.toThrow(/refuses/);
+        await expect(
+          loose.deleteOlderThan(table, state, cutoff, 10),
+          `${table} ${state}`,
+        ).rejects.toThrow(/refuses/);
       }
       await expect(loose.deleteBeyondCount('outbox', 'pending', 0, 10)).rejects.toThrow(/refuses/);
-      await expect(loose.deleteBeyondCount('inbox', 'processed', 0, 10)).rejects.toThrow(/no COUNT/);
-      await expect(retention.deleteOlderThan('outbox', 'sent', cutoff, 0)).rejects.toThrow(/batchSize/);
+      await expect(loose.deleteBeyondCount('inbox', 'processed', 0, 10)).rejects.toThrow(
+        /no COUNT/,
+      );
+      await expect(retention.deleteOlderThan('outbox', 'sent', cutoff, 0)).rejects.toThrow(
+        /batchSize/,
+      );
       await expect(retention.deleteBeyondCount('outbox', 'sent', -1, 10)).rejects.toThrow(/keep/);
       expect(await outboxCounts()).toEqual({ pending: 2 });
       expect(await inboxCounts()).toEqual({ pending: 2 });
@@ -140,8 +154,15 @@ for (const schema of [defaultSchema, renamedSchema]) {
       const replayer = await db.sql.reserve();
       try {
         await replayer`BEGIN`;
-        await replayer.unsafe(`UPDATE ${outbox} SET ${o.state} = 'pending' WHERE ${o.id} = $1`, [id!]);
-        const deleting = retention.deleteOlderThan('outbox', 'sent', new Date(Date.now() - HOUR), 10);
+        await replayer.unsafe(`UPDATE ${outbox} SET ${o.state} = 'pending' WHERE ${o.id} = $1`, [
+          id!,
+        ]);
+        const deleting = retention.deleteOlderThan(
+          'outbox',
+          'sent',
+          new Date(Date.now() - HOUR),
+          10,
+        );
         await new Promise((resolve) => setTimeout(resolve, 150));
         await replayer`COMMIT`;
         expect(await deleting).toBe(0);

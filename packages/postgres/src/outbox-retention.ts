@@ -7,13 +7,15 @@ import {
   type RetentionTable,
 } from '@queuebox/core';
 import type postgres from 'postgres';
+import { countPlanned } from './outbox-query.js';
 import type { TableNames } from './table-names.js';
 
 /**
  * Retention deletes (spec §17.4) for both tables. Each call is one batch in one statement:
  * the inner SELECT picks up to `batchSize` ids, the DELETE removes those ids while re-checking
  * the state, so a row that a replay moved back to pending in the meantime survives. Statements
- * are built once per store; the state is a parameter, checked against the terminal set first.
+ * are built once per store and planned per call (see `runPlanned`); the state is a parameter,
+ * checked against the terminal set first.
  */
 export function deleteOlderThanStatement(tables: TableNames, table: RetentionTable): string {
   // The inbox has no updated_at; its age is the receipt time (created_at), which is also what
@@ -41,7 +43,11 @@ WHERE ${c.id} = ANY(ARRAY(
 }
 
 /** `_clock` keeps the factory shape of the other stores; cutoffs arrive already computed. */
-export function createPostgresRetentionStore(sql: postgres.Sql, tables: TableNames, _clock: Clock): RetentionStore {
+export function createPostgresRetentionStore(
+  sql: postgres.Sql,
+  tables: TableNames,
+  _clock: Clock,
+): RetentionStore {
   const olderThan: Record<RetentionTable, string> = {
     outbox: deleteOlderThanStatement(tables, 'outbox'),
     inbox: deleteOlderThanStatement(tables, 'inbox'),
@@ -57,21 +63,27 @@ export function createPostgresRetentionStore(sql: postgres.Sql, tables: TableNam
     ): Promise<number> {
       requireTerminal(table, state);
       requirePositive('batchSize', batchSize);
-      const result = await sql.unsafe(olderThan[table], [state, cutoff, batchSize], { prepare: true });
-      return result.count;
+      return countPlanned(sql, olderThan[table], [state, cutoff, batchSize]);
     },
 
-    async deleteBeyondCount(table: 'outbox', state: RetainedState<'outbox'>, keep: number, batchSize: number): Promise<number> {
+    async deleteBeyondCount(
+      table: 'outbox',
+      state: RetainedState<'outbox'>,
+      keep: number,
+      batchSize: number,
+    ): Promise<number> {
       if (table !== 'outbox') {
         throw new QueueBoxError('internal', 'The inbox has no COUNT retention policy.');
       }
       requireTerminal(table, state);
       requirePositive('batchSize', batchSize);
       if (!Number.isInteger(keep) || keep < 0) {
-        throw new QueueBoxError('internal', `Retention must keep a whole number of rows >= 0, not ${keep}.`);
+        throw new QueueBoxError(
+          'internal',
+          `Retention must keep a whole number of rows >= 0, not ${keep}.`,
+        );
       }
-      const result = await sql.unsafe(beyondCount, [state, keep, batchSize], { prepare: true });
-      return result.count;
+      return countPlanned(sql, beyondCount, [state, keep, batchSize]);
     },
   };
 }

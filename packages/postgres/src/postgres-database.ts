@@ -6,11 +6,13 @@ import type {
   MigrateOptions,
   MigrationReport,
   OutboxStore,
+  RetentionStore,
 } from '@queuebox/core';
 import type postgres from 'postgres';
 import { createPostgresInboxStore } from './inbox-store.js';
 import { runMigrations } from './migrator/migrate.js';
 import { createPostgresOutboxStore } from './outbox-store.js';
+import { createPostgresRetentionStore } from './outbox-retention.js';
 import { checkSchema } from './schema-guard.js';
 import type { TableNames } from './table-names.js';
 import { withTimeout } from './with-timeout.js';
@@ -50,6 +52,9 @@ export function createPostgresDatabase(
     inboxStore(): InboxStore {
       inbox ??= createPostgresInboxStore(sql, tables, deps.clock);
       return inbox;
+    },
+    retentionStore(): RetentionStore {
+      return createPostgresRetentionStore(sql, tables, deps.clock);
     },
     async close(): Promise<void> {
       await sql.end({ timeout: 5 });

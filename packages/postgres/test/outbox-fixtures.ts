@@ -88,14 +88,26 @@ export class OutboxRows {
   }
 
   /** Inserts through raw SQL with DB defaults, returning the ids in sequence order. */
-  async insertRaw(rows: readonly { topic?: string; key?: string | null; state?: OutboxState; scheduledAt?: Date }[]): Promise<string[]> {
+  async insertRaw(
+    rows: readonly {
+      topic?: string;
+      key?: string | null;
+      state?: OutboxState;
+      scheduledAt?: Date;
+    }[],
+  ): Promise<string[]> {
     const c = this.c;
     const ids: string[] = [];
     for (const row of rows) {
       const [inserted] = await this.sql.unsafe<{ id: string }[]>(
         `INSERT INTO ${this.tables.outbox} (${c.topic}, ${c.key}, ${c.payload}, ${c.state}, ${c.scheduledAt})
          VALUES ($1, $2, '{"n":1}'::jsonb, $3, COALESCE($4::timestamptz, CURRENT_TIMESTAMP)) RETURNING ${c.id}::text AS "id"`,
-        [row.topic ?? 'test.topic', row.key ?? null, row.state ?? 'pending', row.scheduledAt ?? null],
+        [
+          row.topic ?? 'test.topic',
+          row.key ?? null,
+          row.state ?? 'pending',
+          row.scheduledAt ?? null,
+        ],
       );
       ids.push(inserted!.id);
     }
@@ -103,7 +115,10 @@ export class OutboxRows {
   }
 
   async setState(id: string, state: OutboxState): Promise<void> {
-    await this.sql.unsafe(`UPDATE ${this.tables.outbox} SET ${this.c.state} = $2 WHERE ${this.c.id} = $1`, [id, state]);
+    await this.sql.unsafe(
+      `UPDATE ${this.tables.outbox} SET ${this.c.state} = $2 WHERE ${this.c.id} = $1`,
+      [id, state],
+    );
   }
 
   /** Puts the lease of a row in the past on the DB clock. */
@@ -115,7 +130,10 @@ export class OutboxRows {
   }
 
   async nullLease(id: string): Promise<void> {
-    await this.sql.unsafe(`UPDATE ${this.tables.outbox} SET ${this.c.leaseExpiresAt} = NULL WHERE ${this.c.id} = $1`, [id]);
+    await this.sql.unsafe(
+      `UPDATE ${this.tables.outbox} SET ${this.c.leaseExpiresAt} = NULL WHERE ${this.c.id} = $1`,
+      [id],
+    );
   }
 
   async dbNow(): Promise<Date> {
@@ -132,6 +150,10 @@ export class OutboxRows {
   }
 }
 
-export function message(topic: string, key: string | null = null, extra: Partial<NewOutboxMessage> = {}): NewOutboxMessage {
+export function message(
+  topic: string,
+  key: string | null = null,
+  extra: Partial<NewOutboxMessage> = {},
+): NewOutboxMessage {
   return { topic, key, payload: { topic, key }, ...extra };
 }

@@ -38,18 +38,41 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       const due = new Date(Date.now() + 60_000);
       await store.insert([
         message('a.one', 'k'),
-        { topic: 'a.two', payload: [1, 2], headers: { 'x-h': 'v' }, aggregateType: 'Order', maxAttempts: 9, scheduledAt: due },
+        {
+          topic: 'a.two',
+          payload: [1, 2],
+          headers: { 'x-h': 'v' },
+          aggregateType: 'Order',
+          maxAttempts: 9,
+          scheduledAt: due,
+        },
         { id: '2f1e9c7a-3a44-4a55-9c7e-0a1b2c3d4e5f', topic: 'a.three', payload: { n: 3 } },
       ]);
       const all = await rows.all();
       expect(all.map((r) => r.topic)).toEqual(['a.one', 'a.two', 'a.three']);
       const [one, two, three] = all;
-      expect(one).toMatchObject({ state: 'pending', attempt: 0, maxAttempts: 5, headers: {}, key: 'k', claimToken: null });
+      expect(one).toMatchObject({
+        state: 'pending',
+        attempt: 0,
+        maxAttempts: 5,
+        headers: {},
+        key: 'k',
+        claimToken: null,
+      });
       expect(one!.payload).toEqual({ topic: 'a.one', key: 'k' });
-      expect(two).toMatchObject({ payload: [1, 2], headers: { 'x-h': 'v' }, aggregateType: 'Order', maxAttempts: 9, key: null });
+      expect(two).toMatchObject({
+        payload: [1, 2],
+        headers: { 'x-h': 'v' },
+        aggregateType: 'Order',
+        maxAttempts: 9,
+        key: null,
+      });
       expect(two!.scheduledAt.getTime()).toBe(due.getTime());
       expect(three!.id).toBe('2f1e9c7a-3a44-4a55-9c7e-0a1b2c3d4e5f');
-      expect(BigInt(one!.sequence) < BigInt(two!.sequence) && BigInt(two!.sequence) < BigInt(three!.sequence)).toBe(true);
+      expect(
+        BigInt(one!.sequence) < BigInt(two!.sequence) &&
+          BigInt(two!.sequence) < BigInt(three!.sequence),
+      ).toBe(true);
     });
 
     it('accepts an empty batch', async () => {
@@ -69,14 +92,27 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       ]);
       const claimed = await store.claim(10, LEASE);
       expect(ids(claimed)).toEqual([due]);
-      expect(claimed[0]).toMatchObject({ state: 'processing', topic: 'due', attempt: 0, maxAttempts: 5 });
+      expect(claimed[0]).toMatchObject({
+        state: 'processing',
+        topic: 'due',
+        attempt: 0,
+        maxAttempts: 5,
+      });
       expect(typeof claimed[0]!.sequence).toBe('bigint');
       const states = Object.fromEntries((await rows.all()).map((r) => [r.topic, r.state]));
-      expect(states).toEqual({ due: 'processing', later: 'pending', sent: 'sent', dead: 'dead', busy: 'processing' });
+      expect(states).toEqual({
+        due: 'processing',
+        later: 'pending',
+        sent: 'sent',
+        dead: 'dead',
+        busy: 'processing',
+      });
     });
 
     it('judges "due" by the app clock', async () => {
-      await rows.insertRaw([{ topic: 'in-an-hour', scheduledAt: new Date(Date.now() + 3_600_000) }]);
+      await rows.insertRaw([
+        { topic: 'in-an-hour', scheduledAt: new Date(Date.now() + 3_600_000) },
+      ]);
       expect(await store.claim(10, LEASE)).toEqual([]);
       clock.shift(3_600_000 + 1_000);
       expect((await store.claim(10, LEASE)).map((m) => m.topic)).toEqual(['in-an-hour']);
@@ -94,7 +130,7 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       expect(row.claimToken).toBe(claimed!.claimToken);
       expect(row.claimToken).toMatch(/^[0-9a-f-]{36}$/);
       expect(row.claimedAt!.getTime()).toBe(appNow.getTime());
-      expect(row.updatedAt!.getTime()).toBe(appNow.getTime());
+      expect(row.updatedAt.getTime()).toBe(appNow.getTime());
       // The app clock is a day ahead; the lease must not follow it.
       expect(row.leaseExpiresAt!.getTime()).toBeGreaterThanOrEqual(before.getTime() + LEASE - 1);
       expect(row.leaseExpiresAt!.getTime()).toBeLessThanOrEqual(after.getTime() + LEASE + 1);
@@ -126,10 +162,35 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
     it('orders by scheduled_at before sequence, and by sequence inside one scheduled_at', async () => {
       const past = new Date(Date.now() - 60_000);
       // One multi-row insert: every row without a schedule shares one CURRENT_TIMESTAMP.
-      await store.insert([message('tie-1'), message('tie-2'), message('tie-3'), message('early', null, { scheduledAt: past })]);
+      await store.insert([
+        message('tie-1'),
+        message('tie-2'),
+        message('tie-3'),
+        message('early', null, { scheduledAt: past }),
+      ]);
       const claimed = await store.claim(2, LEASE);
       expect(claimed.map((m) => m.topic)).toEqual(['early', 'tie-1']);
       expect((await store.claim(5, LEASE)).map((m) => m.topic)).toEqual(['tie-2', 'tie-3']);
+    });
+
+    it('relaxes the commit of the claim transaction only', async () => {
+      const { sql, tables } = context();
+      await store.insert([message('a'), message('b')]);
+      const connection = await sql.reserve();
+      try {
+        const own = createPostgresOutboxStore(connection, tables, clock);
+        expect(await own.claim(1, LEASE)).toHaveLength(1);
+        const [setting] = await connection<
+          { synchronous_commit: string }[]
+        >`SHOW synchronous_commit`;
+        expect(setting!.synchronous_commit).toBe('on');
+        const durable = createPostgresOutboxStore(connection, tables, clock, {
+          asyncClaimCommit: false,
+        });
+        expect((await durable.claim(5, LEASE)).map((m) => m.topic)).toEqual(['b']);
+      } finally {
+        connection.release();
+      }
     });
 
     it('refuses a non-positive limit and a lease outside [1, 2^31-1]', async () => {
@@ -206,7 +267,14 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
         message('b-1', 'b'),
       ]);
       const claimed = await store.claim(10, LEASE);
-      expect(claimed.map((m) => m.topic).sort()).toEqual(['a-1', 'b-1', 'e-1', 'e-2', 'n-1', 'n-2']);
+      expect(claimed.map((m) => m.topic).sort()).toEqual([
+        'a-1',
+        'b-1',
+        'e-1',
+        'e-2',
+        'n-1',
+        'n-2',
+      ]);
     });
 
     it('does not take the next row of a key whose head another transaction holds locked', async () => {
@@ -217,7 +285,9 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       const holder = await sql.reserve();
       try {
         await holder`BEGIN`;
-        await holder.unsafe(`SELECT 1 FROM ${tables.outbox} WHERE ${c.id} = $1 FOR UPDATE`, [head!.id]);
+        await holder.unsafe(`SELECT 1 FROM ${tables.outbox} WHERE ${c.id} = $1 FOR UPDATE`, [
+          head!.id,
+        ]);
         // SKIP LOCKED passes over the head; its successor is still not the head of its key.
         expect((await store.claim(10, LEASE)).map((m) => m.topic)).toEqual(['free']);
         await holder`ROLLBACK`;
@@ -235,12 +305,87 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       const writer = await sql.reserve();
       try {
         await writer`BEGIN`;
-        await writer.unsafe(`UPDATE ${tables.outbox} SET ${c.state} = 'sent' WHERE ${c.id} = $1`, [k1!.id]);
+        await writer.unsafe(`UPDATE ${tables.outbox} SET ${c.state} = 'sent' WHERE ${c.id} = $1`, [
+          k1!.id,
+        ]);
         expect(await store.claim(10, LEASE)).toEqual([]);
         await writer`COMMIT`;
       } finally {
         writer.release();
       }
+      expect((await store.claim(10, LEASE)).map((m) => m.topic)).toEqual(['k-2']);
+    });
+  });
+
+  describe('a row claimed by someone else while this claim runs (EvalPlanQual)', () => {
+    /**
+     * Deterministic interleaving: a test-only trigger stalls the claim of one named connection
+     * on its first row update, after the claim's snapshot was taken and its candidates sorted.
+     * Meanwhile another claimer takes (and commits) the second candidate. When the stalled claim
+     * goes on, LockRows finds that row updated after its snapshot and re-checks the newest
+     * version — the path where a Tid Scan re-checks nothing itself.
+     */
+    async function withStalledClaim(
+      during: (stalled: Promise<ClaimedOutboxMessage[]>) => Promise<void>,
+    ): Promise<ClaimedOutboxMessage[]> {
+      const { sql, url, tables } = context();
+      const app = 'qb_stalling_claimer';
+      await sql.unsafe(`CREATE OR REPLACE FUNCTION qb_test_stall() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+          IF current_setting('application_name') = '${app}' THEN PERFORM pg_advisory_xact_lock(4242); END IF;
+          RETURN NEW;
+        END $$`);
+      await sql.unsafe(
+        `CREATE TRIGGER qb_test_stall BEFORE UPDATE ON ${tables.outbox} FOR EACH ROW EXECUTE FUNCTION qb_test_stall()`,
+      );
+      const gate = await sql.reserve();
+      const client = postgres(url, {
+        max: 1,
+        onnotice: () => undefined,
+        connection: { application_name: app },
+      });
+      try {
+        await gate`SELECT pg_advisory_lock(4242)`;
+        const stalled = createPostgresOutboxStore(client, tables, clock).claim(10, LEASE);
+        for (let waited = 0; ; waited += 10) {
+          const [row] = await sql<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ${app} AND wait_event_type = 'Lock'`;
+          if (row!.n > 0) break;
+          if (waited > 5_000) throw new Error('the claim never reached the stall');
+          await sleep(10);
+        }
+        await during(stalled);
+        await gate`SELECT pg_advisory_unlock(4242)`;
+        return await stalled;
+      } finally {
+        gate.release();
+        await client.end({ timeout: 5 });
+        await sql.unsafe(`DROP TRIGGER qb_test_stall ON ${tables.outbox}`);
+      }
+    }
+
+    it('passes over a candidate that another claimer took after this claim began', async () => {
+      await store.insert([message('first'), message('second')]);
+      let other: ClaimedOutboxMessage[] = [];
+      const stalled = await withStalledClaim(async () => {
+        // "first" is locked by the stalled claim, so the other claimer takes "second".
+        other = await store.claim(10, LEASE);
+      });
+      expect(other.map((m) => m.topic)).toEqual(['second']);
+      expect(stalled.map((m) => m.topic)).toEqual(['first']);
+      expect((await rows.get(other[0]!.id)).claimToken).toBe(other[0]!.claimToken);
+    });
+
+    it('never passes a key on: a head taken and completed meanwhile does not release its successor to the stale claim', async () => {
+      await store.insert([message('free'), message('k-1', 'k'), message('k-2', 'k')]);
+      let other: ClaimedOutboxMessage[] = [];
+      const stalled = await withStalledClaim(async () => {
+        other = await store.claim(10, LEASE);
+        expect(other.map((m) => m.topic)).toEqual(['k-1']);
+        await store.complete([{ kind: 'sent', fence: other[0]! }]);
+      });
+      // The stale snapshot saw k-1 pending: k-1 is now sent (rejected), and k-2 was never its head.
+      expect(stalled.map((m) => m.topic)).toEqual(['free']);
       expect((await store.claim(10, LEASE)).map((m) => m.topic)).toEqual(['k-2']);
     });
   });
@@ -263,7 +408,9 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       const [m] = await claimTwo();
       await rows.expireLease(m!.id);
       const before = await rows.get(m!.id);
-      expect((await store.complete([{ kind: 'retry', fence: m!, delayMs: 0, error: 'x' }])).size).toBe(0);
+      expect(
+        (await store.complete([{ kind: 'retry', fence: m!, delayMs: 0, error: 'x' }])).size,
+      ).toBe(0);
       expect(await rows.get(m!.id)).toEqual(before);
     });
 
@@ -285,7 +432,11 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
         { kind: 'retry', fence: b!, delayMs: 1_000, error: 'retry me' },
         { kind: 'dead', fence: c!, error: 'expired' },
         { kind: 'sent', fence: d! },
-        { kind: 'dead', fence: { id: 'b5a0c1d2-0000-4000-8000-000000000000', claimToken: a!.claimToken }, error: 'nope' },
+        {
+          kind: 'dead',
+          fence: { id: 'b5a0c1d2-0000-4000-8000-000000000000', claimToken: a!.claimToken },
+          error: 'nope',
+        },
       ]);
       expect([...held].sort()).toEqual([a!.id, b!.id].sort());
       expect((await rows.get(a!.id)).state).toBe('sent');
@@ -294,11 +445,35 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       expect((await rows.get(d!.id)).state).toBe('pending');
     });
 
+    it('a completion and a renewal over the same rows at once do not deadlock', async () => {
+      const { url, tables } = context();
+      const a = postgres(url, { max: 1, onnotice: () => undefined });
+      const b = postgres(url, { max: 1, onnotice: () => undefined });
+      try {
+        const completer = createPostgresOutboxStore(a, tables, clock);
+        const renewer = createPostgresOutboxStore(b, tables, clock);
+        for (let round = 0; round < 10; round++) {
+          await store.insert(Array.from({ length: 60 }, (_, i) => message(`r${round}.${i}`)));
+          const claimed = await store.claim(60, LEASE);
+          const [held] = await Promise.all([
+            completer.complete(claimed.map((m) => ({ kind: 'sent' as const, fence: m }))),
+            renewer.renew([...claimed].reverse(), LEASE),
+          ]);
+          expect(held.size).toBe(60);
+        }
+      } finally {
+        await Promise.all([a.end({ timeout: 5 }), b.end({ timeout: 5 })]);
+      }
+    });
+
     it('refuses one id twice in a batch', async () => {
       const [a] = await claimTwo();
-      await expect(store.complete([{ kind: 'sent', fence: a! }, { kind: 'dead', fence: a!, error: 'x' }])).rejects.toThrow(
-        /twice/,
-      );
+      await expect(
+        store.complete([
+          { kind: 'sent', fence: a! },
+          { kind: 'dead', fence: a!, error: 'x' },
+        ]),
+      ).rejects.toThrow(/twice/);
       expect((await rows.get(a!.id)).state).toBe('processing');
     });
 
@@ -316,7 +491,12 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       clock.pin(at);
       await store.complete([{ kind: 'sent', fence: m! }]);
       const row = await rows.get(m!.id);
-      expect(row).toMatchObject({ state: 'sent', attempt: 0, claimToken: m!.claimToken, lastError: null });
+      expect(row).toMatchObject({
+        state: 'sent',
+        attempt: 0,
+        claimToken: m!.claimToken,
+        lastError: null,
+      });
       expect(row.updatedAt.getTime()).toBe(at.getTime());
       expect(row.claimedAt).toEqual(claimedRow.claimedAt);
       expect(row.leaseExpiresAt).toEqual(claimedRow.leaseExpiresAt);
@@ -329,7 +509,12 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       clock.pin(at);
       await store.complete([{ kind: 'retry', fence: m!, delayMs: 2_500, error: 'HTTP 503' }]);
       const row = await rows.get(m!.id);
-      expect(row).toMatchObject({ state: 'pending', attempt: 1, claimedAt: null, lastError: 'HTTP 503' });
+      expect(row).toMatchObject({
+        state: 'pending',
+        attempt: 1,
+        claimedAt: null,
+        lastError: 'HTTP 503',
+      });
       expect(row.scheduledAt.getTime()).toBe(at.getTime() + 2_500);
       expect(row.updatedAt.getTime()).toBe(at.getTime());
     });
@@ -376,9 +561,17 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       const at = new Date(Date.now() + 7_000);
       clock.pin(at);
       expect(await store.reclaimExpired()).toBe(2);
-      expect(await rows.get(a!.id)).toMatchObject({ state: 'pending', attempt: 1, claimedAt: null });
+      expect(await rows.get(a!.id)).toMatchObject({
+        state: 'pending',
+        attempt: 1,
+        claimedAt: null,
+      });
       expect((await rows.get(a!.id)).updatedAt.getTime()).toBe(at.getTime());
-      expect(await rows.get(b!.id)).toMatchObject({ state: 'pending', attempt: 0, claimedAt: null });
+      expect(await rows.get(b!.id)).toMatchObject({
+        state: 'pending',
+        attempt: 0,
+        claimedAt: null,
+      });
       expect((await rows.get(c!.id)).state).toBe('processing');
       expect(await store.reclaimExpired()).toBe(0);
       // The old token of a reclaimed row fences nothing.
@@ -405,7 +598,9 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       );
       expect([...owned]).toEqual([a!.id]);
       const after = await rows.get(a!.id);
-      expect(after.leaseExpiresAt!.getTime()).toBeGreaterThan(before.leaseExpiresAt!.getTime() + 100_000);
+      expect(after.leaseExpiresAt!.getTime()).toBeGreaterThan(
+        before.leaseExpiresAt!.getTime() + 100_000,
+      );
       expect(after.updatedAt).toEqual(before.updatedAt);
       expect((await rows.get(b!.id)).leaseExpiresAt!.getTime()).toBeLessThan(Date.now() + 5_000);
       expect((await store.renew([], 1_000)).size).toBe(0);
@@ -419,7 +614,12 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       await rows.expireLease(b!.id);
       const released = await store.release!([a!, b!]);
       expect([...released]).toEqual([a!.id]);
-      expect(await rows.get(a!.id)).toMatchObject({ state: 'pending', attempt: 0, claimedAt: null, scheduledAt: scheduled });
+      expect(await rows.get(a!.id)).toMatchObject({
+        state: 'pending',
+        attempt: 0,
+        claimedAt: null,
+        scheduledAt: scheduled,
+      });
       expect((await rows.get(b!.id)).state).toBe('processing');
     });
   });
@@ -473,7 +673,13 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
         { topic: 'orders', state: 'processing' },
         { topic: 'billing', state: 'dead' },
       ]);
-      return { sent: sent!, dead: dead!, pending: pending!, processing: processing!, otherTopic: otherTopic! };
+      return {
+        sent: sent!,
+        dead: dead!,
+        pending: pending!,
+        processing: processing!,
+        otherTopic: otherTopic!,
+      };
     }
 
     it('moves only sent and dead rows; pending and processing never move', async () => {
@@ -533,7 +739,9 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
     it('refuses a replay without any filter', async () => {
       await seed();
       await expect(store.replay({})).rejects.toThrow(/at least one filter/);
-      await expect(store.replay({ ids: null, topics: null })).rejects.toThrow(/at least one filter/);
+      await expect(store.replay({ ids: null, topics: null })).rejects.toThrow(
+        /at least one filter/,
+      );
     });
 
     it('a replayed keyed row is the head of its key again', async () => {
@@ -548,7 +756,12 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
     });
 
     it('lists the distinct topics', async () => {
-      await rows.insertRaw([{ topic: 'b' }, { topic: 'a' }, { topic: 'b', state: 'sent' }, { topic: 'c', state: 'dead' }]);
+      await rows.insertRaw([
+        { topic: 'b' },
+        { topic: 'a' },
+        { topic: 'b', state: 'sent' },
+        { topic: 'c', state: 'dead' },
+      ]);
       expect(await store.distinctTopics()).toEqual(['a', 'b', 'c']);
       await rows.clear();
       expect(await store.distinctTopics()).toEqual([]);
@@ -563,7 +776,9 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
      * is caught on claim. Random retries with delay 0 put heads straight back as due pending
      * rows, the case where a stale snapshot could pass a key on.
      */
-    async function drain(retryRate: number): Promise<{ order: Map<string, bigint[]>; overlaps: string[] }> {
+    async function drain(
+      retryRate: number,
+    ): Promise<{ order: Map<string, bigint[]>; overlaps: string[] }> {
       const keys = Array.from({ length: 10 }, (_, k) => `key-${k}`);
       const batch = [];
       for (let i = 0; i < 20; i++) for (const key of keys) batch.push(message(`${key}.${i}`, key));
@@ -574,7 +789,9 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       const order = new Map<string, bigint[]>();
       const overlaps: string[] = [];
       const { url, tables } = context();
-      const clients = Array.from({ length: 4 }, () => postgres(url, { max: 2, onnotice: () => undefined }));
+      const clients = Array.from({ length: 4 }, () =>
+        postgres(url, { max: 2, onnotice: () => undefined }),
+      );
       try {
         await Promise.all(
           clients.map(async (client) => {
@@ -597,7 +814,8 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
               await sleep(Math.random() * 3);
               const completions = claimed.map((m) => {
                 if (m.key && inFlight.get(m.key) === m.id) inFlight.delete(m.key);
-                if (Math.random() < retryRate) return { kind: 'retry' as const, fence: m, delayMs: 0, error: 'flaky' };
+                if (Math.random() < retryRate)
+                  return { kind: 'retry' as const, fence: m, delayMs: 0, error: 'flaky' };
                 if (m.key) order.set(m.key, [...(order.get(m.key) ?? []), m.sequence!]);
                 return { kind: 'sent' as const, fence: m };
               });
@@ -615,17 +833,20 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
     it.each([
       ['completing every row as sent', 0],
       ['with random immediate retries', 0.3],
-    ])('never has two rows of one key in flight and delivers each key in sequence order (%s)', async (_label, retryRate) => {
-      const { order, overlaps } = await drain(retryRate);
-      expect(overlaps).toEqual([]);
-      expect(await rows.processingKeys()).toEqual([]);
-      expect(order.size).toBe(10);
-      for (const [key, sequences] of order) {
-        expect(sequences, key).toHaveLength(20);
-        const sorted = [...sequences].sort((a, b) => (a < b ? -1 : 1));
-        expect(sequences, key).toEqual(sorted);
-      }
-      expect((await rows.all()).every((r) => r.state === 'sent')).toBe(true);
-    });
+    ])(
+      'never has two rows of one key in flight and delivers each key in sequence order (%s)',
+      async (_label, retryRate) => {
+        const { order, overlaps } = await drain(retryRate);
+        expect(overlaps).toEqual([]);
+        expect(await rows.processingKeys()).toEqual([]);
+        expect(order.size).toBe(10);
+        for (const [key, sequences] of order) {
+          expect(sequences, key).toHaveLength(20);
+          const sorted = [...sequences].sort((a, b) => (a < b ? -1 : 1));
+          expect(sequences, key).toEqual(sorted);
+        }
+        expect((await rows.all()).every((r) => r.state === 'sent')).toBe(true);
+      },
+    );
   });
 }

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { InboxStore } from './inbox-store.js';
 import type { OutboxStore } from './outbox-store.js';
+import type { RetentionStore } from './retention-store.js';
 
 export interface MigrateOptions {
   /** `migrate --baseline <version>`: record this version as applied without running it. */
@@ -25,6 +26,7 @@ export interface Database {
   ping(timeoutMs: number): Promise<boolean>;
   outboxStore(): OutboxStore;
   inboxStore(): InboxStore;
+  retentionStore(): RetentionStore;
   close(): Promise<void>;
 }
 

@@ -12,7 +12,12 @@ export interface Fence {
  */
 export type OutboxCompletion =
   | { readonly kind: 'sent'; readonly fence: Fence }
-  | { readonly kind: 'retry'; readonly fence: Fence; readonly delayMs: number; readonly error: string }
+  | {
+      readonly kind: 'retry';
+      readonly fence: Fence;
+      readonly delayMs: number;
+      readonly error: string;
+    }
   | { readonly kind: 'dead'; readonly fence: Fence; readonly error: string };
 
 export interface OutboxGauges {

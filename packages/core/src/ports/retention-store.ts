@@ -6,7 +6,9 @@
 export type RetentionTable = 'outbox' | 'inbox';
 
 /** The states retention may delete, per table. */
-export type RetainedState<T extends RetentionTable> = T extends 'outbox' ? 'sent' | 'dead' : 'processed' | 'dead';
+export type RetainedState<T extends RetentionTable> = T extends 'outbox'
+  ? 'sent' | 'dead'
+  : 'processed' | 'dead';
 
 export const RETAINED_STATES: { readonly [T in RetentionTable]: readonly RetainedState<T>[] } = {
   outbox: ['sent', 'dead'],
@@ -29,5 +31,10 @@ export interface RetentionStore {
    * One batch of the COUNT policy (outbox only; the inbox has none): keeps the `keep` most recent
    * rows in `state` by `updated_at` DESC and deletes up to `batchSize` of the rest.
    */
-  deleteBeyondCount(table: 'outbox', state: RetainedState<'outbox'>, keep: number, batchSize: number): Promise<number>;
+  deleteBeyondCount(
+    table: 'outbox',
+    state: RetainedState<'outbox'>,
+    keep: number,
+    batchSize: number,
+  ): Promise<number>;
 }

@@ -1,0 +1,156 @@
+import type { SourceConfig } from '@queuebox/core';
+import { describe, expect, it } from 'vitest';
+import { claimed, relayWith, scriptedStore, waitFor } from './testing/relay-harness.js';
+
+/** The relay loop (spec §8.1): when it claims, its cadences, failures, start and close. */
+describe('InboxRelay: the loop', () => {
+  it('keeps claiming within a cycle while claims return rows, up to batchSize rows', async () => {
+    const s = scriptedStore([[claimed()], [claimed()], [claimed()], [claimed()]]);
+    const { relay } = relayWith(s.store);
+    // Partial claims (one row each): the cycle goes on until batchSize (3) rows moved.
+    await relay.cycle();
+    expect(s.forwards).toHaveLength(3);
+    expect(s.claims).toHaveLength(1);
+    // The next cycle ends early on an empty claim.
+    s.claims.splice(0, s.claims.length, [claimed()], []);
+    await relay.cycle();
+    expect(s.forwards).toHaveLength(4);
+  });
+
+  it('claims the next batch while the previous one is written, writing one batch at a time', async () => {
+    const s = scriptedStore([
+      [claimed(), claimed(), claimed()],
+      [claimed(), claimed(), claimed()],
+      [claimed()],
+    ]);
+    const releases: (() => void)[] = [];
+    s.hooks.forward = (b) =>
+      new Promise((resolve) => releases.push(() => resolve(new Set(b.map((f) => f.fence.id)))));
+    const { relay, value } = relayWith(s.store);
+    const cycle = relay.cycle();
+    await waitFor(() => s.events.length >= 3);
+    // The second claim ran while the first batch was still being written; its write waits.
+    expect(s.events).toEqual(['claim:3', 'forward:3', 'claim:3']);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(s.events).toHaveLength(3);
+    releases.shift()!();
+    await waitFor(() => releases.length === 1);
+    expect(s.events.slice(3, 6)).toEqual(['forwarded:3', 'forward:3', 'claim:1']);
+    releases.shift()!();
+    await waitFor(() => releases.length === 1);
+    releases.shift()!();
+    await cycle;
+    expect(s.events.slice(6)).toEqual([
+      'forwarded:3',
+      'forward:1',
+      'claim:0',
+      'forwarded:1',
+      'claim:0',
+    ]);
+    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(7);
+  });
+
+  it('claims again after an empty claim while a batch was still being written', async () => {
+    const s = scriptedStore([[claimed(), claimed(), claimed()], [], [claimed()], []]);
+    const { relay } = relayWith(s.store);
+    await relay.cycle();
+    expect(s.events.filter((e) => e.startsWith('claim'))).toEqual([
+      'claim:3',
+      'claim:0', // the first batch was still being written: claim once more after it
+      'claim:1',
+      'claim:0', // again, after the second batch
+      'claim:0', // nothing in flight: the cycle ends
+    ]);
+    expect(s.forwards.map((b) => b.length)).toEqual([3, 1]);
+  });
+
+  it('counts a failing batch and still writes the next one', async () => {
+    const s = scriptedStore([[claimed({ eventType: null })], [claimed()], []]);
+    s.hooks.markDeadFails = true;
+    const { relay, logger, value } = relayWith(s.store, {
+      sources: { orders: { topic: '{{ eventType }}' } as SourceConfig },
+    });
+    await relay.cycle();
+    expect(await value('queuebox_inbox_relay_errors_total')).toBe(1);
+    expect(logger.lines.some((l) => l.message.startsWith('The relay cycle failed.'))).toBe(true);
+    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(1);
+  });
+
+  it('runs the reclaim step and the gauge at their own cadence', async () => {
+    let now = 0;
+    const s = scriptedStore();
+    const { relay, value } = relayWith(s.store, {
+      relay: { claimTimeoutMs: 1_000 },
+      nowMs: () => now,
+    });
+    await relay.cycle();
+    expect([s.reclaims(), s.gauges()]).toEqual([1, 1]);
+    expect(await value('queuebox_inbox_oldest_pending_age_seconds')).toBe(12.5);
+    now = 199;
+    await relay.cycle();
+    expect([s.reclaims(), s.gauges()]).toEqual([1, 1]);
+    now = 200; // claimTimeoutMs / 5
+    s.hooks.age = 3;
+    await relay.cycle();
+    expect([s.reclaims(), s.gauges()]).toEqual([2, 1]);
+    now = 5_000;
+    await relay.cycle();
+    expect([s.reclaims(), s.gauges()]).toEqual([3, 2]);
+    expect(await value('queuebox_inbox_oldest_pending_age_seconds')).toBe(3);
+  });
+
+  it('counts a failing cycle, logs it sanitized, and keeps looping', async () => {
+    const row = claimed();
+    const s = scriptedStore([
+      new Error('connect ECONNREFUSED postgres://qb:hunter2@db:5432/x'),
+      [row],
+    ]);
+    const { relay, logger, value } = relayWith(s.store);
+    relay.start();
+    expect(relay.running).toBe(true);
+    await waitFor(() => s.forwards.length === 1);
+    await relay.close();
+    expect(relay.running).toBe(false);
+    expect(await value('queuebox_inbox_relay_errors_total')).toBe(1);
+    const line = logger.lines.find((l) => l.level === 'error')!.message;
+    expect(line).toMatch(/^The relay cycle failed\. The next cycle retries\. Reason: /);
+    expect(line).not.toContain('hunter2');
+  });
+
+  it('drains on close: the batch in hand is written before close resolves', async () => {
+    const rows = [claimed()];
+    const s = scriptedStore([rows]);
+    let release!: () => void;
+    s.hooks.forward = (b) =>
+      new Promise((resolve) => {
+        release = () => resolve(new Set(b.map((f) => f.fence.id)));
+      });
+    const { relay, value } = relayWith(s.store);
+    relay.start();
+    await waitFor(() => s.forwards.length === 1);
+    let closed = false;
+    const closing = relay.close().then(() => (closed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(closed).toBe(false);
+    release();
+    await closing;
+    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(1);
+    expect(relay.running).toBe(false);
+  });
+
+  it('does not start when the relay is disabled, and stops on an aborted signal', async () => {
+    const s = scriptedStore([[claimed()]]);
+    const disabled = relayWith(s.store, { relay: { enabled: false } }).relay;
+    disabled.start();
+    expect(disabled.running).toBe(false);
+    await disabled.close();
+    expect(s.forwards).toHaveLength(0);
+
+    const controller = new AbortController();
+    const { relay } = relayWith(scriptedStore().store);
+    relay.start(controller.signal);
+    controller.abort();
+    await relay.close();
+    expect(relay.running).toBe(false);
+  });
+});

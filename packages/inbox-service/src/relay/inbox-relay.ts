@@ -1,0 +1,275 @@
+import {
+  sanitizeError,
+  type ClaimedInboxMessage,
+  type Fence,
+  type InboxStore,
+  type LogFields,
+  type Logger,
+  type RelayConfig,
+  type RelayForward,
+  type SourceConfig,
+} from '@queuebox/core';
+import type { Registry } from 'prom-client';
+import { BatchLease } from './batch-lease.js';
+import { relayLogTexts } from './log-texts.js';
+import { relayForward, relayTopic } from './outbox-row.js';
+import { relayMetrics, type RelayMetrics } from './relay-metrics.js';
+import { sleep } from './sleep.js';
+
+export interface InboxRelayOptions {
+  readonly store: InboxStore;
+  readonly relay: RelayConfig;
+  /** The configured sources; a row of a source not in here renders `{{ eventType }}`. */
+  readonly sources: Readonly<Record<string, SourceConfig>>;
+  readonly registry: Registry;
+  readonly logger: Logger;
+  /** Monotonic milliseconds for the reclaim and gauge cadences; tests pin it. */
+  readonly nowMs?: () => number;
+}
+
+interface Forwarding {
+  readonly message: ClaimedInboxMessage;
+  readonly forward: RelayForward;
+}
+
+/**
+ * The inbox relay (spec §8): moves due push rows into the outbox. Each cycle runs the reclaim
+ * step and the oldest-pending gauge at their own cadence, then claims batches. A claim returns
+ * at most one row per aggregate and skips aggregates that have a row in flight, so forwarding a
+ * whole batch in one statement keeps each aggregate in (scheduled_at, created_at) order: the
+ * guarantee of §8.4 holds with batches as it did with the reference's one row per claim.
+ *
+ * A full claim is followed by the next claim at once; otherwise the relay keeps claiming while
+ * claims return rows, up to `batchSize` rows, so a backlog of one aggregate (one row per claim)
+ * still moves `batchSize` rows per cycle, as the reference did; then it waits `pollIntervalMs`.
+ * The reclaim step and the gauge run at their own cadence between claims. Nothing here decides
+ * ownership: every rule is the store's SQL.
+ */
+export class InboxRelay {
+  private readonly metrics: RelayMetrics;
+  private readonly nowMs: () => number;
+  private readonly controller = new AbortController();
+  private loop: Promise<void> | null = null;
+  private isRunning = false;
+  private nextReclaimAt = Number.NEGATIVE_INFINITY;
+  private nextGaugeAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly options: InboxRelayOptions) {
+    this.metrics = relayMetrics(options.registry);
+    this.nowMs = options.nowMs ?? (() => performance.now());
+  }
+
+  /** True while the loop runs (health). */
+  get running(): boolean {
+    return this.isRunning;
+  }
+
+  /**
+   * Starts the loop; `signal` stops it like `close()`. Does nothing with `inbox.relay.enabled:
+   * false` (push rows then stay in the inbox and the gauge stays 0), or when already started.
+   */
+  start(signal?: AbortSignal): void {
+    if (this.loop !== null || !this.options.relay.enabled) return;
+    signal?.addEventListener('abort', () => this.controller.abort(), { once: true });
+    if (signal?.aborted) this.controller.abort();
+    this.isRunning = true;
+    this.loop = this.run().finally(() => {
+      this.isRunning = false;
+    });
+  }
+
+  /** Stops claiming and waits for the batch in hand to be written (drains). */
+  async close(): Promise<void> {
+    this.controller.abort();
+    await this.loop;
+  }
+
+  /**
+   * One cycle of spec §8.1 (the loop calls it, then waits `pollIntervalMs`; tests call it
+   * directly). It claims again at once after a full claim, keeps claiming after partial claims
+   * until `batchSize` rows moved, and ends on an empty claim. The next claim runs while the
+   * previous batch is being written: the claim skips the aggregates of that batch (their rows
+   * are still processing), so the overlap never puts two rows of one aggregate in flight, and
+   * batches are written one at a time, in claim order. The cycle ends only when its last write
+   * is done, so `close()` drains.
+   */
+  async cycle(): Promise<void> {
+    const { store, relay } = this.options;
+    let writing: Promise<void> | null = null;
+    let movedByPartialClaims = 0;
+    try {
+      while (!this.controller.signal.aborted) {
+        await this.housekeeping();
+        const claimed = await store.claimForRelay(relay.batchSize, relay.claimTimeoutMs);
+        if (claimed.length === 0) {
+          // The batch being written may hold the heads of every waiting aggregate.
+          if (writing === null) return;
+          await writing;
+          writing = null;
+          continue;
+        }
+        if (writing !== null) await writing;
+        // A failing batch is counted and logged on its own; it must not strand the next one.
+        writing = this.relayBatch(claimed).catch((error: unknown) => this.cycleFailed(error));
+        if (claimed.length < relay.batchSize) {
+          movedByPartialClaims += claimed.length;
+          if (movedByPartialClaims >= relay.batchSize) return;
+        }
+      }
+    } finally {
+      if (writing !== null) await writing;
+    }
+  }
+
+  private async run(): Promise<void> {
+    const signal = this.controller.signal;
+    while (!signal.aborted) {
+      try {
+        await this.cycle();
+      } catch (error: unknown) {
+        this.cycleFailed(error);
+      }
+      await sleep(this.options.relay.pollIntervalMs, signal);
+    }
+  }
+
+  /**
+   * The reclaim step (at most once per max(1, claimTimeoutMs / 5)) and the gauge (at most once
+   * per pendingGaugeIntervalMs). Either failing counts as a relay error, but the cycle still
+   * claims: a gauge query that fails must not stop forwarding.
+   */
+  private async housekeeping(): Promise<void> {
+    const { store, relay, logger } = this.options;
+    const now = this.nowMs();
+    if (now >= this.nextReclaimAt) {
+      this.nextReclaimAt = now + Math.max(1, relay.claimTimeoutMs / 5);
+      try {
+        const reclaimed = await store.reclaimExpired();
+        if (reclaimed > 0) logger.debug(`Returned ${reclaimed} expired inbox claim(s) to pending.`);
+      } catch (error: unknown) {
+        this.cycleFailed(error);
+      }
+    }
+    if (now >= this.nextGaugeAt) {
+      this.nextGaugeAt = now + relay.pendingGaugeIntervalMs;
+      try {
+        this.metrics.oldestPendingAgeSeconds.set(await store.oldestPendingAgeSeconds());
+      } catch (error: unknown) {
+        this.cycleFailed(error);
+      }
+    }
+  }
+
+  private async relayBatch(claimed: readonly ClaimedInboxMessage[]): Promise<void> {
+    const { store, relay, sources, logger } = this.options;
+    const lease = new BatchLease(store, claimed.map(fenceOf), relay.claimTimeoutMs, logger);
+    try {
+      const dead: ClaimedInboxMessage[] = [];
+      const forwards: Forwarding[] = [];
+      for (const message of claimed) {
+        const topic = relayTopic(message, sources);
+        if (topic === '') dead.push(message);
+        else forwards.push({ message, forward: relayForward(message, topic, relay.maxAttempts) });
+      }
+      if (dead.length > 0) await this.markDead(dead, lease);
+      if (forwards.length > 0) await this.forward(forwards, lease);
+    } finally {
+      await lease.stop();
+    }
+  }
+
+  /** Empty topic (spec §8.3 step 2): such a row can reach no destination. */
+  private async markDead(dead: readonly ClaimedInboxMessage[], lease: BatchLease): Promise<void> {
+    for (const message of dead) {
+      this.options.logger.error(
+        relayLogTexts.emptyTopic(message.source, message.id),
+        fieldsOf(message),
+      );
+    }
+    const { open, held } = await lease.exclusive(async () => {
+      const open = new Set(dead.filter((m) => !lease.isLost(m.id)));
+      const held =
+        open.size > 0
+          ? await this.options.store.markDead([...open].map(fenceOf))
+          : new Set<string>();
+      return { open, held };
+    });
+    lease.settle(dead.map((m) => m.id));
+    for (const message of dead) {
+      if (open.has(message) && held.has(message.id)) this.metrics.relayErrors.inc();
+      else this.claimLost(message, 'mark dead');
+    }
+  }
+
+  /**
+   * One forward statement for the batch. If it fails, each row goes again on its own, so a row
+   * the outbox refuses (a topic longer than its column, say) cannot hold back the rest of the
+   * batch every time it is reclaimed; the row that fails alone stays claimed until its lease
+   * expires, as in the reference.
+   */
+  private async forward(items: readonly Forwarding[], lease: BatchLease): Promise<void> {
+    try {
+      await this.forwardChunk(items, lease);
+      return;
+    } catch (error: unknown) {
+      if (items.length === 1) {
+        this.forwardFailed(items[0]!, lease, error);
+        return;
+      }
+      this.options.logger.warn(relayLogTexts.batchFailed(items.length, sanitizeError(error)));
+    }
+    for (const item of items) {
+      try {
+        await this.forwardChunk([item], lease);
+      } catch (error: unknown) {
+        this.forwardFailed(item, lease, error);
+      }
+    }
+  }
+
+  private async forwardChunk(items: readonly Forwarding[], lease: BatchLease): Promise<void> {
+    const { open, held } = await lease.exclusive(async () => {
+      const open = new Set(items.filter((i) => !lease.isLost(i.message.id)));
+      const held =
+        open.size > 0
+          ? await this.options.store.forward([...open].map((i) => i.forward))
+          : new Set<string>();
+      return { open, held };
+    });
+    lease.settle(items.map((i) => i.message.id));
+    let forwarded = 0;
+    for (const item of items) {
+      if (open.has(item) && held.has(item.message.id)) forwarded++;
+      else this.claimLost(item.message, 'forward');
+    }
+    if (forwarded > 0) this.metrics.messages.inc({ status: 'forwarded' }, forwarded);
+  }
+
+  private forwardFailed(item: Forwarding, lease: BatchLease, error: unknown): void {
+    lease.settle([item.message.id]);
+    this.metrics.relayErrors.inc();
+    this.options.logger.error(
+      relayLogTexts.forwardFailed(item.message.id, sanitizeError(error)),
+      fieldsOf(item.message),
+    );
+  }
+
+  private claimLost(message: ClaimedInboxMessage, action: string): void {
+    this.metrics.claimsLost.inc({ component: 'inbox' });
+    this.options.logger.warn(relayLogTexts.claimLost(message.id, action), fieldsOf(message));
+  }
+
+  private cycleFailed(error: unknown): void {
+    this.metrics.relayErrors.inc();
+    this.options.logger.error(relayLogTexts.cycleFailed(sanitizeError(error)));
+  }
+}
+
+function fenceOf(message: ClaimedInboxMessage): Fence {
+  return { id: message.id, claimToken: message.claimToken };
+}
+
+/** The context keys of spec §15 for one relayed row. */
+function fieldsOf(message: ClaimedInboxMessage): LogFields {
+  return { messageId: message.id, source: message.source, correlationId: message.correlationId };
+}

@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import {
+  renderSourceTopic,
+  type ClaimedInboxMessage,
+  type Headers,
+  type RelayForward,
+  type SourceConfig,
+} from '@queuebox/core';
+
+/**
+ * What the relay writes for one claimed inbox row (spec §8.3): the rendered topic and the outbox
+ * row. Pure, so the mapping is tested without a database.
+ */
+
+/** The four headers only the relay sets; a received header of the same name is dropped. */
+export const RELAY_HEADERS = [
+  'x-inbox-id',
+  'x-source',
+  'x-idempotency-key',
+  'X-Correlation-Id',
+] as const;
+const RELAY_HEADERS_LOWER = new Set(RELAY_HEADERS.map((name) => name.toLowerCase()));
+
+/** The template of a source that is not (or no longer) configured. */
+export const FALLBACK_TOPIC_TEMPLATE = '{{ eventType }}';
+
+/** The rendered, trimmed topic; empty means the row can reach no destination. */
+export function relayTopic(
+  message: ClaimedInboxMessage,
+  sources: Readonly<Record<string, SourceConfig>>,
+): string {
+  // Own keys only: a row whose source is named `constructor` must not find Object's.
+  const template = Object.hasOwn(sources, message.source)
+    ? (sources[message.source]?.topic ?? FALLBACK_TOPIC_TEMPLATE)
+    : FALLBACK_TOPIC_TEMPLATE;
+  return renderSourceTopic(template, { source: message.source, eventType: message.eventType });
+}
+
+/**
+ * The inbox headers without any key equal (in any letter case) to a relay header, then the
+ * relay headers; `X-Correlation-Id` only when the row has a correlation id. A sender therefore
+ * cannot set them.
+ */
+export function relayHeaders(message: ClaimedInboxMessage): Headers {
+  const entries: [string, string][] = Object.entries(message.headers).filter(
+    ([name]) => !RELAY_HEADERS_LOWER.has(name.toLowerCase()),
+  );
+  entries.push(
+    ['x-inbox-id', message.id],
+    ['x-source', message.source],
+    ['x-idempotency-key', message.idempotencyKey],
+  );
+  if (message.correlationId !== null && message.correlationId !== '') {
+    entries.push(['X-Correlation-Id', message.correlationId]);
+  }
+  // fromEntries defines own properties, so a received `__proto__` header stays a plain key.
+  return Object.fromEntries(entries);
+}
+
+export function relayForward(
+  message: ClaimedInboxMessage,
+  topic: string,
+  maxAttempts: number,
+): RelayForward {
+  return {
+    fence: { id: message.id, claimToken: message.claimToken },
+    outbox: {
+      // A new id: the outbox message is a new message (X-Message-Id differs from x-inbox-id).
+      id: randomUUID(),
+      topic,
+      key: message.aggregateId,
+      payload: message.payload,
+      headers: relayHeaders(message),
+      maxAttempts,
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import type { OutboxCompletion } from '@queuebox/core';
+import { CompletionWriter } from './completion-writer.js';
+
+function sent(id: string): OutboxCompletion {
+  return { kind: 'sent', fence: { id, claimToken: `token-${id}` } };
+}
+
+/** A store whose `complete` call stays open until the test releases it. */
+function gatedStore(lost: ReadonlySet<string> = new Set()) {
+  const calls: string[][] = [];
+  const gates: (() => void)[] = [];
+  let failNext: Error | null = null;
+  return {
+    calls,
+    release: () => gates.shift()?.(),
+    failNext: (error: Error) => {
+      failNext = error;
+    },
+    complete(completions: readonly OutboxCompletion[]): Promise<Set<string>> {
+      const ids = completions.map((c) => c.fence.id);
+      calls.push(ids);
+      const error = failNext;
+      failNext = null;
+      return new Promise((resolve, reject) => {
+        gates.push(() =>
+          error ? reject(error) : resolve(new Set(ids.filter((id) => !lost.has(id)))),
+        );
+      });
+    },
+  };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('CompletionWriter (group commit)', () => {
+  it('writes at once when idle and groups what arrives while a call is in flight', async () => {
+    const store = gatedStore(new Set(['c']));
+    const writer = new CompletionWriter(store);
+    const a = writer.submit(sent('a'));
+    await tick();
+    expect(store.calls).toEqual([['a']]);
+    const rest = ['b', 'c', 'd'].map((id) => writer.submit(sent(id)));
+    await tick();
+    expect(store.calls).toHaveLength(1);
+    store.release();
+    expect(await a).toBe(true);
+    await tick();
+    expect(store.calls).toEqual([['a'], ['b', 'c', 'd']]);
+    store.release();
+    expect(await Promise.all(rest)).toEqual([true, false, true]);
+    await writer.drain();
+  });
+
+  it('groups the completions of one event-loop turn into one call', async () => {
+    const store = gatedStore();
+    const writer = new CompletionWriter(store);
+    const all = ['a', 'b', 'c'].map((id) => writer.submit(sent(id)));
+    await tick();
+    expect(store.calls).toEqual([['a', 'b', 'c']]);
+    store.release();
+    expect(await Promise.all(all)).toEqual([true, true, true]);
+  });
+
+  it('rejects every completion of a failed call and goes on with the next', async () => {
+    const store = gatedStore();
+    const writer = new CompletionWriter(store);
+    store.failNext(new Error('connection reset'));
+    const first = writer.submit(sent('a'));
+    await tick();
+    const second = writer.submit(sent('b'));
+    store.release();
+    await expect(first).rejects.toThrow('connection reset');
+    await tick();
+    store.release();
+    expect(await second).toBe(true);
+  });
+
+  it('bounds one call to maxBatch completions', async () => {
+    const store = gatedStore();
+    const writer = new CompletionWriter(store, 2);
+    const all = ['a', 'b', 'c', 'd', 'e'].map((id) => writer.submit(sent(id)));
+    for (let i = 0; i < 3; i++) {
+      await tick();
+      store.release();
+    }
+    await Promise.all(all);
+    expect(store.calls).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+  });
+});

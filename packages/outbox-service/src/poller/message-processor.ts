@@ -1,0 +1,284 @@
+import {
+  retryDelayMs,
+  sanitize,
+  sanitizeError,
+  type ClaimedOutboxMessage,
+  type Fence,
+  type Json,
+  type LogFields,
+  type Logger,
+  type OutboxCompletion,
+  type PublishOutcome,
+  type Publisher,
+} from '@queuebox/core';
+import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
+import type { MessageRouter, RoutingResult, TransformPipeline } from '../routing/routing-result.js';
+import { deadReasons, failureReasons, logTexts } from './log-texts.js';
+import { ShutdownAbandonedError } from './poller-errors.js';
+
+export type ProcessorMetrics = Pick<
+  OutboxMetrics,
+  | 'messages'
+  | 'claimsLost'
+  | 'processErrors'
+  | 'processingDuration'
+  | 'publishDuration'
+  | 'destinationMessages'
+  | 'queueDepth'
+>;
+
+export interface MessageProcessorDeps {
+  readonly router: MessageRouter;
+  readonly pipeline: TransformPipeline;
+  readonly publishers: readonly Publisher[];
+  /** The group-commit writer: resolves whether the fence held. */
+  readonly complete: (completion: OutboxCompletion) => Promise<boolean>;
+  readonly metrics: ProcessorMetrics;
+  readonly logger: Logger;
+  readonly retryBaseDelayMs: number;
+  /** Jitter source of the retry delay; tests pin it. */
+  readonly random?: () => number;
+}
+
+/** Signals that the task stopped because its claim is gone or the poller abandoned it. */
+class Aborted extends Error {}
+
+/** One message in progress: what every step needs. */
+interface Task {
+  readonly message: ClaimedOutboxMessage;
+  readonly fence: Fence;
+  readonly signal: AbortSignal;
+  /** The log context of spec §4.3 step 1 (+ destination once routed). */
+  readonly fields: LogFields;
+  /** Built on the first line logged: most messages log nothing, and a child logger is not free. */
+  logger: Logger | null;
+  /** Called once, right before the terminal write: the publish slot is free from here on. */
+  readonly settling: () => void;
+}
+
+/**
+ * Runs one claimed row through spec §4.3: route, publisher, transforms, publish, and one fenced
+ * terminal write (sent, retry or dead), each under the row's claim fence. `process` never rejects:
+ * every outcome ends in a write, a log line, or (when the claim is gone or the poller gave up)
+ * nothing at all, leaving the row to its lease.
+ */
+export class MessageProcessor {
+  private readonly publisherByDestination = new Map<string, Publisher | null>();
+
+  constructor(private readonly deps: MessageProcessorDeps) {}
+
+  /**
+   * `settling` runs once, just before the terminal write is submitted (or when the task ends
+   * without one): the poller frees the publish slot there, so the group-commit wait of one
+   * message never holds back the next publish.
+   */
+  async process(
+    message: ClaimedOutboxMessage,
+    signal: AbortSignal,
+    settling: () => void = noop,
+  ): Promise<void> {
+    let settled = false;
+    const task: Task = {
+      message,
+      fence: { id: message.id, claimToken: message.claimToken },
+      signal,
+      fields: {
+        messageId: message.id,
+        topic: message.topic,
+        attempt: message.attempt,
+        correlationId: correlationIdOf(message.headers),
+      },
+      logger: null,
+      settling: () => {
+        if (settled) return;
+        settled = true;
+        settling();
+      },
+    };
+    const stopTimer = this.deps.metrics.processingDuration.startTimer();
+    try {
+      // A buffered row whose lease was lost before it started is not worth routing.
+      if (signal.aborted) throw new Aborted();
+      const routing = this.deps.router.route(message);
+      if (routing) {
+        task.fields.destination = routing.destination;
+        task.logger = null;
+        await this.deliver(task, routing);
+      } else {
+        await this.dead(task, deadReasons.noRoute(message.topic));
+      }
+      stopTimer();
+    } catch (error: unknown) {
+      if (error instanceof Aborted || signal.aborted) {
+        this.aborted(task);
+        return;
+      }
+      stopTimer();
+      this.deps.metrics.processErrors.inc();
+      const reason = sanitizeError(error);
+      this.log(task).error(logTexts.processingFailed(message.id, reason));
+      try {
+        await this.fail(task, reason);
+      } catch (writeError: unknown) {
+        // The row stays `processing`; the reclaim step returns it once its lease runs out.
+        this.log(task).error(logTexts.processingFailed(message.id, sanitizeError(writeError)));
+      }
+    } finally {
+      task.settling();
+    }
+  }
+
+  private async deliver(task: Task, routing: RoutingResult): Promise<void> {
+    const { message, signal } = task;
+    const { destination } = routing;
+    const publisher = this.publisherFor(destination);
+    if (!publisher) {
+      await this.dead(task, deadReasons.noPublisher(destination));
+      return;
+    }
+
+    let payload: Json = message.payload;
+    if (routing.routeTransform !== null || routing.destinationTransform !== null) {
+      const result = await this.deps.pipeline.run(message, routing);
+      if (result.kind === 'dead') {
+        await this.dead(task, deadReasons.transformDead);
+        return;
+      }
+      if (result.kind === 'error') {
+        await this.fail(task, sanitize(failureReasons.transform(result.reason)));
+        return;
+      }
+      payload = result.payload;
+    }
+
+    if (routing.address !== null && routing.address.trim() === '') {
+      this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
+      await this.fail(task, sanitize(failureReasons.blankAddress(destination)));
+      return;
+    }
+
+    if (signal.aborted) throw new Aborted();
+    const outcome = await this.publish(publisher, routing, message, payload, signal);
+    if (outcome.ok) {
+      await this.sent(task, destination);
+      return;
+    }
+    // A publish we cancelled because the claim is gone is not the destination's failure.
+    if (signal.aborted) throw new Aborted();
+    this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
+    await this.fail(task, sanitize(outcome.error));
+  }
+
+  private async publish(
+    publisher: Publisher,
+    routing: RoutingResult,
+    message: ClaimedOutboxMessage,
+    payload: Json,
+    signal: AbortSignal,
+  ): Promise<PublishOutcome> {
+    const { metrics } = this.deps;
+    const depth = { destination: routing.destination };
+    metrics.queueDepth.inc(depth);
+    const stop = metrics.publishDuration.startTimer({ destination_type: routing.destinationType });
+    try {
+      return await publisher.publish({
+        message,
+        destination: routing.destination,
+        payload,
+        routingKey: routing.routingKey,
+        address: routing.address,
+        signal,
+      });
+    } catch (error: unknown) {
+      // Publishers may throw instead of returning a failure; both take the failure path.
+      return { ok: false, error: sanitizeError(error), retryable: true };
+    } finally {
+      stop();
+      metrics.queueDepth.dec(depth);
+    }
+  }
+
+  private async sent(task: Task, destination: string): Promise<void> {
+    task.settling();
+    if (await this.deps.complete({ kind: 'sent', fence: task.fence })) {
+      this.deps.metrics.messages.inc({ status: 'sent' });
+      this.deps.metrics.destinationMessages.inc({ destination, outcome: 'success' });
+    } else {
+      this.log(task).error(logTexts.publishedButLost(task.message.id));
+      this.deps.metrics.claimsLost.inc({ component: 'outbox' });
+    }
+  }
+
+  /** Spec §4.5: retry while the row's own attempt is below its own max_attempts, else dead. */
+  private async fail(task: Task, reason: string): Promise<void> {
+    const { id, attempt, maxAttempts } = task.message;
+    task.settling();
+    if (attempt < maxAttempts) {
+      const delayMs = retryDelayMs(attempt, this.deps.retryBaseDelayMs, this.deps.random);
+      this.log(task).warn(logTexts.retryScheduled(id, attempt, delayMs, reason));
+      if (await this.deps.complete({ kind: 'retry', fence: task.fence, delayMs, error: reason })) {
+        this.deps.metrics.messages.inc({ status: 'failed' });
+      } else {
+        this.lost(task, 'schedule a retry');
+      }
+      return;
+    }
+    this.log(task).error(logTexts.attemptsExhausted(id, attempt, reason));
+    await this.writeDead(task, reason);
+  }
+
+  /** Dead without a delivery attempt: no route, no publisher, transform `Dead`. */
+  private async dead(task: Task, reason: string): Promise<void> {
+    task.settling();
+    this.log(task).error(logTexts.deadLettered(task.message.id, reason));
+    await this.writeDead(task, reason);
+  }
+
+  private async writeDead(task: Task, reason: string): Promise<void> {
+    if (await this.deps.complete({ kind: 'dead', fence: task.fence, error: reason })) {
+      this.deps.metrics.messages.inc({ status: 'dead' });
+    } else {
+      this.lost(task, 'mark it dead');
+    }
+  }
+
+  private aborted(task: Task): void {
+    // An abandoned message is already counted in the shutdown warning.
+    if (task.signal.reason instanceof ShutdownAbandonedError) return;
+    this.lost(task, 'finish delivering it');
+  }
+
+  private lost(task: Task, action: string): void {
+    this.log(task).warn(logTexts.claimLost(task.message.id, action));
+    this.deps.metrics.claimsLost.inc({ component: 'outbox' });
+  }
+
+  private log(task: Task): Logger {
+    task.logger ??= this.deps.logger.child(task.fields);
+    return task.logger;
+  }
+
+  private publisherFor(destination: string): Publisher | null {
+    let publisher = this.publisherByDestination.get(destination);
+    if (publisher === undefined) {
+      publisher = this.deps.publishers.find((p) => p.supports(destination)) ?? null;
+      this.publisherByDestination.set(destination, publisher);
+    }
+    return publisher;
+  }
+}
+
+function noop(): void {}
+
+const CORRELATION_HEADER = 'x-correlation-id';
+
+/** The row header `X-Correlation-Id` in any letter case (spec §4.3 step 1). */
+export function correlationIdOf(headers: Readonly<Record<string, string>>): string | undefined {
+  const exact = headers['X-Correlation-Id'];
+  if (exact !== undefined) return exact;
+  for (const name in headers) {
+    if (name.length === CORRELATION_HEADER.length && name.toLowerCase() === CORRELATION_HEADER)
+      return headers[name];
+  }
+  return undefined;
+}

@@ -1,0 +1,197 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PublishRequest } from '@queuebox/core';
+import { delay, FakePublisher, until } from './testing/fakes.js';
+import { pollerHarness, type PollerHarness } from './testing/harness.js';
+
+let h: PollerHarness | undefined;
+afterEach(async () => {
+  await h?.poller.close();
+  h = undefined;
+});
+
+describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
+  it('logs the duplicate ERROR and writes nothing more when the claim is lost after the publish', async () => {
+    const publisher = new FakePublisher();
+    h = pollerHarness({ publishers: [publisher] });
+    const store = h.store;
+    publisher.behaviour = (request) => {
+      store.stealClaim(request.message.id);
+      return { ok: true };
+    };
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.logger.messages('error').length === 1, 5_000, 'the duplicate ERROR');
+    await until(() => h!.poller.inFlight === 0);
+    expect(h.logger.messages('error')).toEqual([
+      `Message ${id} was published, but the claim was already lost, so the destination receives a duplicate. ` +
+        `Raise 'outbox.claimTimeoutMs' above the slowest publish.`,
+    ]);
+    expect(h.store.row(id!)).toMatchObject({ state: 'processing', attempt: 0, lastError: null });
+    // One terminal write was attempted, and no second one (no retry, no dead) followed it.
+    expect(h.store.calls.complete.reduce((a, b) => a + b, 0)).toBe(1);
+    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(1);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'sent' })).toBe(0);
+  });
+
+  it('logs the claim-lost WARN when the retry write loses its fence', async () => {
+    const publisher = new FakePublisher();
+    h = pollerHarness({ publishers: [publisher] });
+    const store = h.store;
+    publisher.behaviour = (request) => {
+      store.stealClaim(request.message.id);
+      return { ok: false, error: 'HTTP 502: Bad Gateway', retryable: true };
+    };
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(
+      () => h!.logger.messages('warn').length === 2,
+      5_000,
+      'retry WARN and claim-lost WARN',
+    );
+    expect(h.logger.messages('warn')[1]).toBe(
+      `The claim on message ${id} was lost, so QueueBox did not schedule a retry. Another replica or the reclaim ` +
+        `step delivers it. Raise 'outbox.claimTimeoutMs' above the slowest publish.`,
+    );
+    await until(() => h!.poller.inFlight === 0);
+    expect(h.store.row(id!)).toMatchObject({ state: 'processing', attempt: 0 });
+    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(1);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(0);
+  });
+
+  it('aborts a running publish when a lease renewal finds the claim gone', async () => {
+    const publisher = new FakePublisher();
+    let first: PublishRequest | undefined;
+    publisher.behaviour = async (request) => {
+      first ??= request;
+      if (first === request) await delay(10_000, request.signal);
+      return { ok: true };
+    };
+    // Renewal every 100 ms.
+    h = pollerHarness({ publishers: [publisher], config: { claimTimeoutMs: 300 } });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => first !== undefined);
+    h.store.stealClaim(id!);
+    await until(() => first!.signal.aborted, 2_000, 'the publish signal to abort');
+    expect((first!.signal.reason as Error).message).toBe('Claim ownership lost');
+    await until(() => h!.logger.messages('warn').length > 0);
+    expect(h.logger.messages('warn')[0]).toBe(
+      `The claim on message ${id} was lost, so QueueBox did not finish delivering it. Another replica or the ` +
+        `reclaim step delivers it. Raise 'outbox.claimTimeoutMs' above the slowest publish.`,
+    );
+    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(1);
+    // The cancelled publish is neither a destination failure nor an attempt.
+    expect(
+      await h.metric('queuebox_outbox_destination_messages_total', {
+        destination: 'orders',
+        outcome: 'failure',
+      }),
+    ).toBe(0);
+    expect(h.store.row(id!).attempt).toBe(0);
+  });
+
+  it('renews every held claim in one batched call per interval', async () => {
+    const publisher = new FakePublisher('http', 'all', (request) =>
+      delay(400, request.signal).then(() => ({ ok: true })),
+    );
+    h = pollerHarness({
+      publishers: [publisher],
+      config: { claimTimeoutMs: 300, concurrency: 4, batchSize: 10 },
+    });
+    await h.insert(...Array.from({ length: 10 }, () => ({ topic: 't', payload: {} })));
+    h.poller.start();
+    await until(() => h!.store.calls.renew.length >= 2, 2_000, 'two renewals');
+    // 4 publishing + 6 buffered, all under one statement.
+    expect(h.store.calls.renew[0]).toBe(10);
+    expect(h.logger.messages('warn')).toEqual([]);
+  });
+
+  it('writes completions in groups: many messages, far fewer complete calls', async () => {
+    h = pollerHarness();
+    h.store.latencyMs = 5;
+    await h.insert(...Array.from({ length: 200 }, (_, i) => ({ topic: 't', payload: { i } })));
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
+    const sizes = h.store.calls.complete;
+    expect(sizes.reduce((a, b) => a + b, 0)).toBe(200);
+    expect(sizes.length).toBeLessThan(200 / 4);
+    expect(Math.max(...sizes)).toBeGreaterThan(1);
+  });
+
+  it('claims whole batches, never more than two at once, and holds at most a double buffer', async () => {
+    const publisher = new FakePublisher('http', 'all', () => delay(1).then(() => ({ ok: true })));
+    h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
+    const store = h.store;
+    const claim = store.claim.bind(store);
+    let claiming = 0;
+    let maxClaiming = 0;
+    let maxHeld = 0;
+    store.claim = async (limit, leaseMs) => {
+      maxClaiming = Math.max(maxClaiming, ++claiming);
+      try {
+        await delay(3);
+        return await claim(limit, leaseMs);
+      } finally {
+        claiming--;
+        maxHeld = Math.max(maxHeld, store.byState('processing').length);
+      }
+    };
+    await h.insert(...Array.from({ length: 200 }, () => ({ topic: 't', payload: {} })));
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
+    expect(new Set(h.store.calls.claim)).toEqual(new Set([20]));
+    expect(maxClaiming).toBeLessThanOrEqual(2);
+    // 2 × batchSize unstarted + concurrency publishing + the odd row waiting for its write.
+    expect(maxHeld).toBeLessThanOrEqual(2 * 20 + 2 + 8);
+  });
+
+  it('costs one claim per poll interval when idle', async () => {
+    h = pollerHarness({ config: { pollIntervalMs: 50 } });
+    h.poller.start();
+    await delay(320);
+    expect(h.store.calls.claim.length).toBeGreaterThanOrEqual(4);
+    expect(h.store.calls.claim.length).toBeLessThanOrEqual(8);
+  });
+
+  it('never runs more publishes at once than outbox.concurrency', async () => {
+    const publisher = new FakePublisher('http', 'all', () => delay(3).then(() => ({ ok: true })));
+    h = pollerHarness({ publishers: [publisher], config: { concurrency: 4, batchSize: 20 } });
+    await h.insert(...Array.from({ length: 120 }, () => ({ topic: 't', payload: {} })));
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 120, 10_000, 'all sent');
+    expect(publisher.maxInFlight).toBe(4);
+  });
+
+  it('delivers each key in insert order, one row of a key at a time, across retries', async () => {
+    const publisher = new FakePublisher();
+    const inFlightKeys = new Set<string>();
+    const delivered = new Map<string, number[]>();
+    let overlap = false;
+    publisher.behaviour = async (request) => {
+      const key = request.message.key!;
+      if (inFlightKeys.has(key)) overlap = true;
+      inFlightKeys.add(key);
+      await delay(1);
+      inFlightKeys.delete(key);
+      const n = (request.message.payload as { n: number }).n;
+      // Every third row fails its first attempt and holds its key back while it waits.
+      if (n % 3 === 0 && request.message.attempt === 0)
+        return { ok: false, error: 'HTTP 500: Error', retryable: true };
+      delivered.set(key, [...(delivered.get(key) ?? []), n]);
+      return { ok: true };
+    };
+    h = pollerHarness({
+      publishers: [publisher],
+      config: { retryBaseDelayMs: 1, concurrency: 8, batchSize: 10 },
+    });
+    const keys = ['a', 'b', 'c', 'd', 'e'];
+    for (let n = 0; n < 12; n++) {
+      await h.insert(...keys.map((key) => ({ topic: 't', key, payload: { n } })));
+    }
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 60, 10_000, 'all sent');
+    expect(overlap).toBe(false);
+    for (const key of keys)
+      expect(delivered.get(key)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+});

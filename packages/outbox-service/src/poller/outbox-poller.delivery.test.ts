@@ -1,0 +1,253 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakePublisher, fakePipeline, fakeRouter, transformStage, until } from './testing/fakes.js';
+import { pollerHarness, type PollerHarness } from './testing/harness.js';
+
+let h: PollerHarness | undefined;
+afterEach(async () => {
+  await h?.poller.close();
+  h = undefined;
+});
+
+const failing = (error: string) => () => ({ ok: false as const, error, retryable: true });
+
+describe('OutboxPoller delivery (spec §4.3)', () => {
+  it('publishes each row with attempt 0, marks it sent and counts it', async () => {
+    h = pollerHarness();
+    const ids = await h.insert(
+      { topic: 'order.created', key: null, payload: { n: 1 } },
+      { topic: 'order.paid', key: 'k', payload: { n: 2 } },
+      { topic: 'order.shipped', payload: [1, 2] },
+    );
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 3, 5_000, 'three rows sent');
+
+    expect(h.publisher.requests.map((r) => r.message.id).sort()).toEqual([...ids].sort());
+    for (const request of h.publisher.requests) {
+      expect(request.message.attempt).toBe(0);
+      expect(request.destination).toBe('orders');
+      expect(request.payload).toEqual(h.store.row(request.message.id).payload);
+    }
+    await until(() => h!.poller.inFlight === 0);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'sent' })).toBe(3);
+    expect(
+      await h.metric('queuebox_outbox_destination_messages_total', {
+        destination: 'orders',
+        outcome: 'success',
+      }),
+    ).toBe(3);
+    expect(
+      await h.timerCount('queuebox_outbox_publish_duration_seconds', { destination_type: 'http' }),
+    ).toBe(3);
+    expect(await h.timerCount('queuebox_outbox_processing_duration_seconds')).toBe(3);
+    expect(await h.metric('queuebox_outbox_queue_depth', { destination: 'orders' })).toBe(0);
+    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(0);
+    expect(h.logger.messages('warn')).toEqual([]);
+    expect(h.logger.messages('error')).toEqual([]);
+  });
+
+  it('retries with a growing delay, the WARN text and a sanitized last_error', async () => {
+    h = pollerHarness({
+      publishers: [
+        new FakePublisher(
+          'http',
+          'all',
+          failing('HTTP 500: Internal Server Error - {"password":"hunter2"}'),
+        ),
+      ],
+    });
+    const [id] = await h.insert({
+      topic: 'order.created',
+      payload: {},
+      headers: { 'x-correlation-id': 'corr-1' },
+    });
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1, 5_000, 'first retry');
+    const row = h.store.row(id!);
+    expect(row.state).toBe('pending');
+    expect(row.lastError).toBe('HTTP 500: Internal Server Error - {"password=[REDACTED]}');
+    expect(row.scheduledAt - row.updatedAt).toBe(1000);
+
+    h.store.advance(1000);
+    await until(() => h!.store.row(id!).attempt === 2, 5_000, 'second retry');
+    expect(h.store.row(id!).scheduledAt - h.store.row(id!).updatedAt).toBe(2000);
+
+    const warns = h.logger.lines.filter((l) => l.level === 'warn');
+    expect(warns.map((l) => l.message)).toEqual([
+      `Publishing message ${id} failed on attempt 0. The retry runs in 1000 ms. Reason: HTTP 500: Internal Server Error - {"password=[REDACTED]}`,
+      `Publishing message ${id} failed on attempt 1. The retry runs in 2000 ms. Reason: HTTP 500: Internal Server Error - {"password=[REDACTED]}`,
+    ]);
+    expect(warns[1]!.fields).toMatchObject({
+      messageId: id,
+      topic: 'order.created',
+      attempt: 1,
+      correlationId: 'corr-1',
+      destination: 'orders',
+    });
+    await until(() => h!.poller.inFlight === 0);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(2);
+    expect(
+      await h.metric('queuebox_outbox_destination_messages_total', {
+        destination: 'orders',
+        outcome: 'failure',
+      }),
+    ).toBe(2);
+  });
+
+  it("goes dead when the row's own attempt reaches its own max_attempts", async () => {
+    h = pollerHarness({
+      publishers: [new FakePublisher('http', 'all', failing('HTTP 503: Service Unavailable'))],
+    });
+    const [atCeiling, noRetries] = await h.insert(
+      { topic: 'a', payload: {}, maxAttempts: 2 },
+      { topic: 'b', payload: {}, maxAttempts: 0 },
+    );
+    h.store.row(atCeiling!).attempt = 2;
+    h.poller.start();
+    await until(() => h!.store.byState('dead').length === 2, 5_000, 'two dead rows');
+    expect(h.store.row(atCeiling!)).toMatchObject({
+      state: 'dead',
+      attempt: 2,
+      lastError: 'HTTP 503: Service Unavailable',
+    });
+    expect(h.store.row(noRetries!)).toMatchObject({ state: 'dead', attempt: 0, claimedAt: null });
+    expect(h.logger.messages('error').sort()).toEqual(
+      [
+        `Message ${atCeiling} reached 2 attempts and is now dead. Reason: HTTP 503: Service Unavailable`,
+        `Message ${noRetries} reached 0 attempts and is now dead. Reason: HTTP 503: Service Unavailable`,
+      ].sort(),
+    );
+    await until(() => h!.poller.inFlight === 0);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'dead' })).toBe(2);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(0);
+  });
+
+  it('sends a row with no matching route to dead with the reference reason, without publishing', async () => {
+    h = pollerHarness({ router: fakeRouter({ 'order.created': { destination: 'orders' } }) });
+    const [id] = await h.insert({ topic: 'invoice.sent', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).state === 'dead');
+    expect(h.store.row(id!).lastError).toBe("No route matches topic 'invoice.sent'");
+    expect(h.store.row(id!).attempt).toBe(0);
+    expect(h.publisher.requests).toHaveLength(0);
+    await until(() => h!.poller.inFlight === 0);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'dead' })).toBe(1);
+  });
+
+  it('sends a row whose destination no publisher supports to dead', async () => {
+    h = pollerHarness({ publishers: [new FakePublisher('rabbitmq', ['events'])] });
+    const [id] = await h.insert({ topic: 'order.created', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).state === 'dead');
+    expect(h.store.row(id!).lastError).toBe("No publisher supports destination 'orders'");
+    expect(h.publisher.requests).toHaveLength(0);
+  });
+
+  it('publishes the transformed payload and keeps the stored one', async () => {
+    h = pollerHarness({
+      router: fakeRouter({ '*': { destination: 'orders', routeTransform: transformStage } }),
+      pipeline: fakePipeline((m) => ({ kind: 'success', payload: { wrapped: m.payload } })),
+    });
+    const [id] = await h.insert({ topic: 't', payload: { n: 1 } });
+    h.poller.start();
+    await until(() => h!.store.row(id!).state === 'sent');
+    expect(h.publisher.requests[0]!.payload).toEqual({ wrapped: { n: 1 } });
+    expect(h.store.row(id!).payload).toEqual({ n: 1 });
+  });
+
+  it('takes the failure path on a transform error and dead-letters on a transform Dead', async () => {
+    h = pollerHarness({
+      router: fakeRouter({ '*': { destination: 'orders', destinationTransform: transformStage } }),
+      pipeline: fakePipeline((m) =>
+        m.topic === 'bad'
+          ? { kind: 'error', reason: 'Evaluation timed out after 100 ms' }
+          : { kind: 'dead' },
+      ),
+    });
+    const [bad, dead] = await h.insert(
+      { topic: 'bad', payload: {} },
+      { topic: 'poison', payload: {} },
+    );
+    h.poller.start();
+    await until(() => h!.store.row(bad!).attempt === 1 && h!.store.row(dead!).state === 'dead');
+    expect(h.store.row(bad!)).toMatchObject({
+      state: 'pending',
+      lastError: 'Transform failed: Evaluation timed out after 100 ms',
+    });
+    expect(h.store.row(dead!)).toMatchObject({
+      state: 'dead',
+      attempt: 0,
+      lastError: 'Transform dead-lettered the message',
+    });
+    expect(h.publisher.requests).toHaveLength(0);
+  });
+
+  it('fails the publish of a row whose address rendered blank', async () => {
+    h = pollerHarness({
+      router: fakeRouter({
+        '*': { destination: 'events', destinationType: 'nats', address: '  ' },
+      }),
+      publishers: [new FakePublisher('nats')],
+    });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1);
+    expect(h.store.row(id!).lastError).toBe("The address of destination 'events' rendered empty");
+    expect(h.publisher.requests).toHaveLength(0);
+  });
+
+  it('takes the failure path with a sanitized cause chain when a publisher throws', async () => {
+    const cause = new Error('connect ECONNREFUSED postgres://app:s3cret@db:5432/app');
+    h = pollerHarness({
+      publishers: [
+        new FakePublisher('http', 'all', () => {
+          throw new Error('Publish failed', { cause });
+        }),
+      ],
+    });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1);
+    expect(h.store.row(id!).lastError).toBe(
+      'Error: Publish failed | caused by Error: connect ECONNREFUSED postgres://***@db:5432/app',
+    );
+  });
+
+  it('counts an unexpected exception and still runs the failure path', async () => {
+    h = pollerHarness({
+      router: {
+        route: () => {
+          throw new Error('router exploded');
+        },
+        destinationOf: () => null,
+      },
+    });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1);
+    expect(h.store.row(id!)).toMatchObject({
+      state: 'pending',
+      lastError: 'Error: router exploded',
+    });
+    expect(h.logger.messages('error')).toContain(
+      `Processing message ${id} failed unexpectedly. Reason: Error: router exploded`,
+    );
+    await until(() => h!.poller.inFlight === 0);
+    expect(await h.metric('queuebox_outbox_process_errors_total')).toBe(1);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(1);
+  });
+
+  it('treats a failed sent write as an unexpected exception and schedules a retry', async () => {
+    h = pollerHarness();
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.store.failNext('complete', new Error('Connection terminated unexpectedly'));
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1);
+    expect(h.store.row(id!)).toMatchObject({
+      state: 'pending',
+      lastError: 'Error: Connection terminated unexpectedly',
+    });
+    await until(() => h!.poller.inFlight === 0);
+    expect(await h.metric('queuebox_outbox_process_errors_total')).toBe(1);
+    expect(await h.metric('queuebox_outbox_messages_total', { status: 'sent' })).toBe(0);
+  });
+});

@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { delay, FakePublisher, until } from './testing/fakes.js';
+import { pollerHarness, type PollerHarness } from './testing/harness.js';
+
+let h: PollerHarness | undefined;
+afterEach(async () => {
+  await h?.poller.close();
+  h = undefined;
+});
+
+const hanging = () =>
+  new FakePublisher('http', 'all', (request) =>
+    delay(60_000, request.signal).then(() => ({ ok: true })),
+  );
+
+describe('OutboxPoller loop and shutdown (spec §4.1, §4.6)', () => {
+  it('logs a failing cycle, backs off and keeps going', async () => {
+    h = pollerHarness();
+    h.store.failNext('claim', new Error('connect ECONNREFUSED password=hunter2'), 2);
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).state === 'sent', 5_000, 'delivery after the failures');
+    expect(h.logger.messages('error')).toEqual([
+      'The poll cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED password=[REDACTED]',
+      'The poll cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED password=[REDACTED]',
+    ]);
+    expect(h.poller.running).toBe(true);
+  });
+
+  it('waits for in-flight messages to finish within the shutdown timeout', async () => {
+    const publisher = new FakePublisher('http', 'all', () => delay(100).then(() => ({ ok: true })));
+    h = pollerHarness({ publishers: [publisher] });
+    const ids = await h.insert({ topic: 't', payload: {} }, { topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => publisher.requests.length === 2);
+    expect(h.poller.running).toBe(true);
+    await h.poller.close();
+    expect(h.poller.running).toBe(false);
+    for (const id of ids) expect(h.store.row(id).state).toBe('sent');
+    expect(h.logger.messages('warn')).toEqual([]);
+  });
+
+  it('abandons what is still running after the shutdown timeout with the WARN', async () => {
+    const publisher = hanging();
+    h = pollerHarness({ publishers: [publisher], config: { shutdownTimeoutMs: 200 } });
+    const ids = await h.insert({ topic: 't', payload: {} }, { topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => publisher.requests.length === 2);
+    const started = performance.now();
+    await h.poller.close();
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(1_000);
+    expect(h.logger.messages('warn')).toEqual([
+      'The shutdown timeout of 200 ms elapsed. QueueBox abandoned 2 in-flight message(s). The reclaim step recovers them.',
+    ]);
+    expect(publisher.requests.every((r) => r.signal.aborted)).toBe(true);
+    await delay(20);
+    // Abandoned rows stay `processing` with their attempt unspent; the lease brings them back.
+    for (const id of ids)
+      expect(h.store.row(id)).toMatchObject({ state: 'processing', attempt: 0 });
+    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(0);
+    expect(h.store.calls.complete).toEqual([]);
+  });
+
+  it('hands claimed but unstarted rows back on shutdown and claims nothing more', async () => {
+    const publisher = new FakePublisher('http', 'all', () => delay(100).then(() => ({ ok: true })));
+    h = pollerHarness({ publishers: [publisher], config: { concurrency: 1, batchSize: 10 } });
+    await h.insert(...Array.from({ length: 5 }, () => ({ topic: 't', payload: {} })));
+    h.poller.start();
+    await until(() => publisher.requests.length === 1);
+    const claims = h.store.calls.claim.length;
+    await h.poller.close();
+    expect(h.store.calls.release).toEqual([4]);
+    expect(h.store.byState('sent')).toHaveLength(1);
+    expect(h.store.byState('pending').map((r) => r.attempt)).toEqual([0, 0, 0, 0]);
+    await h.insert({ topic: 't', payload: {} });
+    await delay(50);
+    expect(h.store.calls.claim.length).toBe(claims);
+  });
+
+  it('reclaims expired claims at most once per claimTimeoutMs / 5, keeping the attempt', async () => {
+    // Reclaim every 100 ms; the loop itself cycles every 5 ms.
+    h = pollerHarness({ config: { claimTimeoutMs: 500, pollIntervalMs: 5 } });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    Object.assign(h.store.row(id!), {
+      state: 'processing',
+      attempt: 2,
+      claimToken: 'gone',
+      leaseExpiresAt: h.store.now() - 1,
+    });
+    h.poller.start();
+    await until(() => h!.store.row(id!).state === 'sent');
+    expect(h.publisher.requests[0]!.message.attempt).toBe(2);
+    expect(await h.metric('queuebox_outbox_messages_reclaimed_total')).toBe(1);
+    const before = h.store.calls.reclaimExpired.length;
+    await delay(550);
+    const during = h.store.calls.reclaimExpired.length - before;
+    expect(during).toBeGreaterThanOrEqual(4);
+    expect(during).toBeLessThanOrEqual(7);
+  });
+
+  it('refreshes the pending gauges at most once per pendingGaugeIntervalMs', async () => {
+    h = pollerHarness({ config: { pendingGaugeIntervalMs: 100, pollIntervalMs: 5 } });
+    await h.insert(
+      ...Array.from({ length: 3 }, () => ({
+        topic: 't',
+        payload: {},
+        scheduledAt: new Date(Date.now() + 60_000),
+      })),
+    );
+    h.store.advance(2_000);
+    h.poller.start();
+    await until(() => h!.store.calls.gauges.length === 1);
+    await delay(20);
+    expect(await h.metric('queuebox_outbox_messages_pending')).toBe(3);
+    expect(await h.metric('queuebox_outbox_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(2);
+    await delay(450);
+    const calls = h.store.calls.gauges.length;
+    expect(calls).toBeGreaterThanOrEqual(4);
+    expect(calls).toBeLessThanOrEqual(6);
+    // Reading the scrape never queries.
+    await h.registry.metrics();
+    await h.registry.metrics();
+    expect(h.store.calls.gauges.length).toBeLessThanOrEqual(calls + 1);
+  });
+
+  it('claims at once on a wake instead of waiting the poll interval', async () => {
+    h = pollerHarness({ config: { pollIntervalMs: 60_000 } });
+    h.poller.start();
+    await until(() => h!.store.calls.claim.length === 1);
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.wake();
+    await until(() => h!.store.row(id!).state === 'sent', 1_000, 'delivery after the wake');
+  });
+
+  it('claims again at once after a claim that filled the batch', async () => {
+    h = pollerHarness({ config: { pollIntervalMs: 60_000, batchSize: 4, concurrency: 8 } });
+    await h.insert(...Array.from({ length: 12 }, () => ({ topic: 't', payload: {} })));
+    h.poller.start();
+    await until(
+      () => h!.store.byState('sent').length === 12,
+      1_000,
+      'all sent without a poll wait',
+    );
+  });
+});
