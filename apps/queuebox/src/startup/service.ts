@@ -1,5 +1,7 @@
 import { loadConfig } from '@queuebox/config';
-import { systemClock, type AppConfig, type Database, type Logger } from '@queuebox/core';
+import { systemClock, type AppConfig, type Logger } from '@queuebox/core';
+import { InboxRelay } from '@queuebox/inbox-service';
+import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
@@ -7,7 +9,10 @@ import { startServer, type RunningServer } from '../http/server.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
+import { refuseUnbuiltSources } from './broker-guard.js';
 import { readDemoConfig } from './demo-config.js';
+import { adminRoutes, dataRoutes } from './http-part.js';
+import { buildOutbox, planOutbox } from './outbox-part.js';
 import { ShutdownSequence } from './shutdown.js';
 import { step } from './step.js';
 
@@ -28,59 +33,82 @@ export interface RunningService {
 
 const DATABASE_CHECK_MS = 2000;
 
-/** The startup sequence of spec §17.1, each step wrapped so a failure names it. */
+/** The startup sequence of spec §17.1; each step is wrapped so a failure names it. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { logger } = options;
   const startedAt = Date.now();
   const config = await step('load the configuration', () =>
     loadConfig({ env: options.env, demoConfigYaml: readDemoConfig() }),
   );
+  await step('check the sources', () => refuseUnbuiltSources(config));
+  const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
+  const outboxPlan = await step('build the destinations', () => planOutbox(config, transformer, registry));
   const shutdown = new ShutdownSequence(logger);
+  for (const publisher of outboxPlan.publishers) shutdown.resource(`the ${publisher.type} publisher`, () => publisher.close());
 
-  let database: Database | undefined;
   try {
     const provider = await step('load the database provider', () => loadDatabaseProvider(config.database.type));
-    database = await step('connect to the database', () => provider.open(config, { logger, clock: systemClock }));
-    const db = database;
-    shutdown.resource('connection pool', () => db.close());
-    if (config.database.migrate) {
-      await step('migrate the database', () => db.migrate());
-    }
+    const db = await step('connect to the database', () => provider.open(config, { logger, clock: systemClock }));
+    shutdown.resource('the connection pool', () => db.close());
+    if (config.database.migrate) await step('migrate the database', () => db.migrate());
     await step('check the database schema', () => db.checkSchema());
 
-    const health: HealthComponent[] = [{ name: 'database', check: () => db.ping(DATABASE_CHECK_MS) }];
-    const drain = new RequestDrain();
-    const apps = buildHttpApps({
-      managementPort: config.server.managementPort,
-      maxBodyBytes: config.inbox.maxBodyBytes,
+    const { poller, retention } = buildOutbox(config, outboxPlan, db, logger);
+    const relay = new InboxRelay({
+      store: db.inboxStore(),
+      relay: config.inbox.relay,
+      sources: config.sources,
       registry,
-      health,
-      drain,
+      logger,
     });
+    const health: HealthComponent[] = [
+      { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },
+      { name: 'outbox-poller', check: () => poller.running },
+    ];
+    if (retention) health.push({ name: 'retention-service', check: () => retention.running });
+    if (config.inbox.relay.enabled) health.push({ name: 'inbox-relay', check: () => relay.running });
+
+    const drain = new RequestDrain();
+    const apps = await step('build the HTTP routes', () => {
+      const admin = adminRoutes(config, db, transformer, outboxPlan.router, logger);
+      return buildHttpApps({
+        managementPort: config.server.managementPort,
+        maxBodyBytes: config.inbox.maxBodyBytes,
+        registry,
+        health,
+        drain,
+        dataRoutes: dataRoutes(config, db, transformer, registry, logger),
+        ...(admin ? { operatorRoutes: admin } : {}),
+      });
+    });
+
+    // Spec §17.2 step 2 order; the HTTP step (registered below) runs before all of these.
+    shutdown.service('the outbox poller', () => poller.close());
+    shutdown.service('the inbox relay', () => relay.close());
+    if (retention) shutdown.service('the retention service', () => retention.close());
 
     const servers: RunningServer[] = [];
     shutdown.http(drain, servers, config.outbox.shutdownTimeoutMs);
+    poller.start();
+    retention?.start();
+    relay.start();
+
     const hostname = options.hostname ?? '0.0.0.0';
     let managementPort: number | null = null;
     if (apps.management && config.server.managementPort !== null) {
-      const management = await step('start the management server', () =>
-        startServer(apps.management!, config.server.managementPort!, hostname),
-      );
-      servers.push(management);
-      managementPort = management.port;
+      const management = apps.management;
+      const port = config.server.managementPort;
+      const server = await step('start the management server', () => startServer(management, port, hostname));
+      servers.push(server);
+      managementPort = server.port;
     }
     const data = await step('start the HTTP server', () => startServer(apps.data, config.server.httpPort, hostname));
     servers.push(data);
     logger.info(
       `QueueBox ${QUEUEBOX_VERSION} is listening on port ${data.port}${managementPort === null ? '' : ` (management port ${managementPort})`}.`,
     );
-    return {
-      config,
-      dataPort: data.port,
-      managementPort,
-      stop: () => shutdown.run(),
-    };
+    return { config, dataPort: data.port, managementPort, stop: () => shutdown.run() };
   } catch (error: unknown) {
     await shutdown.run();
     throw error;

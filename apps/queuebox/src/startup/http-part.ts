@@ -1,0 +1,50 @@
+import type { AppConfig, Database, Logger, Transformer } from '@queuebox/core';
+import { inboxRoutes } from '@queuebox/inbox-service';
+import type { MessageRouter } from '@queuebox/outbox-service';
+import type { Hono } from 'hono';
+import type { Registry } from 'prom-client';
+import { adminAuthenticator } from '../admin/admin-request.js';
+import { replayRoute } from '../admin/replay-route.js';
+import { transformTestRoute } from '../admin/transform-test-route.js';
+
+/** The inbox source routes, mounted on the data port. */
+export function dataRoutes(
+  config: AppConfig,
+  database: Database,
+  transformer: Transformer,
+  registry: Registry,
+  logger: Logger,
+): (app: Hono) => void {
+  return (app) =>
+    inboxRoutes(app, {
+      sources: config.sources,
+      basePath: config.inbox.basePath,
+      maxBodyBytes: config.inbox.maxBodyBytes,
+      store: database.inboxStore(),
+      transformer,
+      logger,
+      registry,
+    });
+}
+
+/** The admin routes (spec §11.6), present only with `admin.enabled`. */
+export function adminRoutes(
+  config: AppConfig,
+  database: Database,
+  transformer: Transformer,
+  router: MessageRouter,
+  logger: Logger,
+): ((app: Hono) => void) | undefined {
+  if (!config.admin.enabled) return undefined;
+  const auth = adminAuthenticator(config.admin);
+  return (app) => {
+    transformTestRoute(app, config.admin, auth, transformer);
+    replayRoute(app, {
+      admin: config.admin,
+      auth,
+      store: database.outboxStore(),
+      destinationOf: (topic) => router.destinationOf(topic),
+      logger,
+    });
+  };
+}
