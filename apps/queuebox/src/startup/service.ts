@@ -7,6 +7,7 @@ import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
+import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { refuseUnbuiltSources } from './broker-guard.js';
@@ -51,6 +52,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const provider = await step('load the database provider', () => loadDatabaseProvider(config.database.type));
     const db = await step('connect to the database', () => provider.open(config, { logger, clock: systemClock }));
     shutdown.resource('the connection pool', () => db.close());
+    registerPoolMetrics(registry, config.database);
     if (config.database.migrate) await step('migrate the database', () => db.migrate());
     await step('check the database schema', () => db.checkSchema());
 
