@@ -36,6 +36,15 @@ describe('the shared redaction corpus', () => {
     for (const secret of c.mustNotContain ?? []) expect(output).not.toContain(secret);
     for (const kept of c.mustContain ?? []) expect(output).toContain(kept);
   });
+
+  // An error text can pass the sanitizer twice (the HTTP publisher's text, then last_error).
+  it('is idempotent on every case', () => {
+    for (const c of corpus.cases) {
+      const once = sanitize(c.input);
+      expect(sanitize(once), c.name).toBe(once);
+    }
+    expect(sanitize(sanitize('busy, password=hunter2'))).toBe('busy, password=[REDACTED]');
+  });
 });
 
 describe('sanitize', () => {

@@ -166,6 +166,9 @@ function valueEnd(text: string, separator: number): number {
   const n = text.length;
   const stopAtSpace = text.charCodeAt(separator) === EQUALS;
   let j = skipBlanks(text, separator + 1);
+  // Already redacted (an error text sanitized twice): keep the marker whole, so sanitizing is
+  // idempotent instead of leaving a stray `]` behind.
+  if (text.startsWith(REDACTED, j)) return j + REDACTED.length;
   const first = text.charCodeAt(j);
   if (isQuote(first)) return quotedEnd(text, j, first);
   j = skipAuthScheme(text, j);

@@ -38,13 +38,15 @@ export function candidateWindow(limit: number): number {
  * Why a window (`win`): the only ordered access path is idx_outbox_pending_scheduled
  * (state, scheduled_at); nothing orders by sequence inside one scheduled_at. A multi-row insert
  * gives all its rows one CURRENT_TIMESTAMP, so `ORDER BY scheduled_at, sequence LIMIT n` over all
- * candidates reads and sorts the whole tie group on every claim (617 ms at 100 000 pending rows,
- * measured). The window reads the first `window` candidates in index order — every row with an
- * earlier scheduled_at comes before any later one, so schedule order is exact — and sorts only
- * those by (scheduled_at, sequence). Sequence order is exact inside the window; a tie group
- * larger than the window is taken window by window, in index order. Per-key order never depends
- * on this: the head predicate, not the ORDER BY, decides which row of a key may go, and the
- * seeds promise no order between keys or for NULL/'' keys.
+ * candidates reads and sorts the whole tie group on every claim: at 100 000 pending rows of 1 KiB,
+ * 52-66 ms with NULL keys and 400-440 ms with 1 000 keys per claim, measured (617 ms with JIT).
+ * This statement takes 2-4 ms for 100 rows there. The window reads the first `window`
+ * candidates in index order — every row with an earlier scheduled_at comes before any later
+ * one, so schedule order is exact — and sorts only those by (scheduled_at, sequence). Sequence
+ * order is exact inside the window; a tie group larger than the window is taken window by
+ * window, in index order. Per-key order never depends on this: the head predicate, not the
+ * ORDER BY, decides which row of a key may go, and the seeds promise no order between keys or
+ * for NULL/'' keys.
  *
  * Locking: the lock level joins the window back to the table by ctid and locks with SKIP LOCKED,
  * so a row another claimer holds is passed over and the next candidate of the window is taken.

@@ -137,6 +137,10 @@ function completionColumns(
       throw new QueueBoxError('internal', `Message ${id} appears twice in one completion batch.`);
     }
     seen.add(id);
+    // The SQL maps any other kind to 'dead'; a caller outside the type system must not get that.
+    if (!['sent', 'retry', 'dead'].includes(completion.kind)) {
+      throw new QueueBoxError('internal', `Unknown completion kind '${String(completion.kind)}'.`);
+    }
     ids.push(id);
     tokens.push(claimToken);
     kinds.push(completion.kind);

@@ -5,3 +5,4 @@
 export * from './services.js';
 export * from './postgres-database.js';
 export * from './ports.js';
+export * from './http-sink.js';

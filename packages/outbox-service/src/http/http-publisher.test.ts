@@ -12,7 +12,7 @@ import { outboxMessage } from '../routing/testing/outbox-message.js';
 import { httpDestination } from '../routing/testing/routing-config.js';
 import { createHttpPublisher } from './http-publisher.js';
 import type { HttpStatusClass } from './status-class.js';
-import { startHttpSink, type HttpSink } from './testing/http-sink.js';
+import { startHttpSink, type HttpSink } from '@queuebox/testing';
 
 let sink: HttpSink;
 let publisher: Publisher | undefined;

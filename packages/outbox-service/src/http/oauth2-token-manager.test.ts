@@ -10,7 +10,7 @@ import {
   type OAuth2Client,
   type OAuth2TokenManager,
 } from './oauth2-token-manager.js';
-import { startHttpSink, type HttpSink, type SinkRequest } from './testing/http-sink.js';
+import { startHttpSink, type HttpSink, type SinkRequest } from '@queuebox/testing';
 
 /** A clock the test moves by hand. */
 class ManualClock implements Clock {

@@ -1,0 +1,36 @@
+import { silentLogger } from '@queuebox/core';
+import { freePort, type FreshDatabase } from '@queuebox/testing';
+import { startService, type RunningService } from '../src/startup/service.js';
+import { writeConfig } from './process.js';
+
+/** Starts the real service in this process on a test database with the given YAML. */
+export async function startTestService(
+  db: Pick<FreshDatabase, 'jdbcUrl' | 'user'>,
+  yaml: string,
+  env: Record<string, string> = {},
+): Promise<RunningService & { readonly base: string }> {
+  const port = await freePort();
+  const service = await startService({
+    logger: silentLogger,
+    hostname: '127.0.0.1',
+    env: {
+      QUEUEBOX_CONFIG_FILE: writeConfig(yaml),
+      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
+      QUEUEBOX_DATABASE_USERNAME: db.user,
+      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+      ...env,
+    },
+  });
+  return { ...service, base: `http://127.0.0.1:${service.dataPort}` };
+}
+
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
