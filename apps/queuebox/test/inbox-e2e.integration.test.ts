@@ -1,0 +1,119 @@
+import { createHmac } from 'node:crypto';
+import { createFreshDatabase, requireService, startHttpSink, type FreshDatabase, type HttpSink } from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestService } from './service.js';
+
+const pg = await requireService('postgres', 'app: inbox end to end');
+const pgUrl = pg.available ? pg.url : '';
+const SECRET = 'whsec_test';
+
+/**
+ * The inbox through the real server: a signed webhook is stored once, the relay forwards it into
+ * the outbox, and the outbox delivers it to a real HTTP sink with the relay headers.
+ */
+describe.skipIf(!pg.available)('webhook to HTTP sink', () => {
+  let db: FreshDatabase;
+  let sink: HttpSink;
+  let service: Awaited<ReturnType<typeof startTestService>>;
+
+  beforeAll(async () => {
+    db = await createFreshDatabase(pgUrl);
+    sink = await startHttpSink();
+    service = await startTestService(
+      db,
+      `
+inbox:
+  relay:
+    pollIntervalMs: 50
+outbox:
+  pollIntervalMs: 50
+destinations:
+  sink:
+    type: http
+    baseUrl: ${sink.url}
+routes:
+  - topicPattern: "**"
+    destination: sink
+sources:
+  stripe:
+    path: /stripe
+    idempotencyKeyPath: $.id
+    eventTypePath: $.type
+    aggregateIdPath: $.customer
+    auth:
+      type: hmac
+      secret: ${SECRET}
+      headerName: X-Hub-Signature-256
+`,
+    );
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await sink?.close();
+    await db?.drop();
+  });
+
+  const post = (body: object, headers: Record<string, string> = {}) => {
+    const text = JSON.stringify(body);
+    const signature = `sha256=${createHmac('sha256', SECRET).update(text).digest('hex')}`;
+    return fetch(`${service.base}/inbox/stripe`, {
+      method: 'POST',
+      body: text,
+      headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature, ...headers },
+    });
+  };
+
+  it('stores the same webhook once: 202, then 200 duplicate', async () => {
+    const body = { id: 'evt_dup', type: 'payment.succeeded', customer: 'cus_dup' };
+    const first = await post(body);
+    expect(first.status).toBe(202);
+    const { messageId } = (await first.json()) as { messageId: string };
+    const second = await post(body);
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ status: 'duplicate' });
+    const rows = await db.sql<{ id: string }[]>`SELECT id FROM inbox WHERE source = 'stripe' AND idempotency_key = 'evt_dup'`;
+    expect(rows.map((r) => r.id)).toEqual([messageId]);
+  });
+
+  it('refuses a tampered signature with 401 and stores nothing', async () => {
+    const res = await fetch(`${service.base}/inbox/stripe`, {
+      method: 'POST',
+      body: '{"id":"evt_bad","type":"x"}',
+      headers: { 'X-Hub-Signature-256': 'sha256=00' },
+    });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'Invalid signature' });
+    const rows = await db.sql`SELECT 1 FROM inbox WHERE idempotency_key = 'evt_bad'`;
+    expect(rows).toHaveLength(0);
+  });
+
+  it('delivers the webhook to the sink with the relay headers and the correlation id', async () => {
+    const res = await post({ id: 'evt_e2e', type: 'payment.succeeded', customer: 'cus_1' }, { 'X-Correlation-Id': 'corr-e2e', 'x-source': 'spoofed' });
+    expect(res.status).toBe(202);
+    expect(res.headers.get('x-correlation-id')).toBe('corr-e2e');
+    const { messageId } = (await res.json()) as { messageId: string };
+    const delivered = await eventually(async () => sink.requests.find((r) => r.headers['x-inbox-id'] === messageId));
+    expect(delivered.headers['x-source']).toBe('stripe');
+    expect(delivered.headers['x-idempotency-key']).toBe('evt_e2e');
+    expect(delivered.headers['x-correlation-id']).toBe('corr-e2e');
+    expect(delivered.headers['x-topic']).toBe('payment.succeeded');
+    expect(delivered.headers['x-message-key']).toBe('cus_1');
+    expect(delivered.headers['x-message-id']).not.toBe(messageId);
+    expect(JSON.parse(delivered.body)).toEqual({ id: 'evt_e2e', type: 'payment.succeeded', customer: 'cus_1' });
+    const [inbox] = await db.sql<{ state: string }[]>`SELECT state FROM inbox WHERE id = ${messageId}`;
+    expect(inbox?.state).toBe('processed');
+  });
+
+  it('delivers the messages of one aggregate in the order they arrived', async () => {
+    for (let step = 1; step <= 5; step++) {
+      expect((await post({ id: `evt_order_${step}`, type: 'order.step', customer: 'cus_order', step })).status).toBe(202);
+    }
+    const steps = await eventually(async () => {
+      const seen = sink.requests
+        .filter((r) => r.headers['x-message-key'] === 'cus_order')
+        .map((r) => (JSON.parse(r.body) as { step: number }).step);
+      return seen.length === 5 ? seen : undefined;
+    });
+    expect(steps).toEqual([1, 2, 3, 4, 5]);
+  });
+});
