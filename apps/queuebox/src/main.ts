@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
- * QueueBox entry point: `queuebox` serves, `queuebox migrate [--baseline <v>]` migrates, anything
- * else prints the usage and exits 2. A startup failure prints one sanitized line and exits 1.
+ * QueueBox entry point: `queuebox` serves, `queuebox migrate [--baseline <v>]` migrates,
+ * `queuebox dev` runs locally on an embedded PostgreSQL, anything else prints the usage and
+ * exits 2. A startup failure prints one sanitized line and exits 1.
  */
 import { sanitizeError, type Logger } from '@queuebox/core';
 import { parseArguments, USAGE } from './cli/arguments.js';
+import { runDev } from './cli/dev.js';
 import { runMigrate } from './cli/migrate.js';
 import { createLogger, loggerOptionsFromEnv } from './observability/logger.js';
 import { startService } from './startup/service.js';
@@ -26,6 +28,11 @@ async function main(): Promise<number> {
     if (command.kind === 'migrate') {
       await runMigrate(process.env, logger, command.baseline);
       return 0;
+    }
+    if (command.kind === 'dev') {
+      const json = process.env.LOG_FORMAT?.trim().toLowerCase() === 'json';
+      const print = json ? (text: string) => logger.info(text) : (text: string) => process.stdout.write(`${text}\n`);
+      return await runDev({ env: process.env, logger, options: command.options, cwd: process.cwd(), print });
     }
     const service = await startService({ env: process.env, logger });
     return await new Promise<number>((resolve) => {

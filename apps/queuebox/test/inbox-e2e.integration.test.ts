@@ -92,7 +92,7 @@ sources:
     expect(res.status).toBe(202);
     expect(res.headers.get('x-correlation-id')).toBe('corr-e2e');
     const { messageId } = (await res.json()) as { messageId: string };
-    const delivered = await eventually(async () => sink.requests.find((r) => r.headers['x-inbox-id'] === messageId));
+    const delivered = await eventually(() => sink.requests.find((r) => r.headers['x-inbox-id'] === messageId));
     expect(delivered.headers['x-source']).toBe('stripe');
     expect(delivered.headers['x-idempotency-key']).toBe('evt_e2e');
     expect(delivered.headers['x-correlation-id']).toBe('corr-e2e');
@@ -108,7 +108,7 @@ sources:
     for (let step = 1; step <= 5; step++) {
       expect((await post({ id: `evt_order_${step}`, type: 'order.step', customer: 'cus_order', step })).status).toBe(202);
     }
-    const steps = await eventually(async () => {
+    const steps = await eventually(() => {
       const seen = sink.requests
         .filter((r) => r.headers['x-message-key'] === 'cus_order')
         .map((r) => (JSON.parse(r.body) as { step: number }).step);

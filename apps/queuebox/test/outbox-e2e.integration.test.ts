@@ -151,7 +151,7 @@ routes:
     await eventually(async () => (await row(ids[2]!)).state === 'sent');
     const delivered = sink.requests
       .filter((r) => r.headers['x-message-key'] === 'k-order' && r.headers['x-attempt'] !== undefined)
-      .map((r) => `${(JSON.parse(r.body) as { step: number }).step}@${r.headers['x-attempt']}`);
+      .map((r) => `${(JSON.parse(r.body) as { step: number }).step}@${String(r.headers['x-attempt'])}`);
     expect(delivered).toEqual(['1@0', '1@1', '1@2', '2@0', '3@0']);
   });
 });

