@@ -3,20 +3,59 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-const drivers = ['postgres', 'tedious', 'amqplib', 'kafkajs', 'nats', 'undici', 'pino', 'hono', '@hono/*'];
-const adapters = ['@queuebox/postgres', '@queuebox/sqlserver', '@queuebox/rabbitmq', '@queuebox/kafka', '@queuebox/nats', '@queuebox/capture', '@queuebox/app'];
-const deepImports = { group: ['@queuebox/*/src/*', '../../*/src/*', '../../../packages/*'], message: 'Import the package through its exports map.' };
+const drivers = [
+  'postgres',
+  'tedious',
+  'amqplib',
+  'kafkajs',
+  'nats',
+  'undici',
+  'pino',
+  'hono',
+  '@hono/*',
+];
+const adapters = [
+  '@queuebox/postgres',
+  '@queuebox/sqlserver',
+  '@queuebox/rabbitmq',
+  '@queuebox/kafka',
+  '@queuebox/nats',
+  '@queuebox/capture',
+  '@queuebox/app',
+];
+const deepImports = {
+  group: ['@queuebox/*/src/*', '../../*/src/*', '../../../packages/*'],
+  message: 'Import the package through its exports map.',
+};
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', 'deploy/**', '**/*.js', '**/*.mjs', 'vitest.config.ts'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/coverage/**',
+      'deploy/**',
+      '**/*.js',
+      '**/*.mjs',
+      'vitest.config.ts',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/only-throw-error': 'error',
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
       'no-restricted-imports': ['error', { patterns: [deepImports] }],
     },
   },
@@ -24,14 +63,36 @@ export default tseslint.config(
     files: ['packages/core/src/**/*.ts'],
     ignores: ['packages/core/src/**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [deepImports, { group: ['node:*', ...drivers, '@queuebox/*'], message: 'core performs no I/O and depends on nothing.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            deepImports,
+            {
+              group: ['node:*', ...drivers, '@queuebox/*'],
+              message: 'core performs no I/O and depends on nothing.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
     files: ['packages/{outbox-service,inbox-service,capture,config}/src/**/*.ts'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [deepImports, { group: [...adapters, 'postgres', 'tedious', 'amqplib', 'kafkajs', 'nats'], message: 'A service talks to the outside only through core ports.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            deepImports,
+            {
+              group: [...adapters, 'postgres', 'tedious', 'amqplib', 'kafkajs', 'nats'],
+              message: 'A service talks to the outside only through core ports.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

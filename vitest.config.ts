@@ -10,7 +10,11 @@ export default defineConfig({
   test: {
     projects: ['packages/*', 'apps/*'].map((glob) => ({
       extends: true,
-      test: { name: glob, dir: glob.replace('/*', ''), include: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'] },
+      test: {
+        name: glob,
+        dir: glob.replace('/*', ''),
+        include: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
+      },
     })),
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -10,7 +10,15 @@ const dir = mkdtempSync(join(tmpdir(), 'queuebox-tests-'));
 const out = join(dir, 'results.json');
 const run = spawnSync(
   'pnpm',
-  ['exec', 'vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${out}`, ...process.argv.slice(2)],
+  [
+    'exec',
+    'vitest',
+    'run',
+    '--reporter=default',
+    '--reporter=json',
+    `--outputFile.json=${out}`,
+    ...process.argv.slice(2),
+  ],
   { stdio: 'inherit' },
 );
 

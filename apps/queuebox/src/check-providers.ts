@@ -8,4 +8,6 @@ if (problems.length > 0) {
   for (const problem of problems) console.error(problem);
   process.exit(1);
 }
-console.log(`All ${Object.keys(providers).length} provider(s) load: ${Object.keys(providers).join(', ')}.`);
+console.log(
+  `All ${Object.keys(providers).length} provider(s) load: ${Object.keys(providers).join(', ')}.`,
+);

@@ -31,8 +31,16 @@ async function main(): Promise<number> {
     }
     if (command.kind === 'dev') {
       const json = process.env.LOG_FORMAT?.trim().toLowerCase() === 'json';
-      const print = json ? (text: string) => logger.info(text) : (text: string) => process.stdout.write(`${text}\n`);
-      return await runDev({ env: process.env, logger, options: command.options, cwd: process.cwd(), print });
+      const print = json
+        ? (text: string) => logger.info(text)
+        : (text: string) => process.stdout.write(`${text}\n`);
+      return await runDev({
+        env: process.env,
+        logger,
+        options: command.options,
+        cwd: process.cwd(),
+        print,
+      });
     }
     const service = await startService({ env: process.env, logger });
     return await new Promise<number>((resolve) => {
@@ -43,7 +51,11 @@ async function main(): Promise<number> {
       process.once('SIGINT', stop);
     });
   } catch (error: unknown) {
-    logger.error(error instanceof Error && error.name === 'StartupFailure' ? error.message : sanitizeError(error));
+    logger.error(
+      error instanceof Error && error.name === 'StartupFailure'
+        ? error.message
+        : sanitizeError(error),
+    );
     return 1;
   }
 }

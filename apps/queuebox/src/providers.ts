@@ -24,7 +24,9 @@ export const providers = {
 export type ProviderName = keyof typeof providers;
 
 /** Loads one provider and checks its shape; a missing package raises the named error. */
-export async function loadProvider<N extends ProviderName>(name: N): Promise<Awaited<ReturnType<(typeof providers)[N]['load']>>['provider']> {
+export async function loadProvider<N extends ProviderName>(
+  name: N,
+): Promise<Awaited<ReturnType<(typeof providers)[N]['load']>>['provider']> {
   const entry: ProviderEntry<{ kind?: unknown; name?: unknown }> = providers[name];
   let loaded: { readonly provider: { kind?: unknown; name?: unknown } } | undefined;
   try {
@@ -46,7 +48,9 @@ export async function loadProvider<N extends ProviderName>(name: N): Promise<Awa
   return provider as never;
 }
 
-export async function loadDatabaseProvider(type: 'postgresql' | 'sqlserver'): Promise<DatabaseProvider> {
+export async function loadDatabaseProvider(
+  type: 'postgresql' | 'sqlserver',
+): Promise<DatabaseProvider> {
   if (!(type in providers)) {
     throw new QueueBoxError(
       'provider_missing',

@@ -1,5 +1,11 @@
 import { createHmac } from 'node:crypto';
-import { createFreshDatabase, requireService, startHttpSink, type FreshDatabase, type HttpSink } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  requireService,
+  startHttpSink,
+  type FreshDatabase,
+  type HttpSink,
+} from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestService } from './service.js';
 
@@ -71,7 +77,9 @@ sources:
     const second = await post(body);
     expect(second.status).toBe(200);
     expect(await second.json()).toEqual({ status: 'duplicate' });
-    const rows = await db.sql<{ id: string }[]>`SELECT id FROM inbox WHERE source = 'stripe' AND idempotency_key = 'evt_dup'`;
+    const rows = await db.sql<
+      { id: string }[]
+    >`SELECT id FROM inbox WHERE source = 'stripe' AND idempotency_key = 'evt_dup'`;
     expect(rows.map((r) => r.id)).toEqual([messageId]);
   });
 
@@ -88,25 +96,39 @@ sources:
   });
 
   it('delivers the webhook to the sink with the relay headers and the correlation id', async () => {
-    const res = await post({ id: 'evt_e2e', type: 'payment.succeeded', customer: 'cus_1' }, { 'X-Correlation-Id': 'corr-e2e', 'x-source': 'spoofed' });
+    const res = await post(
+      { id: 'evt_e2e', type: 'payment.succeeded', customer: 'cus_1' },
+      { 'X-Correlation-Id': 'corr-e2e', 'x-source': 'spoofed' },
+    );
     expect(res.status).toBe(202);
     expect(res.headers.get('x-correlation-id')).toBe('corr-e2e');
     const { messageId } = (await res.json()) as { messageId: string };
-    const delivered = await eventually(() => sink.requests.find((r) => r.headers['x-inbox-id'] === messageId));
+    const delivered = await eventually(() =>
+      sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
+    );
     expect(delivered.headers['x-source']).toBe('stripe');
     expect(delivered.headers['x-idempotency-key']).toBe('evt_e2e');
     expect(delivered.headers['x-correlation-id']).toBe('corr-e2e');
     expect(delivered.headers['x-topic']).toBe('payment.succeeded');
     expect(delivered.headers['x-message-key']).toBe('cus_1');
     expect(delivered.headers['x-message-id']).not.toBe(messageId);
-    expect(JSON.parse(delivered.body)).toEqual({ id: 'evt_e2e', type: 'payment.succeeded', customer: 'cus_1' });
-    const [inbox] = await db.sql<{ state: string }[]>`SELECT state FROM inbox WHERE id = ${messageId}`;
+    expect(JSON.parse(delivered.body)).toEqual({
+      id: 'evt_e2e',
+      type: 'payment.succeeded',
+      customer: 'cus_1',
+    });
+    const [inbox] = await db.sql<
+      { state: string }[]
+    >`SELECT state FROM inbox WHERE id = ${messageId}`;
     expect(inbox?.state).toBe('processed');
   });
 
   it('delivers the messages of one aggregate in the order they arrived', async () => {
     for (let step = 1; step <= 5; step++) {
-      expect((await post({ id: `evt_order_${step}`, type: 'order.step', customer: 'cus_order', step })).status).toBe(202);
+      expect(
+        (await post({ id: `evt_order_${step}`, type: 'order.step', customer: 'cus_order', step }))
+          .status,
+      ).toBe(202);
     }
     const steps = await eventually(() => {
       const seen = sink.requests

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { silentLogger } from '@queuebox/core';
-import { createFreshDatabase, freePort, requireService, type FreshDatabase } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  freePort,
+  requireService,
+  type FreshDatabase,
+} from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../src/startup/service.js';
 
@@ -54,6 +59,8 @@ describe.skipIf(!pg.available)('docs/metrics.md against a real scrape', () => {
     for (const match of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) scraped.set(match[1]!, match[2]!);
     const documented = documentedFamilies();
     expect(documented.size).toBeGreaterThan(20);
-    expect(Object.fromEntries([...scraped].sort())).toEqual(Object.fromEntries([...documented].sort()));
+    expect(Object.fromEntries([...scraped].sort())).toEqual(
+      Object.fromEntries([...documented].sort()),
+    );
   });
 });

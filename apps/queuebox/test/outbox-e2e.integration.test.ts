@@ -1,4 +1,10 @@
-import { createFreshDatabase, requireService, startHttpSink, type FreshDatabase, type HttpSink } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  requireService,
+  startHttpSink,
+  type FreshDatabase,
+  type HttpSink,
+} from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startTestService } from './service.js';
 
@@ -17,34 +23,37 @@ interface Row {
  * every header, failures retry with a growing delay and become dead at the row's ceiling, and a
  * topic no route matches is dead at once. Once on the reference schema, once on renamed tables.
  */
-describe.skipIf(!pg.available).each([
-  { schema: 'reference' as const },
-  { schema: 'renamed' as const },
-])('outbox delivery on the $schema schema', ({ schema }) => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  const table = schema === 'reference' ? 'outbox' : 'app_outbox';
-  const col = (name: string) => (schema === 'reference' ? name : `c_${name}`);
+describe
+  .skipIf(!pg.available)
+  .each([{ schema: 'reference' as const }, { schema: 'renamed' as const }])(
+  'outbox delivery on the $schema schema',
+  ({ schema }) => {
+    let db: FreshDatabase;
+    let sink: HttpSink;
+    let service: Awaited<ReturnType<typeof startTestService>>;
+    const table = schema === 'reference' ? 'outbox' : 'app_outbox';
+    const col = (name: string) => (schema === 'reference' ? name : `c_${name}`);
 
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink((request, response) => {
-      // `fail-twice` rows fail their first two attempts; `always-fail` rows never succeed.
-      const attempt = Number(request.headers['x-attempt']);
-      const body = JSON.parse(request.body) as { mode?: string };
-      const fail = body.mode === 'always-fail' || (body.mode === 'fail-twice' && attempt < 2);
-      response.writeHead(fail ? 503 : 200).end(fail ? 'busy, password=hunter2' : 'ok');
-    });
-    let mapping = '';
-    if (schema === 'renamed') {
-      await createRenamedOutbox(db);
-      mapping = `  migrate: false\n  outboxTableName: app_outbox\n  columnMapping:\n    outbox:\n${OUTBOX_COLUMNS.map((c) => `      ${camel(c)}: c_${c}`).join('\n')}\n    inbox:\n      headers: headers\n`;
-      await db.sql.unsafe(`CREATE TABLE inbox (id uuid PRIMARY KEY, headers jsonb NOT NULL DEFAULT '{}')`);
-    }
-    service = await startTestService(
-      db,
-      `
+    beforeAll(async () => {
+      db = await createFreshDatabase(pgUrl);
+      sink = await startHttpSink((request, response) => {
+        // `fail-twice` rows fail their first two attempts; `always-fail` rows never succeed.
+        const attempt = Number(request.headers['x-attempt']);
+        const body = JSON.parse(request.body) as { mode?: string };
+        const fail = body.mode === 'always-fail' || (body.mode === 'fail-twice' && attempt < 2);
+        response.writeHead(fail ? 503 : 200).end(fail ? 'busy, password=hunter2' : 'ok');
+      });
+      let mapping = '';
+      if (schema === 'renamed') {
+        await createRenamedOutbox(db);
+        mapping = `  migrate: false\n  outboxTableName: app_outbox\n  columnMapping:\n    outbox:\n${OUTBOX_COLUMNS.map((c) => `      ${camel(c)}: c_${c}`).join('\n')}\n    inbox:\n      headers: headers\n`;
+        await db.sql.unsafe(
+          `CREATE TABLE inbox (id uuid PRIMARY KEY, headers jsonb NOT NULL DEFAULT '{}')`,
+        );
+      }
+      service = await startTestService(
+        db,
+        `
 database:
 ${mapping || '  migrate: true'}
 outbox:
@@ -64,101 +73,140 @@ routes:
   - topicPattern: "order.*"
     destination: sink
 `,
-    );
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
-  });
+      );
+    });
+    afterAll(async () => {
+      await service?.stop();
+      await sink?.close();
+      await db?.drop();
+    });
 
-  const insert = (topic: string, payload: object, extra: { key?: string; maxAttempts?: number; headers?: object } = {}) =>
-    db.sql.unsafe<{ id: string }[]>(
-      `INSERT INTO ${table} (${col('topic')}, ${col('key')}, ${col('payload')}, ${col('headers')}, ${col('max_attempts')})
+    const insert = (
+      topic: string,
+      payload: object,
+      extra: { key?: string; maxAttempts?: number; headers?: object } = {},
+    ) =>
+      db.sql.unsafe<{ id: string }[]>(
+        `INSERT INTO ${table} (${col('topic')}, ${col('key')}, ${col('payload')}, ${col('headers')}, ${col('max_attempts')})
        VALUES ($1, $2, $3::text::jsonb, $4::text::jsonb, $5) RETURNING ${col('id')} AS id`,
-      [topic, extra.key ?? null, JSON.stringify(payload), JSON.stringify(extra.headers ?? {}), extra.maxAttempts ?? 5],
-    );
-  const row = async (id: string) =>
-    (
-      await db.sql.unsafe<Row[]>(
-        `SELECT ${col('state')} AS state, ${col('attempt')} AS attempt, ${col('last_error')} AS last_error, ${col('id')} AS id FROM ${table} WHERE ${col('id')} = $1`,
-        [id],
-      )
-    )[0]!;
+        [
+          topic,
+          extra.key ?? null,
+          JSON.stringify(payload),
+          JSON.stringify(extra.headers ?? {}),
+          extra.maxAttempts ?? 5,
+        ],
+      );
+    const row = async (id: string) =>
+      (
+        await db.sql.unsafe<Row[]>(
+          `SELECT ${col('state')} AS state, ${col('attempt')} AS attempt, ${col('last_error')} AS last_error, ${col('id')} AS id FROM ${table} WHERE ${col('id')} = $1`,
+          [id],
+        )
+      )[0]!;
 
-  it('delivers a row with every header and marks it sent', async () => {
-    const [inserted] = await insert('order.created', { step: 1 }, { key: 'order-42', headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins' } });
-    const id = inserted!.id;
-    await eventually(async () => (await row(id)).state === 'sent');
-    const request = sink.requests.find((r) => r.headers['x-message-id'] === id)!;
-    expect(request.method).toBe('POST');
-    expect(request.url).toBe('/events');
-    expect(JSON.parse(request.body)).toEqual({ step: 1 });
-    expect(request.headers['content-type']).toBe('application/json');
-    expect(request.headers['x-topic']).toBe('order.created');
-    expect(request.headers['x-attempt']).toBe('0');
-    expect(request.headers['x-message-key']).toBe('order-42');
-    expect(request.headers['x-correlation-id']).toBe('corr-1');
-    expect(request.headers['x-static']).toBe('row-wins');
-  });
-
-  it('retries with a growing delay and the sanitized last_error, then delivers', async () => {
-    const [inserted] = await insert('order.paid', { mode: 'fail-twice' });
-    const id = inserted!.id;
-    await eventually(async () => (await row(id)).state === 'sent');
-    const attempts = sink.requests.filter((r) => r.headers['x-message-id'] === id);
-    expect(attempts.map((r) => r.headers['x-attempt'])).toEqual(['0', '1', '2']);
-    const final = await row(id);
-    expect(final.attempt).toBe(2);
-    expect(final.last_error).toBe('HTTP 503: Service Unavailable - busy, password=[REDACTED]');
-  });
-
-  it('goes dead at the row’s own max_attempts', async () => {
-    const [inserted] = await insert('order.failed', { mode: 'always-fail' }, { maxAttempts: 2 });
-    const id = inserted!.id;
-    const dead = await eventually(async () => {
-      const current = await row(id);
-      return current.state === 'dead' ? current : undefined;
+    it('delivers a row with every header and marks it sent', async () => {
+      const [inserted] = await insert(
+        'order.created',
+        { step: 1 },
+        { key: 'order-42', headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins' } },
+      );
+      const id = inserted!.id;
+      await eventually(async () => (await row(id)).state === 'sent');
+      const request = sink.requests.find((r) => r.headers['x-message-id'] === id)!;
+      expect(request.method).toBe('POST');
+      expect(request.url).toBe('/events');
+      expect(JSON.parse(request.body)).toEqual({ step: 1 });
+      expect(request.headers['content-type']).toBe('application/json');
+      expect(request.headers['x-topic']).toBe('order.created');
+      expect(request.headers['x-attempt']).toBe('0');
+      expect(request.headers['x-message-key']).toBe('order-42');
+      expect(request.headers['x-correlation-id']).toBe('corr-1');
+      expect(request.headers['x-static']).toBe('row-wins');
     });
-    expect(dead.attempt).toBe(2);
-    expect(sink.requests.filter((r) => r.headers['x-message-id'] === id)).toHaveLength(3);
-    expect(dead.last_error).toContain('HTTP 503');
-  });
 
-  it('marks a row no route matches dead at once, with the reference reason', async () => {
-    const [inserted] = await insert('invoice.sent', { x: 1 });
-    const id = inserted!.id;
-    const dead = await eventually(async () => {
-      const current = await row(id);
-      return current.state === 'dead' ? current : undefined;
+    it('retries with a growing delay and the sanitized last_error, then delivers', async () => {
+      const [inserted] = await insert('order.paid', { mode: 'fail-twice' });
+      const id = inserted!.id;
+      await eventually(async () => (await row(id)).state === 'sent');
+      const attempts = sink.requests.filter((r) => r.headers['x-message-id'] === id);
+      expect(attempts.map((r) => r.headers['x-attempt'])).toEqual(['0', '1', '2']);
+      const final = await row(id);
+      expect(final.attempt).toBe(2);
+      expect(final.last_error).toBe('HTTP 503: Service Unavailable - busy, password=[REDACTED]');
     });
-    expect(dead.last_error).toBe("No route matches topic 'invoice.sent'");
-    expect(dead.attempt).toBe(0);
-    expect(sink.requests.some((r) => r.headers['x-message-id'] === id)).toBe(false);
-  });
 
-  it('delivers the rows of one key in insert order while a retry holds the key back', async () => {
-    const ids: string[] = [];
-    await db.sql.begin(async (tx) => {
-      for (const [step, mode] of [[1, 'fail-twice'], [2, 'ok'], [3, 'ok']] as const) {
-        const [r] = await tx.unsafe<{ id: string }[]>(
-          `INSERT INTO ${table} (${col('topic')}, ${col('key')}, ${col('payload')}) VALUES ('order.step', 'k-order', $1::text::jsonb) RETURNING ${col('id')} AS id`,
-          [JSON.stringify({ step, mode })],
+    it('goes dead at the row’s own max_attempts', async () => {
+      const [inserted] = await insert('order.failed', { mode: 'always-fail' }, { maxAttempts: 2 });
+      const id = inserted!.id;
+      const dead = await eventually(async () => {
+        const current = await row(id);
+        return current.state === 'dead' ? current : undefined;
+      });
+      expect(dead.attempt).toBe(2);
+      expect(sink.requests.filter((r) => r.headers['x-message-id'] === id)).toHaveLength(3);
+      expect(dead.last_error).toContain('HTTP 503');
+    });
+
+    it('marks a row no route matches dead at once, with the reference reason', async () => {
+      const [inserted] = await insert('invoice.sent', { x: 1 });
+      const id = inserted!.id;
+      const dead = await eventually(async () => {
+        const current = await row(id);
+        return current.state === 'dead' ? current : undefined;
+      });
+      expect(dead.last_error).toBe("No route matches topic 'invoice.sent'");
+      expect(dead.attempt).toBe(0);
+      expect(sink.requests.some((r) => r.headers['x-message-id'] === id)).toBe(false);
+    });
+
+    it('delivers the rows of one key in insert order while a retry holds the key back', async () => {
+      const ids: string[] = [];
+      await db.sql.begin(async (tx) => {
+        for (const [step, mode] of [
+          [1, 'fail-twice'],
+          [2, 'ok'],
+          [3, 'ok'],
+        ] as const) {
+          const [r] = await tx.unsafe<{ id: string }[]>(
+            `INSERT INTO ${table} (${col('topic')}, ${col('key')}, ${col('payload')}) VALUES ('order.step', 'k-order', $1::text::jsonb) RETURNING ${col('id')} AS id`,
+            [JSON.stringify({ step, mode })],
+          );
+          ids.push(r!.id);
+        }
+      });
+      await eventually(async () => (await row(ids[2]!)).state === 'sent');
+      const delivered = sink.requests
+        .filter(
+          (r) => r.headers['x-message-key'] === 'k-order' && r.headers['x-attempt'] !== undefined,
+        )
+        .map(
+          (r) =>
+            `${(JSON.parse(r.body) as { step: number }).step}@${String(r.headers['x-attempt'])}`,
         );
-        ids.push(r!.id);
-      }
+      expect(delivered).toEqual(['1@0', '1@1', '1@2', '2@0', '3@0']);
     });
-    await eventually(async () => (await row(ids[2]!)).state === 'sent');
-    const delivered = sink.requests
-      .filter((r) => r.headers['x-message-key'] === 'k-order' && r.headers['x-attempt'] !== undefined)
-      .map((r) => `${(JSON.parse(r.body) as { step: number }).step}@${String(r.headers['x-attempt'])}`);
-    expect(delivered).toEqual(['1@0', '1@1', '1@2', '2@0', '3@0']);
-  });
-});
+  },
+);
 
 const OUTBOX_COLUMNS = [
-  'id', 'topic', 'key', 'aggregate_type', 'payload', 'headers', 'state', 'attempt', 'max_attempts', 'scheduled_at',
-  'created_at', 'updated_at', 'claimed_at', 'claim_token', 'lease_expires_at', 'last_error', 'sequence',
+  'id',
+  'topic',
+  'key',
+  'aggregate_type',
+  'payload',
+  'headers',
+  'state',
+  'attempt',
+  'max_attempts',
+  'scheduled_at',
+  'created_at',
+  'updated_at',
+  'claimed_at',
+  'claim_token',
+  'lease_expires_at',
+  'last_error',
+  'sequence',
 ];
 
 const camel = (snake: string) => snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

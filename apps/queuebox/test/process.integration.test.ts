@@ -1,4 +1,9 @@
-import { createFreshDatabase, freePort, requireService, type FreshDatabase } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  freePort,
+  requireService,
+  type FreshDatabase,
+} from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runQueueBox, startQueueBox, writeConfig } from './process.js';
 
@@ -85,28 +90,41 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
     const second = await runQueueBox(['migrate'], env);
     expect(second.code).toBe(0);
     expect(second.stdout).not.toContain('Applied');
-    const [row] = await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM flyway_schema_history WHERE success`;
+    const [row] = await db.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM flyway_schema_history WHERE success`;
     expect(row?.n).toBe(11);
   });
 
   it('serves health, metrics and root, then drains and exits 0 on SIGTERM', async () => {
     const port = await freePort();
-    const qb = startQueueBox([], { ...env, QUEUEBOX_SERVER_HTTPPORT: String(port), LOG_FORMAT: 'json' });
+    const qb = startQueueBox([], {
+      ...env,
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+      LOG_FORMAT: 'json',
+    });
     try {
       await qb.waitFor('is listening on port');
       const base = `http://127.0.0.1:${port}`;
       expect(await (await fetch(`${base}/`)).text()).toBe('QueueBox is running!');
       const ready = await fetch(`${base}/health`);
       expect(ready.status).toBe(200);
-      expect(((await ready.json()) as { components: Record<string, unknown> }).components.database).toEqual({ status: 'up' });
+      expect(
+        ((await ready.json()) as { components: Record<string, unknown> }).components.database,
+      ).toEqual({ status: 'up' });
       expect(await (await fetch(`${base}/metrics`)).text()).toContain('queuebox_uptime_seconds');
     } finally {
       qb.child.kill('SIGTERM');
     }
     const result = await qb.exited;
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines.every((line) => line.service === 'queuebox' && typeof line['@timestamp'] === 'string')).toBe(true);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines.every((line) => line.service === 'queuebox' && typeof line['@timestamp'] === 'string'),
+    ).toBe(true);
     expect(lines.map((line) => line.message)).toContain('Shutdown complete');
   });
 
@@ -135,7 +153,10 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
     const bare = await createFreshDatabase(pgUrl);
     try {
       await bare.sql`CREATE TABLE outbox (id uuid PRIMARY KEY)`;
-      const result = await runQueueBox(['migrate'], { ...env, QUEUEBOX_DATABASE_URL: bare.jdbcUrl });
+      const result = await runQueueBox(['migrate'], {
+        ...env,
+        QUEUEBOX_DATABASE_URL: bare.jdbcUrl,
+      });
       expect(result.code).toBe(1);
       expect(result.stdout).toContain(
         'QueueBox tables exist without a migration history. Run `queuebox migrate --baseline <version>` with the last version you applied by hand.',

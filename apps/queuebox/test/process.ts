@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
 export function assertBuilt(): void {
-  if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`pnpm build\` before the process tests.`);
+  if (!existsSync(MAIN))
+    throw new Error(`${MAIN} is missing: run \`pnpm build\` before the process tests.`);
 }
 
 export interface ProcessResult {
@@ -24,7 +25,11 @@ export interface QueueBoxProcess {
   exited: Promise<ProcessResult>;
 }
 
-export function startQueueBox(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): QueueBoxProcess {
+export function startQueueBox(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): QueueBoxProcess {
   const child = spawn(process.execPath, [MAIN, ...args], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -59,7 +64,10 @@ export function startQueueBox(args: string[], env: Record<string, string>, optio
     waitFor(text, timeoutMs = 20_000) {
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`'${text}' did not appear in ${timeoutMs} ms. Output:\n${stdout}${stderr}`)),
+          () =>
+            reject(
+              new Error(`'${text}' did not appear in ${timeoutMs} ms. Output:\n${stdout}${stderr}`),
+            ),
           timeoutMs,
         );
         waiters.push({
@@ -72,14 +80,19 @@ export function startQueueBox(args: string[], env: Record<string, string>, optio
         check();
         void exited.then(() => {
           clearTimeout(timer);
-          if (!(stdout + stderr).includes(text)) reject(new Error(`The process exited before '${text}'. Output:\n${stdout}${stderr}`));
+          if (!(stdout + stderr).includes(text))
+            reject(new Error(`The process exited before '${text}'. Output:\n${stdout}${stderr}`));
         });
       });
     },
   };
 }
 
-export function runQueueBox(args: string[], env: Record<string, string>, options: { cwd?: string } = {}): Promise<ProcessResult> {
+export function runQueueBox(
+  args: string[],
+  env: Record<string, string>,
+  options: { cwd?: string } = {},
+): Promise<ProcessResult> {
   return startQueueBox(args, env, options).exited;
 }
 

@@ -18,12 +18,18 @@ describe('provider registry on the production install', () => {
 
   beforeAll(() => {
     assertBuilt();
-    const deploy = spawnSync('pnpm', ['--filter', '@queuebox/app', 'deploy', '--legacy', '--prod', target], { cwd: ROOT, encoding: 'utf8' });
-    if (deploy.status !== 0) throw new Error(`pnpm deploy failed:\n${deploy.stdout}${deploy.stderr}`);
+    const deploy = spawnSync(
+      'pnpm',
+      ['--filter', '@queuebox/app', 'deploy', '--legacy', '--prod', target],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    if (deploy.status !== 0)
+      throw new Error(`pnpm deploy failed:\n${deploy.stdout}${deploy.stderr}`);
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const check = () => spawnSync(process.execPath, [join(target, 'dist/check-providers.js')], { encoding: 'utf8' });
+  const check = () =>
+    spawnSync(process.execPath, [join(target, 'dist/check-providers.js')], { encoding: 'utf8' });
 
   it('loads every provider from the production install', () => {
     const result = check();
@@ -36,6 +42,8 @@ describe('provider registry on the production install', () => {
     rmSync(join(target, 'node_modules/@queuebox/postgres'), { recursive: true, force: true });
     const result = check();
     expect(result.status).toBe(1);
-    expect(result.stderr).toContain("The provider 'postgresql' is missing: add the package @queuebox/postgres");
+    expect(result.stderr).toContain(
+      "The provider 'postgresql' is missing: add the package @queuebox/postgres",
+    );
   });
 });

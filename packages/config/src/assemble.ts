@@ -36,7 +36,10 @@ export function assemble(raw: RawConfig, url: ParsedDatabaseUrl): AppConfig {
     http: raw.http,
     admin: { ...raw.admin, auth: inboundAuth(raw.admin.auth) },
     destinations: Object.fromEntries(
-      Object.entries(raw.destinations).map(([name, destination]) => [name, assembleDestination(destination)]),
+      Object.entries(raw.destinations).map(([name, destination]) => [
+        name,
+        assembleDestination(destination),
+      ]),
     ),
     routes: raw.routes.map((route) => ({ ...route, transform: transform(route.transform) })),
     sources: Object.fromEntries(
@@ -60,7 +63,9 @@ function assembleDatabase(raw: RawConfig, url: ParsedDatabaseUrl): DatabaseConfi
     url: db.url.trim(),
     // PostgreSQL (libpq and JDBC alike) connects to the database named like the user when the URL names none.
     connection:
-      connection.database === '' && url.type === 'postgresql' ? { ...connection, database: username } : connection,
+      connection.database === '' && url.type === 'postgresql'
+        ? { ...connection, database: username }
+        : connection,
     username,
     password: db.password ?? new Secret(url.password ?? ''),
   };

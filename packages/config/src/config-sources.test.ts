@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, type LoadConfigOptions } from './index.js';
 
-const DB_YAML = 'database:\n  url: jdbc:postgresql://localhost:5432/queuebox\n  username: queuebox\n  password: secret\n';
+const DB_YAML =
+  'database:\n  url: jdbc:postgresql://localhost:5432/queuebox\n  username: queuebox\n  password: secret\n';
 const DEMO = `${DB_YAML}server:\n  httpPort: 1111\n`;
 const DB_ENV = {
   QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://localhost:5432/queuebox',
@@ -24,29 +25,56 @@ function thrown(options: LoadConfigOptions): ConfigError {
 
 describe('sources and precedence (spec §12.1)', () => {
   it('reads /etc/queuebox/queuebox.yml by default and QUEUEBOX_CONFIG_FILE when set', () => {
-    const fs = files({ '/etc/queuebox/queuebox.yml': `${DB_YAML}server: {httpPort: 2222}`, '/x.yml': `${DB_YAML}server: {httpPort: 3333}` });
+    const fs = files({
+      '/etc/queuebox/queuebox.yml': `${DB_YAML}server: {httpPort: 2222}`,
+      '/x.yml': `${DB_YAML}server: {httpPort: 3333}`,
+    });
     expect(loadConfig({ env: {}, readFile: fs }).server.httpPort).toBe(2222);
-    expect(loadConfig({ env: { QUEUEBOX_CONFIG_FILE: '/x.yml' }, readFile: fs }).server.httpPort).toBe(3333);
-    expect(loadConfig({ env: {}, defaultConfigFile: '/x.yml', readFile: fs }).server.httpPort).toBe(3333);
+    expect(
+      loadConfig({ env: { QUEUEBOX_CONFIG_FILE: '/x.yml' }, readFile: fs }).server.httpPort,
+    ).toBe(3333);
+    expect(loadConfig({ env: {}, defaultConfigFile: '/x.yml', readFile: fs }).server.httpPort).toBe(
+      3333,
+    );
   });
 
   it('lets variables win over the file', () => {
     const fs = files({ '/etc/queuebox/queuebox.yml': `${DB_YAML}server: {httpPort: 2222}` });
-    expect(loadConfig({ env: { QUEUEBOX_SERVER_HTTPPORT: '4444' }, readFile: fs }).server.httpPort).toBe(4444);
+    expect(
+      loadConfig({ env: { QUEUEBOX_SERVER_HTTPPORT: '4444' }, readFile: fs }).server.httpPort,
+    ).toBe(4444);
   });
 
   it('reads the demo only when there is no file, no configuration variable and no QUEUEBOX_CONFIG_FILE', () => {
     const none = files({});
-    expect(loadConfig({ env: {}, demoConfigYaml: DEMO, readFile: none }).server.httpPort).toBe(1111);
+    expect(loadConfig({ env: {}, demoConfigYaml: DEMO, readFile: none }).server.httpPort).toBe(
+      1111,
+    );
     // Ignored variables do not count as configuration.
-    expect(loadConfig({ env: { QUEUEBOX_PORT: 'tcp://1.2.3.4:80', PATH: '/bin' }, demoConfigYaml: DEMO, readFile: none }).server.httpPort).toBe(1111);
+    expect(
+      loadConfig({
+        env: { QUEUEBOX_PORT: 'tcp://1.2.3.4:80', PATH: '/bin' },
+        demoConfigYaml: DEMO,
+        readFile: none,
+      }).server.httpPort,
+    ).toBe(1111);
     // A configuration variable: the demo is not read, the variables alone configure.
-    expect(loadConfig({ env: DB_ENV, demoConfigYaml: DEMO, readFile: none }).server.httpPort).toBe(8080);
+    expect(loadConfig({ env: DB_ENV, demoConfigYaml: DEMO, readFile: none }).server.httpPort).toBe(
+      8080,
+    );
     // An existing file replaces the demo entirely.
     const file = files({ '/etc/queuebox/queuebox.yml': DB_YAML });
-    expect(loadConfig({ env: {}, demoConfigYaml: DEMO, readFile: file }).server.httpPort).toBe(8080);
+    expect(loadConfig({ env: {}, demoConfigYaml: DEMO, readFile: file }).server.httpPort).toBe(
+      8080,
+    );
     // QUEUEBOX_CONFIG_FILE set (even to a missing file): no demo.
-    expect(thrown({ env: { QUEUEBOX_CONFIG_FILE: '/missing.yml' }, demoConfigYaml: DEMO, readFile: none }).message).toMatch(/^No configuration was found/);
+    expect(
+      thrown({
+        env: { QUEUEBOX_CONFIG_FILE: '/missing.yml' },
+        demoConfigYaml: DEMO,
+        readFile: none,
+      }).message,
+    ).toMatch(/^No configuration was found/);
   });
 
   it('names the three sources when there is no configuration at all', () => {
@@ -60,7 +88,9 @@ describe('sources and precedence (spec §12.1)', () => {
         'Set the environment variables, or write the file.',
     );
     // An empty file is a source with nothing in it.
-    expect(thrown({ env: {}, readFile: files({ '/etc/queuebox/queuebox.yml': '# nothing\n' }) }).message).toMatch(/^No configuration was found/);
+    expect(
+      thrown({ env: {}, readFile: files({ '/etc/queuebox/queuebox.yml': '# nothing\n' }) }).message,
+    ).toMatch(/^No configuration was found/);
   });
 
   it('reports a file that exists but cannot be read', () => {
@@ -70,13 +100,20 @@ describe('sources and precedence (spec §12.1)', () => {
         throw Object.assign(new Error('EACCES: permission denied'), { code: 'EACCES' });
       },
     });
-    expect(error.problems).toEqual(['/etc/queuebox/queuebox.yml: cannot read the configuration file (EACCES)']);
+    expect(error.problems).toEqual([
+      '/etc/queuebox/queuebox.yml: cannot read the configuration file (EACCES)',
+    ]);
   });
 
   it('reports YAML syntax errors by position without quoting the text', () => {
-    const error = thrown({ env: {}, readFile: files({ '/etc/queuebox/queuebox.yml': 'database:\n  password: "hunter2\n' }) });
+    const error = thrown({
+      env: {},
+      readFile: files({ '/etc/queuebox/queuebox.yml': 'database:\n  password: "hunter2\n' }),
+    });
     expect(error.problems).toHaveLength(1);
-    expect(error.problems[0]).toMatch(/^\/etc\/queuebox\/queuebox\.yml: not valid YAML: .* \(line \d+, column \d+\)$/);
+    expect(error.problems[0]).toMatch(
+      /^\/etc\/queuebox\/queuebox\.yml: not valid YAML: .* \(line \d+, column \d+\)$/,
+    );
     expect(error.message).not.toContain('hunter2');
   });
 
@@ -88,7 +125,10 @@ describe('sources and precedence (spec §12.1)', () => {
 
 describe('placeholders (spec §12.1)', () => {
   const load = (yaml: string, env: Record<string, string>) =>
-    loadConfig({ env: { QUEUEBOX_CONFIG_FILE: '/c.yml', ...env }, readFile: files({ '/c.yml': yaml }) });
+    loadConfig({
+      env: { QUEUEBOX_CONFIG_FILE: '/c.yml', ...env },
+      readFile: files({ '/c.yml': yaml }),
+    });
 
   it('reads ${NAME} and ${NAME:-fallback} from the environment', () => {
     const yaml =
@@ -97,7 +137,10 @@ describe('placeholders (spec §12.1)', () => {
     expect(config.database.url).toBe('jdbc:postgresql://localhost:5432/orders');
     expect(config.database.username).toBe('app');
     expect(config.database.password.reveal()).toBe('');
-    expect(load(yaml, { DB_HOST: 'db', DB_NAME: 'o', DB_USER: 'u', DB_PASSWORD: 'p' }).database.connection.hosts).toEqual([{ host: 'db', port: 5432 }]);
+    expect(
+      load(yaml, { DB_HOST: 'db', DB_NAME: 'o', DB_USER: 'u', DB_PASSWORD: 'p' }).database
+        .connection.hosts,
+    ).toEqual([{ host: 'db', port: 5432 }]);
   });
 
   it('fails the load for a missing required placeholder, naming the variable', () => {
@@ -149,7 +192,10 @@ describe('file: secrets (spec §12.1, §16.3)', () => {
   });
 
   it('keeps file: literal in a field that is not a secret', () => {
-    const config = loadConfig({ env: { ...DB_ENV, QUEUEBOX_INBOX_BASEPATH: 'file:/x' }, readFile: files({}) });
+    const config = loadConfig({
+      env: { ...DB_ENV, QUEUEBOX_INBOX_BASEPATH: 'file:/x' },
+      readFile: files({}),
+    });
     expect(config.inbox.basePath).toBe('file:/x');
   });
 

@@ -23,7 +23,11 @@ const DEFAULT_PORT: Record<DatabaseType, number> = { postgresql: 5432, sqlserver
 /** The type a URL is written for, or undefined for a form QueueBox does not read. */
 export function databaseUrlType(url: string): DatabaseType | undefined {
   const lower = url.trim().toLowerCase();
-  if (lower.startsWith('jdbc:postgresql://') || lower.startsWith('postgres://') || lower.startsWith('postgresql://')) {
+  if (
+    lower.startsWith('jdbc:postgresql://') ||
+    lower.startsWith('postgres://') ||
+    lower.startsWith('postgresql://')
+  ) {
     return 'postgresql';
   }
   if (lower.startsWith('jdbc:sqlserver://')) return 'sqlserver';
@@ -36,10 +40,13 @@ export function parseDatabaseUrl(url: string): DatabaseUrlResult {
   const trimmed = url.trim();
   try {
     const lower = trimmed.toLowerCase();
-    if (lower.startsWith('jdbc:sqlserver://')) return { ok: true, value: parseSqlServer(trimmed.slice(17)) };
-    if (lower.startsWith('jdbc:postgresql://')) return { ok: true, value: parsePostgres(trimmed.slice(18), false) };
+    if (lower.startsWith('jdbc:sqlserver://'))
+      return { ok: true, value: parseSqlServer(trimmed.slice(17)) };
+    if (lower.startsWith('jdbc:postgresql://'))
+      return { ok: true, value: parsePostgres(trimmed.slice(18), false) };
     const scheme = /^postgres(?:ql)?:\/\//i.exec(trimmed);
-    if (scheme !== null) return { ok: true, value: parsePostgres(trimmed.slice(scheme[0].length), true) };
+    if (scheme !== null)
+      return { ok: true, value: parsePostgres(trimmed.slice(scheme[0].length), true) };
     return { ok: false, reason: 'the URL form is not known' };
   } catch (error: unknown) {
     if (error instanceof UrlProblem) return { ok: false, reason: error.message };
@@ -57,7 +64,8 @@ function decode(text: string): string {
 
 function port(text: string): number {
   const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(value >= 1 && value <= 65_535)) throw new UrlProblem(`the port '${text}' is not a number between 1 and 65535`);
+  if (!(value >= 1 && value <= 65_535))
+    throw new UrlProblem(`the port '${text}' is not a number between 1 and 65535`);
   return value;
 }
 
@@ -69,7 +77,8 @@ function hostAndPort(text: string): { host: string; port: number | undefined } {
     const close = text.indexOf(']');
     if (close < 0) throw new UrlProblem(`the host '${text}' opens '[' without closing it`);
     const rest = text.slice(close + 1);
-    if (rest !== '' && !rest.startsWith(':')) throw new UrlProblem(`the host '${text}' is not valid`);
+    if (rest !== '' && !rest.startsWith(':'))
+      throw new UrlProblem(`the host '${text}' is not valid`);
     host = text.slice(1, close);
     portText = rest.slice(1);
   } else {
@@ -79,7 +88,10 @@ function hostAndPort(text: string): { host: string; port: number | undefined } {
       portText = text.slice(colon + 1);
     }
   }
-  return { host: host === '' ? 'localhost' : host, port: portText === '' ? undefined : port(portText) };
+  return {
+    host: host === '' ? 'localhost' : host,
+    port: portText === '' ? undefined : port(portText),
+  };
 }
 
 function parsePostgres(rest: string, allowUserInfo: boolean): ParsedDatabaseUrl {
@@ -91,7 +103,10 @@ function parsePostgres(rest: string, allowUserInfo: boolean): ParsedDatabaseUrl 
   let username: string | null = null;
   let password: string | null = null;
   if (at >= 0) {
-    if (!allowUserInfo) throw new UrlProblem('a jdbc:postgresql:// URL cannot carry a user name; set database.username');
+    if (!allowUserInfo)
+      throw new UrlProblem(
+        'a jdbc:postgresql:// URL cannot carry a user name; set database.username',
+      );
     const userInfo = head.slice(0, at);
     const colon = userInfo.indexOf(':');
     username = decode(colon < 0 ? userInfo : userInfo.slice(0, colon));
@@ -115,7 +130,13 @@ function parsePostgres(rest: string, allowUserInfo: boolean): ParsedDatabaseUrl 
   return { type: 'postgresql', connection: { hosts, database, params }, username, password };
 }
 
-const SQL_SERVER_LOCATION_KEYS = new Set(['servername', 'portnumber', 'port', 'databasename', 'database']);
+const SQL_SERVER_LOCATION_KEYS = new Set([
+  'servername',
+  'portnumber',
+  'port',
+  'databasename',
+  'database',
+]);
 
 function parseSqlServer(rest: string): ParsedDatabaseUrl {
   const [location = '', ...properties] = rest.split(';');
@@ -150,5 +171,10 @@ function parseSqlServer(rest: string): ParsedDatabaseUrl {
     port: parsed.port ?? (propertyPort === undefined ? DEFAULT_PORT.sqlserver : port(propertyPort)),
   };
   const database = all.databasename ?? all.database ?? '';
-  return { type: 'sqlserver', connection: { hosts: [host], database, params }, username: null, password: null };
+  return {
+    type: 'sqlserver',
+    connection: { hosts: [host], database, params },
+    username: null,
+    password: null,
+  };
 }

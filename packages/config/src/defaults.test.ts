@@ -16,21 +16,52 @@ function loadYaml(yaml: string): AppConfig {
 }
 
 const OUTBOX_COLUMNS = {
-  id: 'id', topic: 'topic', key: 'key', aggregateType: 'aggregate_type', payload: 'payload',
-  headers: 'headers', state: 'state', attempt: 'attempt', maxAttempts: 'max_attempts',
-  scheduledAt: 'scheduled_at', createdAt: 'created_at', updatedAt: 'updated_at',
-  claimedAt: 'claimed_at', claimToken: 'claim_token', leaseExpiresAt: 'lease_expires_at',
-  lastError: 'last_error', sequence: 'sequence',
+  id: 'id',
+  topic: 'topic',
+  key: 'key',
+  aggregateType: 'aggregate_type',
+  payload: 'payload',
+  headers: 'headers',
+  state: 'state',
+  attempt: 'attempt',
+  maxAttempts: 'max_attempts',
+  scheduledAt: 'scheduled_at',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  claimedAt: 'claimed_at',
+  claimToken: 'claim_token',
+  leaseExpiresAt: 'lease_expires_at',
+  lastError: 'last_error',
+  sequence: 'sequence',
 };
 const INBOX_COLUMNS = {
-  id: 'id', source: 'source', idempotencyKey: 'idempotency_key', aggregateId: 'aggregate_id',
-  eventType: 'event_type', payload: 'payload', state: 'state', createdAt: 'created_at',
-  processedAt: 'processed_at', claimedAt: 'claimed_at', claimToken: 'claim_token',
-  leaseExpiresAt: 'lease_expires_at', correlationId: 'correlation_id', consumption: 'consumption',
-  scheduledAt: 'scheduled_at', attempt: 'attempt', lastError: 'last_error', headers: 'headers',
+  id: 'id',
+  source: 'source',
+  idempotencyKey: 'idempotency_key',
+  aggregateId: 'aggregate_id',
+  eventType: 'event_type',
+  payload: 'payload',
+  state: 'state',
+  createdAt: 'created_at',
+  processedAt: 'processed_at',
+  claimedAt: 'claimed_at',
+  claimToken: 'claim_token',
+  leaseExpiresAt: 'lease_expires_at',
+  correlationId: 'correlation_id',
+  consumption: 'consumption',
+  scheduledAt: 'scheduled_at',
+  attempt: 'attempt',
+  lastError: 'last_error',
+  headers: 'headers',
 };
 
-const RETENTION_DEFAULT = { policy: 'DISABLED', maxAgeMs: null, maxCount: null, cleanupIntervalMs: 3_600_000, batchSize: 1000 };
+const RETENTION_DEFAULT = {
+  policy: 'DISABLED',
+  maxAgeMs: null,
+  maxCount: null,
+  cleanupIntervalMs: 3_600_000,
+  batchSize: 1000,
+};
 
 describe('defaults (spec §12.2)', () => {
   it('fills every key of a configuration that sets only the database trio', () => {
@@ -41,7 +72,11 @@ describe('defaults (spec §12.2)', () => {
       database: {
         type: 'postgresql',
         url: 'jdbc:postgresql://localhost:5432/queuebox',
-        connection: { hosts: [{ host: 'localhost', port: 5432 }], database: 'queuebox', params: {} },
+        connection: {
+          hosts: [{ host: 'localhost', port: 5432 }],
+          database: 'queuebox',
+          params: {},
+        },
         username: 'queuebox',
         password: expect.any(Secret),
         poolSize: 10,
@@ -94,7 +129,13 @@ describe('defaults (spec §12.2)', () => {
         },
       },
       http: { maxErrorBodyBytes: 2048, blockPrivateAddresses: false },
-      admin: { enabled: false, insecure: false, auth: null, maxTransformTimeoutMs: 1000, maxPayloadBytes: 65_536 },
+      admin: {
+        enabled: false,
+        insecure: false,
+        auth: null,
+        maxTransformTimeoutMs: 1000,
+        maxPayloadBytes: 65_536,
+      },
       destinations: {},
       routes: [],
       sources: {},
@@ -113,12 +154,20 @@ describe('defaults (spec §12.2)', () => {
 
   it('fills inbox.relay.maxAttempts from outbox.maxAttempts unless it is set', () => {
     expect(loadYaml('outbox: {maxAttempts: 9}').inbox.relay.maxAttempts).toBe(9);
-    expect(loadYaml('outbox: {maxAttempts: 9}\ninbox: {relay: {maxAttempts: 3}}').inbox.relay.maxAttempts).toBe(3);
+    expect(
+      loadYaml('outbox: {maxAttempts: 9}\ninbox: {relay: {maxAttempts: 3}}').inbox.relay
+        .maxAttempts,
+    ).toBe(3);
   });
 
   it('fills only the renamed columns and keeps the default names of the others', () => {
-    const config = loadYaml('database:\n  migrate: false\n  columnMapping:\n    outbox: {topic: event_topic}');
-    expect(config.database.columnMapping.outbox).toEqual({ ...OUTBOX_COLUMNS, topic: 'event_topic' });
+    const config = loadYaml(
+      'database:\n  migrate: false\n  columnMapping:\n    outbox: {topic: event_topic}',
+    );
+    expect(config.database.columnMapping.outbox).toEqual({
+      ...OUTBOX_COLUMNS,
+      topic: 'event_topic',
+    });
     expect(config.database.columnMapping.inbox).toEqual(INBOX_COLUMNS);
   });
 
@@ -131,19 +180,52 @@ destinations:
   subject: {type: nats, servers: "nats://nats:4222", subject: orders}
 `);
     expect(config.destinations).toEqual({
-      web: { type: 'http', baseUrl: 'https://api.example.com', path: '/', timeoutMs: 30_000, auth: null, headers: {}, transform: null },
+      web: {
+        type: 'http',
+        baseUrl: 'https://api.example.com',
+        path: '/',
+        timeoutMs: 30_000,
+        auth: null,
+        headers: {},
+        transform: null,
+      },
       rabbit: {
-        type: 'rabbitmq', url: 'amqp://rabbit', exchange: 'events', exchangeFrom: null, exchangeType: 'topic',
-        routingKeyTemplate: '{{ topic }}', deliveryMode: 'persistent', headers: {}, transform: null,
+        type: 'rabbitmq',
+        url: 'amqp://rabbit',
+        exchange: 'events',
+        exchangeFrom: null,
+        exchangeType: 'topic',
+        routingKeyTemplate: '{{ topic }}',
+        deliveryMode: 'persistent',
+        headers: {},
+        transform: null,
       },
       stream: {
-        type: 'kafka', bootstrapServers: 'kafka:9092', topic: 'orders', topicFrom: null, keyTemplate: '{{ key }}',
-        timeoutMs: 30_000, securityProtocol: 'PLAINTEXT', saslMechanism: null, saslUsername: null, saslPassword: null,
-        headers: {}, transform: null,
+        type: 'kafka',
+        bootstrapServers: 'kafka:9092',
+        topic: 'orders',
+        topicFrom: null,
+        keyTemplate: '{{ key }}',
+        timeoutMs: 30_000,
+        securityProtocol: 'PLAINTEXT',
+        saslMechanism: null,
+        saslUsername: null,
+        saslPassword: null,
+        headers: {},
+        transform: null,
       },
       subject: {
-        type: 'nats', servers: 'nats://nats:4222', subject: 'orders', subjectFrom: null, jetStream: true, timeoutMs: 30_000,
-        username: null, password: null, token: null, headers: {}, transform: null,
+        type: 'nats',
+        servers: 'nats://nats:4222',
+        subject: 'orders',
+        subjectFrom: null,
+        jetStream: true,
+        timeoutMs: 30_000,
+        username: null,
+        password: null,
+        token: null,
+        headers: {},
+        transform: null,
       },
     });
   });
@@ -176,19 +258,38 @@ sources:
 `);
     expect(config.routes).toEqual([
       {
-        topicPattern: 'order.*', destination: 'web', routingKeyTemplate: null, routingKeyMissingFieldDefault: '',
+        topicPattern: 'order.*',
+        destination: 'web',
+        routingKeyTemplate: null,
+        routingKeyMissingFieldDefault: '',
         transform: { expression: '$', timeoutMs: 100, maxDepth: 100, onError: 'Fail' },
       },
     ]);
-    expect(config.destinations.web).toMatchObject({ auth: { type: 'header', headerName: 'Authorization' } });
-    expect(config.admin.auth).toEqual({ type: 'api-key', key: expect.any(Secret), headerName: 'X-API-Key' });
+    expect(config.destinations.web).toMatchObject({
+      auth: { type: 'header', headerName: 'Authorization' },
+    });
+    expect(config.admin.auth).toEqual({
+      type: 'api-key',
+      key: expect.any(Secret),
+      headerName: 'X-API-Key',
+    });
     const hmac = {
-      type: 'hmac', secret: expect.any(Secret), headerName: 'X-Signature', algorithm: 'HmacSHA256', signaturePrefix: 'sha256=',
-      timestampHeader: null, timestampToleranceMs: 300_000, signaturePayloadFormat: 'BODY',
+      type: 'hmac',
+      secret: expect.any(Secret),
+      headerName: 'X-Signature',
+      algorithm: 'HmacSHA256',
+      signaturePrefix: 'sha256=',
+      timestampHeader: null,
+      timestampToleranceMs: 300_000,
+      signaturePayloadFormat: 'BODY',
     };
     expect(config.sources.signed).toMatchObject({ auth: hmac });
     expect(config.sources.stamped).toMatchObject({
-      auth: { ...hmac, timestampHeader: 'X-Timestamp', signaturePayloadFormat: 'TIMESTAMP_DOT_BODY' },
+      auth: {
+        ...hmac,
+        timestampHeader: 'X-Timestamp',
+        signaturePayloadFormat: 'TIMESTAMP_DOT_BODY',
+      },
     });
   });
 
@@ -201,27 +302,76 @@ sources:
   jet: {type: nats, servers: "nats://nats:4222", stream: ORDERS, durable: d}
 `);
     const shared = {
-      consumption: 'push', aggregateIdPath: [], eventTypePath: [], idempotencyKeyExpression: null,
-      aggregateIdExpression: null, eventTypeExpression: null, initialDelayMs: 0, scheduledAtHeader: null,
-      scheduledAtPath: [], transform: null, filter: null,
+      consumption: 'push',
+      aggregateIdPath: [],
+      eventTypePath: [],
+      idempotencyKeyExpression: null,
+      aggregateIdExpression: null,
+      eventTypeExpression: null,
+      initialDelayMs: 0,
+      scheduledAtHeader: null,
+      scheduledAtPath: [],
+      transform: null,
+      filter: null,
     };
     const broker = {
-      ...shared, topic: '{{ source }}', idempotencyKeyPath: ['$.id'], eventTypeFromHeader: false,
-      attributeHeaders: { idempotencyKey: 'x-idempotency-key', aggregateId: 'x-aggregate-id', eventType: 'x-event-type' },
+      ...shared,
+      topic: '{{ source }}',
+      idempotencyKeyPath: ['$.id'],
+      eventTypeFromHeader: false,
+      attributeHeaders: {
+        idempotencyKey: 'x-idempotency-key',
+        aggregateId: 'x-aggregate-id',
+        eventType: 'x-event-type',
+      },
     };
     expect(config.sources).toEqual({
       hook: {
-        ...shared, type: 'http', topic: '{{ eventType }}', path: '/hook', idempotencyKeyPath: ['$.id'], eventTypePath: ['$.type'],
-        idempotencyKeyHeader: null, eventTypeHeader: null, aggregateIdHeader: null, auth: null, rateLimit: null,
+        ...shared,
+        type: 'http',
+        topic: '{{ eventType }}',
+        path: '/hook',
+        idempotencyKeyPath: ['$.id'],
+        eventTypePath: ['$.type'],
+        idempotencyKeyHeader: null,
+        eventTypeHeader: null,
+        aggregateIdHeader: null,
+        auth: null,
+        rateLimit: null,
       },
-      rabbit: { ...broker, type: 'rabbitmq', queueName: 'q', connectionUrl: 'amqp://rabbit', prefetchCount: 10, declareQueue: false },
+      rabbit: {
+        ...broker,
+        type: 'rabbitmq',
+        queueName: 'q',
+        connectionUrl: 'amqp://rabbit',
+        prefetchCount: 10,
+        declareQueue: false,
+      },
       stream: {
-        ...broker, type: 'kafka', bootstrapServers: 'kafka:9092', topics: ['orders'], groupId: 'g', autoOffsetReset: 'earliest',
-        maxPollRecords: 100, securityProtocol: 'PLAINTEXT', saslMechanism: null, saslUsername: null, saslPassword: null,
+        ...broker,
+        type: 'kafka',
+        bootstrapServers: 'kafka:9092',
+        topics: ['orders'],
+        groupId: 'g',
+        autoOffsetReset: 'earliest',
+        maxPollRecords: 100,
+        securityProtocol: 'PLAINTEXT',
+        saslMechanism: null,
+        saslUsername: null,
+        saslPassword: null,
       },
       jet: {
-        ...broker, type: 'nats', servers: 'nats://nats:4222', stream: 'ORDERS', durable: 'd', filterSubject: null,
-        ackWaitMs: 30_000, batchSize: 100, username: null, password: null, token: null,
+        ...broker,
+        type: 'nats',
+        servers: 'nats://nats:4222',
+        stream: 'ORDERS',
+        durable: 'd',
+        filterSubject: null,
+        ackWaitMs: 30_000,
+        batchSize: 100,
+        username: null,
+        password: null,
+        token: null,
       },
     });
   });
@@ -261,7 +411,12 @@ retention:
         ],
       },
     });
-    expect(config.retention.outbox).toEqual({ ...RETENTION_DEFAULT, policy: 'AGE', maxAgeMs: 604_800_000, cleanupIntervalMs: 1_800_000 });
+    expect(config.retention.outbox).toEqual({
+      ...RETENTION_DEFAULT,
+      policy: 'AGE',
+      maxAgeMs: 604_800_000,
+      cleanupIntervalMs: 1_800_000,
+    });
     expect(config.retention.inbox).toMatchObject({ policy: 'AGE', maxAgeMs: 129_600_000 });
   });
 });

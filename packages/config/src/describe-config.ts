@@ -15,7 +15,10 @@ export function describeConfig(config: AppConfig): string {
       if (typeof value === 'string' && URL_KEYS.has(key)) return maskUrl(value);
       if (isRecord(value) && (key === 'headers' || key === 'params' || key === 'extraParams')) {
         return Object.fromEntries(
-          Object.entries(value).map(([name, v]) => [name, key === 'headers' || SECRET_PARAM.test(name) ? '***' : v]),
+          Object.entries(value).map(([name, v]) => [
+            name,
+            key === 'headers' || SECRET_PARAM.test(name) ? '***' : v,
+          ]),
         );
       }
       return value;

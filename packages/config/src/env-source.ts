@@ -38,7 +38,8 @@ export function readEnvSource(
   const names: string[] = [];
   for (const name of Object.keys(env).sort()) {
     const value = env[name];
-    if (value === undefined || !name.startsWith(ENV_PREFIX) || name === CONFIG_FILE_VARIABLE) continue;
+    if (value === undefined || !name.startsWith(ENV_PREFIX) || name === CONFIG_FILE_VARIABLE)
+      continue;
     const segments = envNameToSegments(name);
     if (isServiceLinkName(name) && !binds(segments)) continue;
     names.push(name);
@@ -48,14 +49,22 @@ export function readEnvSource(
   return { tree: toMap(root), names };
 }
 
-function insert(root: Draft, segments: readonly string[], value: string, name: string, problems: Problems): void {
+function insert(
+  root: Draft,
+  segments: readonly string[],
+  value: string,
+  name: string,
+  problems: Problems,
+): void {
   let node = root;
   for (const [i, segment] of segments.entries()) {
     if (node.kind !== 'map') return;
     const last = i === segments.length - 1;
     const child = node.children.get(segment);
     if (child === undefined) {
-      const created: Draft = last ? { kind: 'leaf', value, name } : { kind: 'map', children: new Map() };
+      const created: Draft = last
+        ? { kind: 'leaf', value, name }
+        : { kind: 'map', children: new Map() };
       node.children.set(segment, created);
       node = created;
     } else if (last || child.kind === 'leaf') {
@@ -92,6 +101,9 @@ function toNode(draft: Draft): RawNode {
 
 function toMap(draft: Draft): RawMap {
   if (draft.kind === 'leaf') return { kind: 'map', entries: [] };
-  const entries: RawEntry[] = [...draft.children].map(([written, child]) => ({ written, node: toNode(child) }));
+  const entries: RawEntry[] = [...draft.children].map(([written, child]) => ({
+    written,
+    node: toNode(child),
+  }));
   return { kind: 'map', entries };
 }

@@ -16,10 +16,14 @@ export function renamedSchemaKeys(database: SchemaNames): string[] {
   const renamed: string[] = [];
   if (database.outboxTableName !== 'outbox') renamed.push('database.outboxTableName');
   if (database.inboxTableName !== 'inbox') renamed.push('database.inboxTableName');
-  const differs = (mapping: Readonly<Record<string, string>>, defaults: Readonly<Record<string, string>>): boolean =>
-    Object.entries(defaults).some(([key, column]) => mapping[key] !== column);
-  if (differs(database.columnMapping.outbox, DEFAULT_OUTBOX_COLUMNS)) renamed.push('database.columnMapping.outbox');
-  if (differs(database.columnMapping.inbox, DEFAULT_INBOX_COLUMNS)) renamed.push('database.columnMapping.inbox');
+  const differs = (
+    mapping: Readonly<Record<string, string>>,
+    defaults: Readonly<Record<string, string>>,
+  ): boolean => Object.entries(defaults).some(([key, column]) => mapping[key] !== column);
+  if (differs(database.columnMapping.outbox, DEFAULT_OUTBOX_COLUMNS))
+    renamed.push('database.columnMapping.outbox');
+  if (differs(database.columnMapping.inbox, DEFAULT_INBOX_COLUMNS))
+    renamed.push('database.columnMapping.inbox');
   return renamed;
 }
 

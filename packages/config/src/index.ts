@@ -6,12 +6,32 @@
  * It does not touch the network or the database: DNS checks of `http.blockPrivateAddresses`,
  * JSONata compilation and the schema guard run at start-up in the packages that own them.
  */
-export { loadConfig, noConfigurationMessage, DEMO_SOURCE_NAME, type LoadConfigOptions } from './load-config.js';
+export {
+  loadConfig,
+  noConfigurationMessage,
+  DEMO_SOURCE_NAME,
+  type LoadConfigOptions,
+} from './load-config.js';
 export { ConfigError, formatProblems } from './config-error.js';
 export { maskUrl } from './mask-url.js';
 export { describeConfig } from './describe-config.js';
-export { parseDatabaseUrl, databaseUrlType, type ParsedDatabaseUrl, type DatabaseUrlResult } from './database-url.js';
-export { renamedSchemaKeys, migrationGuardMessage, adminGuardProblem, ADMIN_GUARD_MESSAGE } from './guards.js';
+export {
+  parseDatabaseUrl,
+  databaseUrlType,
+  type ParsedDatabaseUrl,
+  type DatabaseUrlResult,
+} from './database-url.js';
+export {
+  renamedSchemaKeys,
+  migrationGuardMessage,
+  adminGuardProblem,
+  ADMIN_GUARD_MESSAGE,
+} from './guards.js';
 export { DEFAULT_OUTBOX_COLUMNS, DEFAULT_INBOX_COLUMNS } from './schema.js';
 export { parseDuration } from './values.js';
-export { CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE, yamlPathToEnvKey, envKeyToYamlPath } from './env-names.js';
+export {
+  CONFIG_FILE_VARIABLE,
+  DEFAULT_CONFIG_FILE,
+  yamlPathToEnvKey,
+  envKeyToYamlPath,
+} from './env-names.js';

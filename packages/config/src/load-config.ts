@@ -15,7 +15,13 @@ import { Problems } from './problems.js';
 import { envPaths, mergeNodes, type RawNode } from './raw-node.js';
 import { configSchema } from './schema.js';
 import { validateDestinations, validateRoutes } from './validate-destinations.js';
-import { validateAdmin, validateCapture, validateDatabase, validateRetention, validateServer } from './validate-core.js';
+import {
+  validateAdmin,
+  validateCapture,
+  validateDatabase,
+  validateRetention,
+  validateServer,
+} from './validate-core.js';
 import { validateSources } from './validate-sources.js';
 import { YamlSyntaxError, parseYaml, type Env } from './yaml-source.js';
 
@@ -48,7 +54,9 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   try {
     yamlText = readFile(filePath);
   } catch (error: unknown) {
-    throw ConfigError.fromProblems([`${filePath}: cannot read the configuration file (${errorCode(error)})`]);
+    throw ConfigError.fromProblems([
+      `${filePath}: cannot read the configuration file (${errorCode(error)})`,
+    ]);
   }
   // The demo never merges with a file, and never wakes up behind an operator's variables.
   if (yamlText === undefined && variables.names.length === 0 && configFileVariable === undefined) {
@@ -69,7 +77,8 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     problems.throwIfAny();
     throw new ConfigError(noConfigurationMessage(filePath));
   }
-  const merged = variables.tree === null ? (file ?? undefined) : mergeNodes(file ?? undefined, variables.tree);
+  const merged =
+    variables.tree === null ? (file ?? undefined) : mergeNodes(file ?? undefined, variables.tree);
   if (merged !== undefined) problems.setEnvPaths(envPaths(merged));
 
   const raw = configSchema.decode(merged, [], { problems, readSecretFile: secretReader(readFile) });
@@ -87,7 +96,9 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
 }
 
 /** Each secret file is read once per load, however many keys name it. */
-function secretReader(readFile: (path: string) => string | undefined): (path: string) => string | undefined {
+function secretReader(
+  readFile: (path: string) => string | undefined,
+): (path: string) => string | undefined {
   const cache = new Map<string, string | undefined>();
   return (path) => {
     if (!cache.has(path)) {
@@ -114,7 +125,13 @@ function readFileIfExists(path: string): string | undefined {
 }
 
 function errorCode(error: unknown): string {
-  if (typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string') return error.code;
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    'code' in error &&
+    typeof error.code === 'string'
+  )
+    return error.code;
   return error instanceof Error ? error.message : 'unknown error';
 }
 

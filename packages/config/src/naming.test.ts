@@ -27,15 +27,31 @@ describe('near-miss suggestions', () => {
 
 describe('variable names (spec §13)', () => {
   it('maps a variable to a path and back', () => {
-    expect(envNameToSegments('QUEUEBOX_OUTBOX_POLLINTERVALMS')).toEqual(['outbox', 'pollintervalms']);
-    expect(envNameToSegments('QUEUEBOX_DESTINATIONS_MY__API_BASEURL')).toEqual(['destinations', 'my_api', 'baseurl']);
+    expect(envNameToSegments('QUEUEBOX_OUTBOX_POLLINTERVALMS')).toEqual([
+      'outbox',
+      'pollintervalms',
+    ]);
+    expect(envNameToSegments('QUEUEBOX_DESTINATIONS_MY__API_BASEURL')).toEqual([
+      'destinations',
+      'my_api',
+      'baseurl',
+    ]);
     expect(envKeyToYamlPath('QUEUEBOX_ROUTES_0_TOPICPATTERN')).toBe('routes.0.topicpattern');
-    expect(segmentsToEnvName(['destinations', 'my_api', 'baseUrl'])).toBe('QUEUEBOX_DESTINATIONS_MY__API_BASEURL');
+    expect(segmentsToEnvName(['destinations', 'my_api', 'baseUrl'])).toBe(
+      'QUEUEBOX_DESTINATIONS_MY__API_BASEURL',
+    );
     expect(yamlPathToEnvKey('routes[0].topicPattern')).toBe('QUEUEBOX_ROUTES_0_TOPICPATTERN');
   });
 
   it('recognises Kubernetes service-link names', () => {
-    for (const name of ['QUEUEBOX_SERVICE_HOST', 'QUEUEBOX_DB_SERVICE_PORT', 'QUEUEBOX_DB_SERVICE_PORT_HTTP', 'QUEUEBOX_PORT', 'QUEUEBOX_PORT_8080_TCP', 'QUEUEBOX_PORT_8080_UDP_ADDR']) {
+    for (const name of [
+      'QUEUEBOX_SERVICE_HOST',
+      'QUEUEBOX_DB_SERVICE_PORT',
+      'QUEUEBOX_DB_SERVICE_PORT_HTTP',
+      'QUEUEBOX_PORT',
+      'QUEUEBOX_PORT_8080_TCP',
+      'QUEUEBOX_PORT_8080_UDP_ADDR',
+    ]) {
       expect(isServiceLinkName(name)).toBe(true);
     }
     expect(isServiceLinkName('QUEUEBOX_SERVER_HTTPPORT')).toBe(false);
@@ -55,7 +71,8 @@ describe('describeConfig', () => {
       readFile: () => undefined,
     });
     const text = describeConfig(config);
-    for (const secret of ['dbpass', 'amqppass', 'headerpass', '"x"']) expect(text).not.toContain(secret);
+    for (const secret of ['dbpass', 'amqppass', 'headerpass', '"x"'])
+      expect(text).not.toContain(secret);
     expect(text).toContain('amqp://guest:***@rabbit');
     expect(config.database.password).toBeInstanceOf(Secret);
   });

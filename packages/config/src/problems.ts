@@ -75,7 +75,10 @@ export class Problems {
    */
   has(path: Path): boolean {
     const at = comparable(path);
-    return this.#paths.some((reported) => isPrefix(at, reported)) || this.#blocked.some((blocked) => isPrefix(blocked, at));
+    return (
+      this.#paths.some((reported) => isPrefix(at, reported)) ||
+      this.#blocked.some((blocked) => isPrefix(blocked, at))
+    );
   }
 
   get count(): number {

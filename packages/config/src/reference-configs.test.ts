@@ -7,7 +7,9 @@ import { loadConfig } from './index.js';
 /** The example configurations that ship with QueueBox 0.8.1 (an unchanged copy of the spec's
  * reference-configs/ in testdata/); each must load unchanged. */
 const DIRECTORY = fileURLToPath(new URL('../testdata/reference-configs', import.meta.url));
-const FILES = readdirSync(DIRECTORY).filter((name) => name.endsWith('.yml')).sort();
+const FILES = readdirSync(DIRECTORY)
+  .filter((name) => name.endsWith('.yml'))
+  .sort();
 
 const env = (file: string) => ({
   QUEUEBOX_CONFIG_FILE: join(DIRECTORY, file),
@@ -19,8 +21,14 @@ const env = (file: string) => ({
 describe('reference configurations', () => {
   it('finds the eight example files', () => {
     expect(FILES).toEqual([
-      'cdc.yml', 'http-fanout.yml', 'kafka-bridge.yml', 'nats-bridge.yml', 'pull.yml', 'quickstart.yml',
-      'rabbitmq-bridge.yml', 'webhook-receiver.yml',
+      'cdc.yml',
+      'http-fanout.yml',
+      'kafka-bridge.yml',
+      'nats-bridge.yml',
+      'pull.yml',
+      'quickstart.yml',
+      'rabbitmq-bridge.yml',
+      'webhook-receiver.yml',
     ]);
   });
 
@@ -33,8 +41,17 @@ describe('reference configurations', () => {
   it('keeps what the quick start sets and defaults the rest', () => {
     const config = loadConfig({ env: env('quickstart.yml') });
     expect(Object.keys(config.destinations)).toEqual(['webhook-api', 'events-exchange']);
-    expect(config.routes.map((route) => route.destination)).toEqual(['webhook-api', 'webhook-api', 'events-exchange']);
-    expect(config.sources.github).toMatchObject({ type: 'http', path: '/github', idempotencyKeyPath: ['$.delivery'], eventTypePath: ['$.action'] });
+    expect(config.routes.map((route) => route.destination)).toEqual([
+      'webhook-api',
+      'webhook-api',
+      'events-exchange',
+    ]);
+    expect(config.sources.github).toMatchObject({
+      type: 'http',
+      path: '/github',
+      idempotencyKeyPath: ['$.delivery'],
+      eventTypePath: ['$.action'],
+    });
   });
 
   it('reads the capture example', () => {
@@ -49,8 +66,18 @@ describe('reference configurations', () => {
   });
 
   it('reads the broker bridges and the pull source', () => {
-    expect(loadConfig({ env: env('kafka-bridge.yml') }).sources.orders).toMatchObject({ type: 'kafka', topics: ['orders'], topic: '{{ source }}' });
-    expect(loadConfig({ env: env('nats-bridge.yml') }).sources.orders).toMatchObject({ type: 'nats', filterSubject: 'orders.>' });
-    expect(loadConfig({ env: env('pull.yml') }).sources.orders).toMatchObject({ consumption: 'pull', topic: '{{ eventType }}' });
+    expect(loadConfig({ env: env('kafka-bridge.yml') }).sources.orders).toMatchObject({
+      type: 'kafka',
+      topics: ['orders'],
+      topic: '{{ source }}',
+    });
+    expect(loadConfig({ env: env('nats-bridge.yml') }).sources.orders).toMatchObject({
+      type: 'nats',
+      filterSubject: 'orders.>',
+    });
+    expect(loadConfig({ env: env('pull.yml') }).sources.orders).toMatchObject({
+      consumption: 'pull',
+      topic: '{{ eventType }}',
+    });
   });
 });

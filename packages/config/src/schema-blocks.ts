@@ -13,7 +13,12 @@ export const transformBlock = optSection({
 });
 
 /** `BODY|TIMESTAMP_DOT_BODY`, and since 0.4.1 also `body|timestamp-dot-body`. */
-export const SIGNATURE_PAYLOAD_FORMATS = ['BODY', 'TIMESTAMP_DOT_BODY', 'body', 'timestamp-dot-body'] as const;
+export const SIGNATURE_PAYLOAD_FORMATS = [
+  'BODY',
+  'TIMESTAMP_DOT_BODY',
+  'body',
+  'timestamp-dot-body',
+] as const;
 
 export const inboundAuthBlock = optKinded({
   bearer: { token: secret() },

@@ -6,7 +6,13 @@
  */
 import { envNameToSegments, segmentsToEnvName } from './env-names.js';
 import { displayPath, type Path, type Problems } from './problems.js';
-import { hasFileContent, variablesIn, type RawEntry, type RawNode, type RawNull } from './raw-node.js';
+import {
+  hasFileContent,
+  variablesIn,
+  type RawEntry,
+  type RawNode,
+  type RawNull,
+} from './raw-node.js';
 import { nearest, normalizeKey } from './suggest.js';
 
 export interface DecodeContext {
@@ -22,7 +28,9 @@ export interface Field<T> {
 }
 
 export type Fields = { readonly [key: string]: Field<unknown> };
-export type Decoded<F extends Fields> = { -readonly [K in keyof F]: F[K] extends Field<infer T> ? T : never };
+export type Decoded<F extends Fields> = {
+  -readonly [K in keyof F]: F[K] extends Field<infer T> ? T : never;
+};
 export type Kinds = { readonly [kind: string]: Fields };
 export type KindOf<K extends Kinds> = {
   [N in keyof K & string]: { type: N } & Decoded<K[N]>;
@@ -31,13 +39,22 @@ export type KindOf<K extends Kinds> = {
 export const isAbsent = (node: RawNode | undefined): node is undefined | RawNull =>
   node === undefined || node.kind === 'null';
 
-const isIndex = (segment: string | undefined): boolean => segment !== undefined && /^\d+$/.test(segment);
+const isIndex = (segment: string | undefined): boolean =>
+  segment !== undefined && /^\d+$/.test(segment);
 
 /** The entries of a section or map node; undefined (reported) when the node is not a map. */
-export function entriesOf(node: RawNode | undefined, path: Path, ctx: DecodeContext): readonly RawEntry[] | undefined {
+export function entriesOf(
+  node: RawNode | undefined,
+  path: Path,
+  ctx: DecodeContext,
+): readonly RawEntry[] | undefined {
   if (isAbsent(node)) return [];
   if (node.kind === 'map') return node.entries;
-  ctx.problems.add(path, `must be a section of keys, not ${node.kind === 'list' ? 'a list' : 'a single value'}`, true);
+  ctx.problems.add(
+    path,
+    `must be a section of keys, not ${node.kind === 'list' ? 'a list' : 'a single value'}`,
+    true,
+  );
   return undefined;
 }
 
@@ -73,7 +90,10 @@ function decodeFields<F extends Fields>(
     }
     const earlier = found.get(name);
     if (earlier !== undefined) {
-      ctx.problems.add([...path, entry.written], `repeats ${displayPath([...path, earlier.written])}; keep one of them`);
+      ctx.problems.add(
+        [...path, entry.written],
+        `repeats ${displayPath([...path, earlier.written])}; keep one of them`,
+      );
       continue;
     }
     found.set(name, entry);
@@ -103,17 +123,30 @@ function takersText(takers: readonly string[] | undefined): string {
  * An unknown key written in a file is named by its path; one set by variables is named by each
  * variable, with the suggestion turned into a variable name. A node both wrote gets both.
  */
-function reportUnknownKey(ctx: DecodeContext, path: Path, node: RawNode, unknown: UnknownKey, names: readonly string[]): void {
+function reportUnknownKey(
+  ctx: DecodeContext,
+  path: Path,
+  node: RawNode,
+  unknown: UnknownKey,
+  names: readonly string[],
+): void {
   const variables = variablesIn(node);
-  const tail = unknown.suggestion !== undefined ? `; did you mean ${unknown.suggestion}?` : takersText(unknown.takers);
+  const tail =
+    unknown.suggestion !== undefined
+      ? `; did you mean ${unknown.suggestion}?`
+      : takersText(unknown.takers);
   if (hasFileContent(node) || variables.length === 0) {
     ctx.problems.addLine(`${displayPath(path)}: ${unknown.problem}${tail}`, path);
   }
   const depth = path.length - 1;
   for (const variable of variables) {
     const suggested = variableSuggestion(variable, depth, unknown.suggestion, names);
-    const envTail = suggested !== undefined ? `; did you mean ${suggested}?` : takersText(unknown.takers);
-    ctx.problems.addLine(`${variable}: ${unknown.problem.replace('unknown key', 'unknown variable')}${envTail}`, path);
+    const envTail =
+      suggested !== undefined ? `; did you mean ${suggested}?` : takersText(unknown.takers);
+    ctx.problems.addLine(
+      `${variable}: ${unknown.problem.replace('unknown key', 'unknown variable')}${envTail}`,
+      path,
+    );
   }
 }
 
@@ -121,7 +154,12 @@ function reportUnknownKey(ctx: DecodeContext, path: Path, node: RawNode, unknown
  * The variable the operator probably meant: the suggested key in place of the wrong segment,
  * or, for `QUEUEBOX_OUTBOX_POLL_INTERVAL_MS`, the leaf written without its inner underscores.
  */
-function variableSuggestion(variable: string, depth: number, suggestion: string | undefined, names: readonly string[]): string | undefined {
+function variableSuggestion(
+  variable: string,
+  depth: number,
+  suggestion: string | undefined,
+  names: readonly string[],
+): string | undefined {
   const segments = envNameToSegments(variable);
   if (suggestion !== undefined) {
     segments[depth] = suggestion;
@@ -130,7 +168,9 @@ function variableSuggestion(variable: string, depth: number, suggestion: string 
   const rest = segments.slice(depth);
   if (rest.length < 2) return undefined;
   const joined = nearest(rest.join(''), names);
-  return joined === undefined ? undefined : segmentsToEnvName([...segments.slice(0, depth), joined]);
+  return joined === undefined
+    ? undefined
+    : segmentsToEnvName([...segments.slice(0, depth), joined]);
 }
 
 /** A fixed set of keys (`outbox`, `database.columnMapping.inbox`, ...). Absent → every default. */
@@ -160,7 +200,10 @@ export function optSection<F extends Fields>(fields: F): Field<Decoded<F> | null
  * A block whose `type` selects its kind (spec §12.1). Undefined when the kind cannot be chosen;
  * the problem is reported and the block's other keys are not checked against a guess.
  */
-export function kinded<K extends Kinds>(kinds: K, fallback?: keyof K & string): Field<KindOf<K> | undefined> {
+export function kinded<K extends Kinds>(
+  kinds: K,
+  fallback?: keyof K & string,
+): Field<KindOf<K> | undefined> {
   const names = Object.keys(kinds).sort();
   const choices = names.join(', ');
   return {
@@ -184,21 +227,29 @@ export function kinded<K extends Kinds>(kinds: K, fallback?: keyof K & string): 
         kind = String(typeNode.value);
         if (!Object.hasOwn(kinds, kind)) {
           const suggestion = nearest(kind, names);
-          const tail = suggestion === undefined ? `; set one of ${choices}` : `; did you mean ${suggestion}?`;
+          const tail =
+            suggestion === undefined ? `; set one of ${choices}` : `; did you mean ${suggestion}?`;
           ctx.problems.add([...path, 'type'], `unknown type ${kind}${tail}`);
           ctx.problems.block(path);
           return undefined;
         }
       }
       const fields = kinds[kind] ?? {};
-      const decoded = decodeFields(fields, entries, path, ctx, (written) => {
-        const suggestion = nearest(written, Object.keys(fields));
-        const key = normalizeKey(written);
-        const takers = names.filter((other) =>
-          Object.keys(kinds[other] ?? {}).some((field) => normalizeKey(field) === key),
-        );
-        return { problem: `unknown key for type ${kind}`, suggestion, takers };
-      }, 'type');
+      const decoded = decodeFields(
+        fields,
+        entries,
+        path,
+        ctx,
+        (written) => {
+          const suggestion = nearest(written, Object.keys(fields));
+          const key = normalizeKey(written);
+          const takers = names.filter((other) =>
+            Object.keys(kinds[other] ?? {}).some((field) => normalizeKey(field) === key),
+          );
+          return { problem: `unknown key for type ${kind}`, suggestion, takers };
+        },
+        'type',
+      );
       return { type: kind, ...decoded } as KindOf<K>;
     },
     binds: (segments) =>

@@ -15,16 +15,25 @@ const FAILED = Symbol('failed');
 type Parsed<T> = T | typeof FAILED;
 
 /** The text of a scalar node; FAILED (reported) for a section or a list; undefined when absent. */
-function textOf(node: RawNode | undefined, path: Path, ctx: DecodeContext): Parsed<string> | undefined {
+function textOf(
+  node: RawNode | undefined,
+  path: Path,
+  ctx: DecodeContext,
+): Parsed<string> | undefined {
   if (isAbsent(node)) return undefined;
   if (node.kind === 'scalar') return String(node.value);
-  ctx.problems.add(path, `must be a single value, not ${node.kind === 'list' ? 'a list' : 'a section'}`);
+  ctx.problems.add(
+    path,
+    `must be a single value, not ${node.kind === 'list' ? 'a list' : 'a section'}`,
+  );
   return FAILED;
 }
 
 function reportRequired(path: Path, ctx: DecodeContext): void {
   if (ctx.problems.has(path)) return;
-  const hint = isEnvExpressible(path) ? `; set it in the YAML file or with ${segmentsToEnvName(path)}` : '';
+  const hint = isEnvExpressible(path)
+    ? `; set it in the YAML file or with ${segmentsToEnvName(path)}`
+    : '';
   ctx.problems.add(path, `required${hint}`);
 }
 
@@ -80,7 +89,9 @@ function rangeText(value: number, min: number, max: number, explicitMax: boolean
 
 function intParser(options: IntOptions) {
   const min = options.min ?? (options.ms === true ? 0 : -INT_MAX - 1);
-  const max = options.max ?? (options.ms === true || options.long === true ? Number.MAX_SAFE_INTEGER : INT_MAX);
+  const max =
+    options.max ??
+    (options.ms === true || options.long === true ? Number.MAX_SAFE_INTEGER : INT_MAX);
   return (text: string, path: Path, ctx: DecodeContext): Parsed<number> => {
     const trimmed = text.trim();
     const value = /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
@@ -173,7 +184,9 @@ export function optSecret(): Field<Secret | null> {
  * A list of text (`topics`, filter `in`, JSONPath lists). A single value is a list of one;
  * `splitCommas` also splits it on commas (Kafka `topics: a,b`). Null when absent.
  */
-export function strList(options: { required?: boolean; splitCommas?: boolean } = {}): Field<string[] | null> {
+export function strList(
+  options: { required?: boolean; splitCommas?: boolean } = {},
+): Field<string[] | null> {
   return {
     decode: (node, path, ctx) => {
       if (isAbsent(node)) {

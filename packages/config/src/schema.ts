@@ -51,7 +51,9 @@ export const DEFAULT_INBOX_COLUMNS: Readonly<Record<InboxColumn, string>> = {
   headers: 'headers',
 };
 
-function columns<C extends string>(defaults: Readonly<Record<C, string>>): Field<Record<C, string>> {
+function columns<C extends string>(
+  defaults: Readonly<Record<C, string>>,
+): Field<Record<C, string>> {
   const fields = Object.fromEntries(
     Object.entries<string>(defaults).map(([key, def]) => [key, str({ def })]),
   ) as Record<C, Field<string>>;
@@ -67,7 +69,8 @@ const retentionTable = section({
   batchSize: int({ def: 1000 }),
 });
 
-const ms = (def: number, min?: number): Field<number> => int({ def, ms: true, ...(min === undefined ? {} : { min }) });
+const ms = (def: number, min?: number): Field<number> =>
+  int({ def, ms: true, ...(min === undefined ? {} : { min }) });
 
 export const configSchema = section({
   server: section({
@@ -86,7 +89,10 @@ export const configSchema = section({
     migrate: bool(true),
     outboxTableName: str({ def: 'outbox' }),
     inboxTableName: str({ def: 'inbox' }),
-    columnMapping: section({ outbox: columns(DEFAULT_OUTBOX_COLUMNS), inbox: columns(DEFAULT_INBOX_COLUMNS) }),
+    columnMapping: section({
+      outbox: columns(DEFAULT_OUTBOX_COLUMNS),
+      inbox: columns(DEFAULT_INBOX_COLUMNS),
+    }),
   }),
   outbox: section({
     pollIntervalMs: ms(100, 1),

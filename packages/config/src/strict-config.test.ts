@@ -30,11 +30,14 @@ function failure(yaml: string, env: Record<string, string> = {}): ConfigError {
   throw new Error('the configuration loaded');
 }
 
-const problems = (yaml: string, env: Record<string, string> = {}): readonly string[] => failure(yaml, env).problems;
+const problems = (yaml: string, env: Record<string, string> = {}): readonly string[] =>
+  failure(yaml, env).problems;
 
 describe('strict keys (spec §12.1)', () => {
   it('reports an unknown key with a near-miss suggestion', () => {
-    expect(problems('outbox:\n  batchSzie: 10')).toEqual(['outbox.batchSzie: unknown key; did you mean batchSize?']);
+    expect(problems('outbox:\n  batchSzie: 10')).toEqual([
+      'outbox.batchSzie: unknown key; did you mean batchSize?',
+    ]);
   });
 
   it('reports an unknown key without a suggestion when nothing is near', () => {
@@ -51,16 +54,22 @@ describe('strict keys (spec §12.1)', () => {
       'destinations.d.xyth: unknown key for type http',
     ]);
     // Two edits, a swap counting as one: `tiemoutMz` → `timeoutMs`.
-    expect(problems('destinations:\n  d: {type: http, baseUrl: "https://x", tiemoutMz: 5}')).toEqual([
-      'destinations.d.tiemoutMz: unknown key for type http; did you mean timeoutMs?',
-    ]);
+    expect(
+      problems('destinations:\n  d: {type: http, baseUrl: "https://x", tiemoutMz: 5}'),
+    ).toEqual(['destinations.d.tiemoutMz: unknown key for type http; did you mean timeoutMs?']);
   });
 
   it('reports a key that the selected type does not take, naming the type that takes it', () => {
-    expect(problems('destinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e, baseUrl: "https://x"}')).toEqual([
-      'destinations.orders.baseUrl: unknown key for type rabbitmq; type http takes it',
-    ]);
-    expect(problems('destinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e, timeoutMs: 5}')).toEqual([
+    expect(
+      problems(
+        'destinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e, baseUrl: "https://x"}',
+      ),
+    ).toEqual(['destinations.orders.baseUrl: unknown key for type rabbitmq; type http takes it']);
+    expect(
+      problems(
+        'destinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e, timeoutMs: 5}',
+      ),
+    ).toEqual([
       'destinations.orders.timeoutMs: unknown key for type rabbitmq; types http, kafka and nats take it',
     ]);
   });
@@ -69,9 +78,11 @@ describe('strict keys (spec §12.1)', () => {
     expect(problems('destinations:\n  billing: {baseUrl: "https://x"}')).toEqual([
       'destinations.billing: missing type; set one of http, kafka, nats, rabbitmq',
     ]);
-    expect(problems('destinations:\n  d: {type: http, baseUrl: "https://x", auth: {username: u, password: p}}')).toEqual([
-      'destinations.d.auth: missing type; set one of basic, header, oauth2',
-    ]);
+    expect(
+      problems(
+        'destinations:\n  d: {type: http, baseUrl: "https://x", auth: {username: u, password: p}}',
+      ),
+    ).toEqual(['destinations.d.auth: missing type; set one of basic, header, oauth2']);
   });
 
   it('reports an unknown type with a suggestion, or the choices', () => {
@@ -84,7 +95,10 @@ describe('strict keys (spec §12.1)', () => {
   });
 
   it('reads a source without type as an HTTP source, so broker keys are refused', () => {
-    expect(load('sources:\n  stripe: {path: /stripe, idempotencyKeyPath: $.id, eventTypePath: $.type}').sources.stripe?.type).toBe('http');
+    expect(
+      load('sources:\n  stripe: {path: /stripe, idempotencyKeyPath: $.id, eventTypePath: $.type}')
+        .sources.stripe?.type,
+    ).toBe('http');
     expect(problems('sources:\n  orders: {queueName: orders, connectionUrl: "amqp://r"}')).toEqual([
       'sources.orders.queueName: unknown key for type http; type rabbitmq takes it',
       'sources.orders.connectionUrl: unknown key for type http; type rabbitmq takes it',
@@ -95,7 +109,9 @@ describe('strict keys (spec §12.1)', () => {
   });
 
   it('lists several problems in one error with the count line', () => {
-    const error = failure('outbox:\n  batchSzie: 10\ndestinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e, baseUrl: "https://x"}\n  billing: {baseUrl: "https://x"}');
+    const error = failure(
+      'outbox:\n  batchSzie: 10\ndestinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e, baseUrl: "https://x"}\n  billing: {baseUrl: "https://x"}',
+    );
     expect(error.code).toBe('config_invalid');
     expect(error.message).toBe(
       [
@@ -114,13 +130,17 @@ describe('strict keys (spec §12.1)', () => {
   });
 
   it('names an unknown key inside a list element by its index', () => {
-    expect(problems('destinations:\n  d: {type: http, baseUrl: "https://x"}\nroutes:\n  - {topicPattern: "a.*", destination: d, destinaton: d}')).toEqual([
-      'routes[0].destinaton: unknown key; did you mean destination?',
-    ]);
+    expect(
+      problems(
+        'destinations:\n  d: {type: http, baseUrl: "https://x"}\nroutes:\n  - {topicPattern: "a.*", destination: d, destinaton: d}',
+      ),
+    ).toEqual(['routes[0].destinaton: unknown key; did you mean destination?']);
   });
 
   it('matches keys ignoring case, - and _', () => {
-    const config = load('outbox:\n  poll_interval_ms: 250\n  BATCHSIZE: 7\n  max-attempts: 3\nServer:\n  HTTP_PORT: 9000');
+    const config = load(
+      'outbox:\n  poll_interval_ms: 250\n  BATCHSIZE: 7\n  max-attempts: 3\nServer:\n  HTTP_PORT: 9000',
+    );
     expect(config.outbox).toMatchObject({ pollIntervalMs: 250, batchSize: 7, maxAttempts: 3 });
     expect(config.server.httpPort).toBe(9000);
   });
@@ -132,7 +152,9 @@ describe('strict keys (spec §12.1)', () => {
   });
 
   it('keeps user names (destinations, headers) as written', () => {
-    const config = load('destinations:\n  my_Webhook:\n    type: http\n    baseUrl: "https://x"\n    headers: {X-Custom-Header: v}');
+    const config = load(
+      'destinations:\n  my_Webhook:\n    type: http\n    baseUrl: "https://x"\n    headers: {X-Custom-Header: v}',
+    );
     expect(config.destinations.my_Webhook).toMatchObject({ headers: { 'X-Custom-Header': 'v' } });
   });
 
@@ -159,13 +181,19 @@ describe('strict variables (spec §12.1, §13)', () => {
   });
 
   it('names the variable for a key its destination type does not take', () => {
-    expect(problems('destinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e}', { QUEUEBOX_DESTINATIONS_ORDERS_BASEURL: 'https://x' })).toEqual([
+    expect(
+      problems('destinations:\n  orders: {type: rabbitmq, url: "amqp://r", exchange: e}', {
+        QUEUEBOX_DESTINATIONS_ORDERS_BASEURL: 'https://x',
+      }),
+    ).toEqual([
       'QUEUEBOX_DESTINATIONS_ORDERS_BASEURL: unknown variable for type rabbitmq; type http takes it',
     ]);
   });
 
   it('appends (set by VAR) to any other problem a variable caused', () => {
-    expect(problems('', { QUEUEBOX_OUTBOX_BATCHSIZE: '0', QUEUEBOX_SERVER_HTTPPORT: 'http' })).toEqual([
+    expect(
+      problems('', { QUEUEBOX_OUTBOX_BATCHSIZE: '0', QUEUEBOX_SERVER_HTTPPORT: 'http' }),
+    ).toEqual([
       "server.httpPort: 'http' is not a whole number (set by QUEUEBOX_SERVER_HTTPPORT)",
       'outbox.batchSize: must be greater than 0 (set by QUEUEBOX_OUTBOX_BATCHSIZE)',
     ]);
@@ -175,7 +203,11 @@ describe('strict variables (spec §12.1, §13)', () => {
   });
 
   it('reports file and variable problems together', () => {
-    expect(problems('outbox:\n  batchSzie: 10\ndestinations:\n  d:\n    baseUrl: "https://x"', { QUEUEBOX_SERVER_HTTPPROT: '9090' })).toEqual([
+    expect(
+      problems('outbox:\n  batchSzie: 10\ndestinations:\n  d:\n    baseUrl: "https://x"', {
+        QUEUEBOX_SERVER_HTTPPROT: '9090',
+      }),
+    ).toEqual([
       'QUEUEBOX_SERVER_HTTPPROT: unknown variable; did you mean QUEUEBOX_SERVER_HTTPPORT?',
       'outbox.batchSzie: unknown key; did you mean batchSize?',
       'destinations.d: missing type; set one of http, kafka, nats, rabbitmq',
@@ -190,7 +222,11 @@ describe('strict variables (spec §12.1, §13)', () => {
   });
 
   it('parses booleans and whole numbers from variables', () => {
-    const config = load('', { QUEUEBOX_ADMIN_INSECURE: 'TRUE', QUEUEBOX_ADMIN_ENABLED: 'true', QUEUEBOX_OUTBOX_MAXATTEMPTS: '12' });
+    const config = load('', {
+      QUEUEBOX_ADMIN_INSECURE: 'TRUE',
+      QUEUEBOX_ADMIN_ENABLED: 'true',
+      QUEUEBOX_OUTBOX_MAXATTEMPTS: '12',
+    });
     expect(config.admin).toMatchObject({ enabled: true, insecure: true });
     expect(config.outbox.maxAttempts).toBe(12);
     expect(problems('', { QUEUEBOX_HTTP_BLOCKPRIVATEADDRESSES: 'yes' })).toEqual([
@@ -212,7 +248,9 @@ describe('strict variables (spec §12.1, §13)', () => {
   });
 
   it('still binds a service-link form that names a setting', () => {
-    expect(load('', { QUEUEBOX_OUTBOX_CAPTURE_CONNECTION_PORT: '1433' }).outbox.capture.connection.port).toBe(1433);
+    expect(
+      load('', { QUEUEBOX_OUTBOX_CAPTURE_CONNECTION_PORT: '1433' }).outbox.capture.connection.port,
+    ).toBe(1433);
   });
 
   it('reports two variables that collide', () => {
@@ -224,7 +262,10 @@ describe('strict variables (spec §12.1, §13)', () => {
 });
 
 describe('variable mapping and merging (spec §13)', () => {
-  const webhook = { QUEUEBOX_DESTINATIONS_WEBHOOK_TYPE: 'http', QUEUEBOX_DESTINATIONS_WEBHOOK_BASEURL: 'https://api.example.com' };
+  const webhook = {
+    QUEUEBOX_DESTINATIONS_WEBHOOK_TYPE: 'http',
+    QUEUEBOX_DESTINATIONS_WEBHOOK_BASEURL: 'https://api.example.com',
+  };
 
   it('turns digit segments into list indexes, sorted and compacted', () => {
     const config = load('', {
@@ -238,7 +279,13 @@ describe('variable mapping and merging (spec §13)', () => {
   });
 
   it('names a compacted element by its index and the variable by its own name', () => {
-    expect(problems('', { ...webhook, QUEUEBOX_ROUTES_3_TOPICPATTERN: 'a.*', QUEUEBOX_ROUTES_3_DESTINATON: 'webhook' })).toEqual([
+    expect(
+      problems('', {
+        ...webhook,
+        QUEUEBOX_ROUTES_3_TOPICPATTERN: 'a.*',
+        QUEUEBOX_ROUTES_3_DESTINATON: 'webhook',
+      }),
+    ).toEqual([
       'QUEUEBOX_ROUTES_3_DESTINATON: unknown variable; did you mean QUEUEBOX_ROUTES_3_DESTINATION?',
       'routes[0].destination: required; set it in the YAML file or with QUEUEBOX_ROUTES_0_DESTINATION',
     ]);
@@ -260,7 +307,10 @@ describe('variable mapping and merging (spec §13)', () => {
       type: 'kafka',
       topics: ['orders', 'payments'],
       aggregateIdPath: ['$.orderId'],
-      filter: { require: [{ header: 'x-region', test: { kind: 'in', values: ['eu', 'uk'] } }], exclude: [] },
+      filter: {
+        require: [{ header: 'x-region', test: { kind: 'in', values: ['eu', 'uk'] } }],
+        exclude: [],
+      },
     });
   });
 
@@ -271,22 +321,34 @@ describe('variable mapping and merging (spec §13)', () => {
       QUEUEBOX_DESTINATIONS_MY__API_HEADERS_X__TENANT: 'acme',
     });
     expect(Object.keys(config.destinations)).toEqual(['my_api']);
-    expect(config.destinations.my_api).toMatchObject({ baseUrl: 'https://api.example.com', headers: { x_tenant: 'acme' } });
+    expect(config.destinations.my_api).toMatchObject({
+      baseUrl: 'https://api.example.com',
+      headers: { x_tenant: 'acme' },
+    });
   });
 
   it('merges variables over the file key by key inside maps', () => {
     const config = load(
       'outbox:\n  batchSize: 50\n  maxAttempts: 4\ndestinations:\n  webhook:\n    type: http\n    baseUrl: "https://old.example.com"\n    timeoutMs: 5000',
-      { QUEUEBOX_OUTBOX_BATCHSIZE: '75', QUEUEBOX_DESTINATIONS_WEBHOOK_BASEURL: 'https://new.example.com' },
+      {
+        QUEUEBOX_OUTBOX_BATCHSIZE: '75',
+        QUEUEBOX_DESTINATIONS_WEBHOOK_BASEURL: 'https://new.example.com',
+      },
     );
     expect(config.outbox).toMatchObject({ batchSize: 75, maxAttempts: 4 });
-    expect(config.destinations.webhook).toMatchObject({ baseUrl: 'https://new.example.com', timeoutMs: 5000 });
+    expect(config.destinations.webhook).toMatchObject({
+      baseUrl: 'https://new.example.com',
+      timeoutMs: 5000,
+    });
   });
 
   it('lets a variable reach a file name written with - or in another case', () => {
-    const config = load('destinations:\n  Webhook-Api: {type: http, baseUrl: "https://x", timeoutMs: 5000}', {
-      QUEUEBOX_DESTINATIONS_WEBHOOKAPI_TIMEOUTMS: '7000',
-    });
+    const config = load(
+      'destinations:\n  Webhook-Api: {type: http, baseUrl: "https://x", timeoutMs: 5000}',
+      {
+        QUEUEBOX_DESTINATIONS_WEBHOOKAPI_TIMEOUTMS: '7000',
+      },
+    );
     expect(config.destinations['Webhook-Api']).toMatchObject({ timeoutMs: 7000 });
   });
 
@@ -296,11 +358,20 @@ describe('variable mapping and merging (spec §13)', () => {
       { QUEUEBOX_ROUTES_0_TOPICPATTERN: 'c.*', QUEUEBOX_ROUTES_0_DESTINATION: 'webhook' },
     );
     expect(config.routes).toEqual([
-      { topicPattern: 'c.*', destination: 'webhook', routingKeyTemplate: null, routingKeyMissingFieldDefault: '', transform: null },
+      {
+        topicPattern: 'c.*',
+        destination: 'webhook',
+        routingKeyTemplate: null,
+        routingKeyMissingFieldDefault: '',
+        transform: null,
+      },
     ]);
-    const paths = load('sources:\n  s: {path: /s, idempotencyKeyPath: [$.a, $.b], eventTypePath: $.t}', {
-      QUEUEBOX_SOURCES_S_IDEMPOTENCYKEYPATH_0: '$.c',
-    });
+    const paths = load(
+      'sources:\n  s: {path: /s, idempotencyKeyPath: [$.a, $.b], eventTypePath: $.t}',
+      {
+        QUEUEBOX_SOURCES_S_IDEMPOTENCYKEYPATH_0: '$.c',
+      },
+    );
     expect(paths.sources.s?.idempotencyKeyPath).toEqual(['$.c']);
   });
 
@@ -320,7 +391,12 @@ describe('variable mapping and merging (spec §13)', () => {
       },
       readFile: () => undefined,
     });
-    expect(config.sources.stripe).toMatchObject({ type: 'http', path: '/stripe', idempotencyKeyPath: ['$.id'], eventTypePath: ['$.type'] });
+    expect(config.sources.stripe).toMatchObject({
+      type: 'http',
+      path: '/stripe',
+      idempotencyKeyPath: ['$.id'],
+      eventTypePath: ['$.type'],
+    });
     expect(config.routes[0]).toMatchObject({ topicPattern: 'order.*', destination: 'webhook' });
   });
 });

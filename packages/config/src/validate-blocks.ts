@@ -10,11 +10,16 @@ import { isBlank } from './values.js';
 
 /** Reports blank text, unless the key already has a problem (a missing required key, say). */
 export function requireText(problems: Problems, path: Path, value: string | null): void {
-  if (value !== null && isBlank(value) && !problems.has(path)) problems.add(path, 'must not be blank');
+  if (value !== null && isBlank(value) && !problems.has(path))
+    problems.add(path, 'must not be blank');
 }
 
 /** A JSONPath or list of JSONPaths: non-empty, and every path definite (spec §7.1). */
-export function checkJsonPaths(problems: Problems, path: Path, paths: readonly string[] | null): void {
+export function checkJsonPaths(
+  problems: Problems,
+  path: Path,
+  paths: readonly string[] | null,
+): void {
   if (paths === null || problems.has(path)) return;
   if (paths.length === 0) {
     problems.add(path, 'the list must not be empty; remove the key or name at least one JSONPath');
@@ -39,12 +44,20 @@ export function checkJsonPaths(problems: Problems, path: Path, paths: readonly s
   }
 }
 
-export function checkTransform(problems: Problems, path: Path, transform: RawTransform | null): void {
+export function checkTransform(
+  problems: Problems,
+  path: Path,
+  transform: RawTransform | null,
+): void {
   if (transform !== null) requireText(problems, [...path, 'expression'], transform.expression);
 }
 
 /** `bearer`, `api-key`, `hmac` on a source or the admin routes (spec §16.1). */
-export function checkInboundAuth(problems: Problems, path: Path, auth: RawInboundAuth | null | undefined): void {
+export function checkInboundAuth(
+  problems: Problems,
+  path: Path,
+  auth: RawInboundAuth | null | undefined,
+): void {
   if (auth === null || auth === undefined) return;
   switch (auth.type) {
     case 'bearer':
@@ -59,7 +72,10 @@ export function checkInboundAuth(problems: Problems, path: Path, auth: RawInboun
       requireText(problems, [...path, 'headerName'], auth.headerName);
       requireText(problems, [...path, 'timestampHeader'], auth.timestampHeader);
       const format = auth.signaturePayloadFormat;
-      if ((format === 'TIMESTAMP_DOT_BODY' || format === 'timestamp-dot-body') && auth.timestampHeader === null) {
+      if (
+        (format === 'TIMESTAMP_DOT_BODY' || format === 'timestamp-dot-body') &&
+        auth.timestampHeader === null
+      ) {
         problems.add(
           [...path, 'signaturePayloadFormat'],
           `${format} needs ${displayPath([...path, 'timestampHeader'])}; every request would fail with a missing timestamp header, so set the timestamp header or use BODY`,
@@ -70,10 +86,16 @@ export function checkInboundAuth(problems: Problems, path: Path, auth: RawInboun
   }
 }
 
-type RawDestinationAuth = NonNullable<Extract<RawConfig['destinations'][string], { type: 'http' }>['auth']>;
+type RawDestinationAuth = NonNullable<
+  Extract<RawConfig['destinations'][string], { type: 'http' }>['auth']
+>;
 
 /** `oauth2`, `basic`, `header` on an HTTP destination (spec §6.1). */
-export function checkDestinationAuth(problems: Problems, path: Path, auth: RawDestinationAuth | null | undefined): void {
+export function checkDestinationAuth(
+  problems: Problems,
+  path: Path,
+  auth: RawDestinationAuth | null | undefined,
+): void {
   if (auth === null || auth === undefined) return;
   switch (auth.type) {
     case 'oauth2': {
@@ -82,7 +104,10 @@ export function checkDestinationAuth(problems: Problems, path: Path, auth: RawDe
       const tokenUrl = [...path, 'tokenUrl'];
       const problem = problems.has(tokenUrl)
         ? undefined
-        : httpUrlProblem(auth.tokenUrl, `set the client credentials in ${displayPath([...path, 'clientId'])} and ${displayPath([...path, 'clientSecret'])}`);
+        : httpUrlProblem(
+            auth.tokenUrl,
+            `set the client credentials in ${displayPath([...path, 'clientId'])} and ${displayPath([...path, 'clientSecret'])}`,
+          );
       if (problem !== undefined) problems.add(tokenUrl, problem);
       return;
     }
@@ -124,16 +149,29 @@ interface NatsCredentialKeys {
 }
 
 /** User name and password go together; a token excludes a user name (spec §6.4). */
-export function checkNatsCredentials(problems: Problems, path: Path, keys: NatsCredentialKeys): void {
+export function checkNatsCredentials(
+  problems: Problems,
+  path: Path,
+  keys: NatsCredentialKeys,
+): void {
   const user = displayPath([...path, 'username']);
   const password = displayPath([...path, 'password']);
   if (keys.username !== null && keys.password === null) {
-    problems.add([...path, 'password'], `required because ${user} is set; NATS takes the two together`);
+    problems.add(
+      [...path, 'password'],
+      `required because ${user} is set; NATS takes the two together`,
+    );
   }
   if (keys.password !== null && keys.username === null) {
-    problems.add([...path, 'username'], `required because ${password} is set; NATS takes the two together`);
+    problems.add(
+      [...path, 'username'],
+      `required because ${password} is set; NATS takes the two together`,
+    );
   }
   if (keys.token !== null && keys.username !== null) {
-    problems.add([...path, 'token'], `cannot be combined with ${user}; NATS accepts one of them, so remove one`);
+    problems.add(
+      [...path, 'token'],
+      `cannot be combined with ${user}; NATS accepts one of them, so remove one`,
+    );
   }
 }

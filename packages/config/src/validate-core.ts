@@ -18,20 +18,32 @@ const CAPTURE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 export function validateServer(config: RawConfig, problems: Problems): void {
   const { httpPort, managementPort } = config.server;
   if (managementPort !== null && managementPort === httpPort) {
-    problems.add(['server', 'managementPort'], `must differ from server.httpPort; both are ${httpPort}`);
+    problems.add(
+      ['server', 'managementPort'],
+      `must differ from server.httpPort; both are ${httpPort}`,
+    );
   }
 }
 
 /** Returns the parsed URL when the type and the URL are usable. */
-export function validateDatabase(config: RawConfig, problems: Problems): ParsedDatabaseUrl | undefined {
+export function validateDatabase(
+  config: RawConfig,
+  problems: Problems,
+): ParsedDatabaseUrl | undefined {
   const db = config.database;
   let parsed: ParsedDatabaseUrl | undefined;
   const type = DATABASE_TYPES.find((t) => t === db.type);
   if (type === undefined) {
-    problems.add(['database', 'type'], `Unknown database type '${db.type}'; set one of ${DATABASE_TYPES.join(', ')}`);
+    problems.add(
+      ['database', 'type'],
+      `Unknown database type '${db.type}'; set one of ${DATABASE_TYPES.join(', ')}`,
+    );
   } else if (!problems.has(['database', 'url']) && !isBlank(db.url)) {
     if (databaseUrlType(db.url) !== type) {
-      problems.add(['database', 'url'], `must match database.type ${type}: start it with ${URL_FORMS[type]}`);
+      problems.add(
+        ['database', 'url'],
+        `must match database.type ${type}: start it with ${URL_FORMS[type]}`,
+      );
     } else {
       const result = parseDatabaseUrl(db.url);
       if (result.ok) parsed = result.value;
@@ -42,12 +54,28 @@ export function validateDatabase(config: RawConfig, problems: Problems): ParsedD
   // A postgres:// URL may carry the credentials; the keys win when both are set. A broken URL
   // that looks as if it carries them does not count against the keys.
   const urlMaySupply = parsed === undefined && /^postgres(?:ql)?:\/\/[^/]*@/i.test(db.url.trim());
-  if (db.username === null && parsed?.username == null && !urlMaySupply && !problems.has(['database', 'username'])) {
-    problems.add(['database', 'username'], 'required; set it in the YAML file or with QUEUEBOX_DATABASE_USERNAME');
+  if (
+    db.username === null &&
+    parsed?.username == null &&
+    !urlMaySupply &&
+    !problems.has(['database', 'username'])
+  ) {
+    problems.add(
+      ['database', 'username'],
+      'required; set it in the YAML file or with QUEUEBOX_DATABASE_USERNAME',
+    );
   }
   requireText(problems, ['database', 'username'], db.username);
-  if (db.password === null && parsed?.password == null && !urlMaySupply && !problems.has(['database', 'password'])) {
-    problems.add(['database', 'password'], 'required; set it in the YAML file or with QUEUEBOX_DATABASE_PASSWORD');
+  if (
+    db.password === null &&
+    parsed?.password == null &&
+    !urlMaySupply &&
+    !problems.has(['database', 'password'])
+  ) {
+    problems.add(
+      ['database', 'password'],
+      'required; set it in the YAML file or with QUEUEBOX_DATABASE_PASSWORD',
+    );
   }
   checkIdentifiers(config, problems);
   if (db.migrate && !problems.has(['database'])) {
@@ -61,7 +89,10 @@ function identifier(problems: Problems, path: Path, name: string): void {
   if (problems.has(path)) return;
   if (isBlank(name)) problems.add(path, 'must not be blank');
   else if (!SQL_IDENTIFIER.test(name)) {
-    problems.add(path, `'${name}' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits and underscores`);
+    problems.add(
+      path,
+      `'${name}' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits and underscores`,
+    );
   }
 }
 
@@ -76,19 +107,32 @@ function checkIdentifiers(config: RawConfig, problems: Problems): void {
   }
 }
 
-export function validateCapture(config: RawConfig, parsed: ParsedDatabaseUrl | undefined, problems: Problems): void {
+export function validateCapture(
+  config: RawConfig,
+  parsed: ParsedDatabaseUrl | undefined,
+  problems: Problems,
+): void {
   const capture = config.outbox.capture;
   const path = ['outbox', 'capture'];
   const dbType = DATABASE_TYPES.find((t) => t === config.database.type);
-  const modeFor: Record<DatabaseType, string> = { postgresql: 'postgres-logical', sqlserver: 'sqlserver-cdc' };
+  const modeFor: Record<DatabaseType, string> = {
+    postgresql: 'postgres-logical',
+    sqlserver: 'sqlserver-cdc',
+  };
   if (capture.mode !== 'polling' && dbType !== undefined && capture.mode !== modeFor[dbType]) {
     const needs = capture.mode === 'postgres-logical' ? 'postgresql' : 'sqlserver';
-    problems.add([...path, 'mode'], `${capture.mode} works only with database.type ${needs}; this database is ${dbType}`);
+    problems.add(
+      [...path, 'mode'],
+      `${capture.mode} works only with database.type ${needs}; this database is ${dbType}`,
+    );
   }
   if (!capture.enabled) return;
   if (capture.mode === 'polling') {
     const hint = dbType === undefined ? 'postgres-logical or sqlserver-cdc' : modeFor[dbType];
-    problems.add([...path, 'enabled'], `capture needs a mode; set outbox.capture.mode to ${hint}, or set enabled to false`);
+    problems.add(
+      [...path, 'enabled'],
+      `capture needs a mode; set outbox.capture.mode to ${hint}, or set enabled to false`,
+    );
   }
   const named = (key: string, value: string, rule: RegExp): void => {
     if (!rule.test(value)) problems.add([...path, key], `'${value}' must match ${rule.source}`);
@@ -98,11 +142,17 @@ export function validateCapture(config: RawConfig, parsed: ParsedDatabaseUrl | u
   named('slot', capture.slot, CAPTURE_NAME);
   if (capture.schema !== null) named('schema', capture.schema, CAPTURE_SCHEMA);
   if (isBlank(capture.stateDirectory)) {
-    problems.add([...path, 'stateDirectory'], 'required when capture is enabled; name a durable directory such as /var/lib/queuebox/capture');
+    problems.add(
+      [...path, 'stateDirectory'],
+      'required when capture is enabled; name a durable directory such as /var/lib/queuebox/capture',
+    );
   }
   const hosts = parsed?.connection.hosts.length ?? 0;
   if (hosts > 1 && capture.connection.hostname === null) {
-    problems.add([...path, 'connection', 'hostname'], 'required because database.url names several hosts; name the one capture connects to');
+    problems.add(
+      [...path, 'connection', 'hostname'],
+      'required because database.url names several hosts; name the one capture connects to',
+    );
   }
   requireText(problems, [...path, 'connection', 'hostname'], capture.connection.hostname);
 }
@@ -127,20 +177,31 @@ export function validateRetention(config: RawConfig, problems: Problems): void {
       continue;
     }
     if (block.policy === 'AGE') {
-      if (block.maxAge === null) problems.add([...path, 'maxAge'], 'required by policy AGE; write a duration such as 7d');
+      if (block.maxAge === null)
+        problems.add([...path, 'maxAge'], 'required by policy AGE; write a duration such as 7d');
       else if (parseDuration(block.maxAge) === undefined) {
         problems.add([...path, 'maxAge'], `'${block.maxAge}' is not a duration; ${DURATION_HINT}`);
       }
     }
-    if (block.policy === 'COUNT' && (block.maxCount === null || block.maxCount <= 0) && !problems.has([...path, 'maxCount'])) {
+    if (
+      block.policy === 'COUNT' &&
+      (block.maxCount === null || block.maxCount <= 0) &&
+      !problems.has([...path, 'maxCount'])
+    ) {
       problems.add([...path, 'maxCount'], 'required by policy COUNT and must be greater than 0');
     }
     if (block.policy === 'DISABLED') continue;
     const interval = parseDuration(block.cleanupInterval);
     if (interval === undefined) {
-      problems.add([...path, 'cleanupInterval'], `'${block.cleanupInterval}' is not a duration; ${DURATION_HINT}`);
+      problems.add(
+        [...path, 'cleanupInterval'],
+        `'${block.cleanupInterval}' is not a duration; ${DURATION_HINT}`,
+      );
     } else if (interval === 0) {
-      problems.add([...path, 'cleanupInterval'], 'must be greater than 0s; a zero interval would run the cleanup without pause');
+      problems.add(
+        [...path, 'cleanupInterval'],
+        'must be greater than 0s; a zero interval would run the cleanup without pause',
+      );
     }
     if (block.batchSize <= 0 && !problems.has([...path, 'batchSize'])) {
       problems.add([...path, 'batchSize'], 'must be greater than 0');

@@ -29,7 +29,10 @@ function validateDestination(destination: RawDestination, path: Path, problems: 
       const baseUrl = [...path, 'baseUrl'];
       const problem = problems.has(baseUrl)
         ? undefined
-        : httpUrlProblem(destination.baseUrl, `use the 'auth' block (${displayPath([...path, 'auth'])}) instead`);
+        : httpUrlProblem(
+            destination.baseUrl,
+            `use the 'auth' block (${displayPath([...path, 'auth'])}) instead`,
+          );
       if (problem !== undefined) problems.add(baseUrl, problem);
       if (hasDotSegment(destination.path)) {
         problems.add(
@@ -48,7 +51,10 @@ function validateDestination(destination: RawDestination, path: Path, problems: 
     case 'kafka':
       requireText(problems, [...path, 'bootstrapServers'], destination.bootstrapServers);
       checkAddress(problems, path, 'topic', destination.topic, destination.topicFrom);
-      if (destination.timeoutMs < MINIMUM_KAFKA_TIMEOUT_MS && !problems.has([...path, 'timeoutMs'])) {
+      if (
+        destination.timeoutMs < MINIMUM_KAFKA_TIMEOUT_MS &&
+        !problems.has([...path, 'timeoutMs'])
+      ) {
         problems.add(
           [...path, 'timeoutMs'],
           `must be at least ${MINIMUM_KAFKA_TIMEOUT_MS}; the Kafka producer needs the delivery timeout to stay above the request timeout`,
@@ -69,7 +75,10 @@ export function checkAmqpUrl(problems: Problems, path: Path, url: string): void 
   if (problems.has(path)) return;
   if (isBlank(url)) problems.add(path, 'must not be blank');
   else if (!isAmqpUri(url)) {
-    problems.add(path, 'is not a valid AMQP URI (amqp://host or amqps://host); the value is not printed because it can hold a password');
+    problems.add(
+      path,
+      'is not a valid AMQP URI (amqp://host or amqps://host); the value is not printed because it can hold a password',
+    );
   }
 }
 
@@ -77,7 +86,13 @@ export function checkAmqpUrl(problems: Problems, path: Path, url: string): void 
  * The address (`exchange`, `topic`, `subject`) is a template unless `<key>From` names a row
  * column, which then wins; one of the two must be set. A template may only read fields a row has.
  */
-function checkAddress(problems: Problems, path: Path, key: string, template: string | null, from: string | null): void {
+function checkAddress(
+  problems: Problems,
+  path: Path,
+  key: string,
+  template: string | null,
+  from: string | null,
+): void {
   const at = [...path, key];
   if (template === null) {
     if (from === null && !problems.has([...path, `${key}From`])) {
@@ -101,13 +116,21 @@ export function validateRoutes(config: RawConfig, problems: Problems): void {
     const pattern = [...path, 'topicPattern'];
     requireText(problems, pattern, route.topicPattern);
     if (route.topicPattern.includes('***')) {
-      problems.add(pattern, `'${route.topicPattern}' holds '***'; use '*' for one segment and '**' for any number of segments`);
+      problems.add(
+        pattern,
+        `'${route.topicPattern}' holds '***'; use '*' for one segment and '**' for any number of segments`,
+      );
     }
     const destination = [...path, 'destination'];
     requireText(problems, destination, route.destination);
     const known = Object.hasOwn(config.destinations, route.destination);
     // A destination that failed its own checks (no type, say) was dropped; it is reported there.
-    if (!known && !isBlank(route.destination) && !problems.has(destination) && !problems.has(['destinations', route.destination])) {
+    if (
+      !known &&
+      !isBlank(route.destination) &&
+      !problems.has(destination) &&
+      !problems.has(['destinations', route.destination])
+    ) {
       problems.add(
         destination,
         names.length === 0

@@ -47,10 +47,19 @@ function validateShared(name: string, source: RawSource, path: Path, problems: P
       );
     }
   }
-  for (const field of ['idempotencyKeyPath', 'aggregateIdPath', 'eventTypePath', 'scheduledAtPath'] as const) {
+  for (const field of [
+    'idempotencyKeyPath',
+    'aggregateIdPath',
+    'eventTypePath',
+    'scheduledAtPath',
+  ] as const) {
     checkJsonPaths(problems, [...path, field], source[field]);
   }
-  for (const field of ['idempotencyKeyExpression', 'aggregateIdExpression', 'eventTypeExpression'] as const) {
+  for (const field of [
+    'idempotencyKeyExpression',
+    'aggregateIdExpression',
+    'eventTypeExpression',
+  ] as const) {
     requireText(problems, [...path, field], source[field]);
   }
   const delayMs = checkInitialDelay(problems, [...path, 'initialDelay'], source.initialDelay);
@@ -64,8 +73,12 @@ function validateShared(name: string, source: RawSource, path: Path, problems: P
     }
   }
   checkTransform(problems, [...path, 'transform'], source.transform);
-  source.filter?.require.forEach((rule, i) => checkRule(problems, [...path, 'filter', 'require', i], rule));
-  source.filter?.exclude.forEach((rule, i) => checkRule(problems, [...path, 'filter', 'exclude', i], rule));
+  source.filter?.require.forEach((rule, i) =>
+    checkRule(problems, [...path, 'filter', 'require', i], rule),
+  );
+  source.filter?.exclude.forEach((rule, i) =>
+    checkRule(problems, [...path, 'filter', 'exclude', i], rule),
+  );
 }
 
 function hasEventTypeSource(source: RawSource): boolean {
@@ -84,7 +97,10 @@ function checkInitialDelay(problems: Problems, path: Path, text: string | null):
     return 0;
   }
   if (ms / 1000 > MAX_INITIAL_DELAY_SECONDS) {
-    problems.add(path, `'${text}' is too long; the longest delay is ${MAX_INITIAL_DELAY_SECONDS} seconds`);
+    problems.add(
+      path,
+      `'${text}' is too long; the longest delay is ${MAX_INITIAL_DELAY_SECONDS} seconds`,
+    );
     return 0;
   }
   return ms;
@@ -93,7 +109,9 @@ function checkInitialDelay(problems: Problems, path: Path, text: string | null):
 /** A filter rule names a header and exactly one test (spec §7.3). */
 function checkRule(problems: Problems, path: Path, rule: FilterRule): void {
   requireText(problems, [...path, 'header'], rule.header);
-  const tests = (['equals', 'in', 'matches', 'exists'] as const).filter((test) => rule[test] !== null);
+  const tests = (['equals', 'in', 'matches', 'exists'] as const).filter(
+    (test) => rule[test] !== null,
+  );
   if (tests.length !== 1) {
     problems.add(
       path,
@@ -101,27 +119,46 @@ function checkRule(problems: Problems, path: Path, rule: FilterRule): void {
     );
   }
   if (rule.exists === false) {
-    problems.add([...path, 'exists'], "false is not allowed; put an 'exists: true' rule under 'exclude' instead");
+    problems.add(
+      [...path, 'exists'],
+      "false is not allowed; put an 'exists: true' rule under 'exclude' instead",
+    );
   }
   if (rule.in?.length === 0) problems.add([...path, 'in'], 'the list must not be empty');
   requireText(problems, [...path, 'matches'], rule.matches);
   if (rule.matches?.includes('***') === true) {
-    problems.add([...path, 'matches'], `'${rule.matches}' holds '***'; use '*' for one segment and '**' for any text`);
+    problems.add(
+      [...path, 'matches'],
+      `'${rule.matches}' holds '***'; use '*' for one segment and '**' for any text`,
+    );
   }
 }
 
 type HttpSource = Extract<RawSource, { type: 'http' }>;
 
-function validateHttp(name: string, source: HttpSource, path: Path, problems: Problems, paths: Map<string, string>): void {
+function validateHttp(
+  name: string,
+  source: HttpSource,
+  path: Path,
+  problems: Problems,
+  paths: Map<string, string>,
+): void {
   const routePath = [...path, 'path'];
   requireText(problems, routePath, source.path);
   const other = paths.get(source.path);
   if (other !== undefined && !isBlank(source.path)) {
-    problems.add(routePath, `'${source.path}' is already the path of source '${other}'; each HTTP source needs its own path`);
+    problems.add(
+      routePath,
+      `'${source.path}' is already the path of source '${other}'; each HTTP source needs its own path`,
+    );
   } else {
     paths.set(source.path, name);
   }
-  if (source.idempotencyKeyPath === null && source.idempotencyKeyHeader === null && source.idempotencyKeyExpression === null) {
+  if (
+    source.idempotencyKeyPath === null &&
+    source.idempotencyKeyHeader === null &&
+    source.idempotencyKeyExpression === null
+  ) {
     problems.add(
       path,
       `has no idempotency key; set ${key(path, 'idempotencyKeyPath')} to a JSONPath in the body, ${key(path, 'idempotencyKeyHeader')} to a request header, or ${key(path, 'idempotencyKeyExpression')} to a JSONata expression`,
@@ -129,7 +166,12 @@ function validateHttp(name: string, source: HttpSource, path: Path, problems: Pr
   }
   const auth = source.auth;
   const authHeader = auth?.type === 'api-key' || auth?.type === 'hmac' ? auth.headerName : null;
-  for (const field of ['idempotencyKeyHeader', 'eventTypeHeader', 'aggregateIdHeader', 'scheduledAtHeader'] as const) {
+  for (const field of [
+    'idempotencyKeyHeader',
+    'eventTypeHeader',
+    'aggregateIdHeader',
+    'scheduledAtHeader',
+  ] as const) {
     const header = source[field];
     if (header === null) continue;
     if (field !== 'scheduledAtHeader') requireText(problems, [...path, field], header);
@@ -149,7 +191,11 @@ function validateHttp(name: string, source: HttpSource, path: Path, problems: Pr
   checkInboundAuth(problems, [...path, 'auth'], auth);
 }
 
-function validateBroker(source: Exclude<RawSource, HttpSource>, path: Path, problems: Problems): void {
+function validateBroker(
+  source: Exclude<RawSource, HttpSource>,
+  path: Path,
+  problems: Problems,
+): void {
   for (const header of ['idempotencyKey', 'aggregateId', 'eventType'] as const) {
     requireText(problems, [...path, 'attributeHeaders', header], source.attributeHeaders[header]);
   }
@@ -160,8 +206,10 @@ function validateBroker(source: Exclude<RawSource, HttpSource>, path: Path, prob
       return;
     case 'kafka':
       requireText(problems, [...path, 'bootstrapServers'], source.bootstrapServers);
-      if (source.topics?.length === 0) problems.add([...path, 'topics'], 'the list must not be empty');
-      else if (source.topics?.some(isBlank) === true) problems.add([...path, 'topics'], 'must not hold a blank topic');
+      if (source.topics?.length === 0)
+        problems.add([...path, 'topics'], 'the list must not be empty');
+      else if (source.topics?.some(isBlank) === true)
+        problems.add([...path, 'topics'], 'must not hold a blank topic');
       requireText(problems, [...path, 'groupId'], source.groupId);
       checkKafkaSecurity(problems, path, source);
       return;

@@ -10,7 +10,10 @@ const DB_ENV = {
 
 function problems(yaml: string, env: Record<string, string> = {}): readonly string[] {
   try {
-    loadConfig({ env: { ...DB_ENV, ...env }, readFile: (path) => (path === '/cfg.yml' ? yaml : undefined) });
+    loadConfig({
+      env: { ...DB_ENV, ...env },
+      readFile: (path) => (path === '/cfg.yml' ? yaml : undefined),
+    });
   } catch (error: unknown) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -30,7 +33,11 @@ describe('server and numbers (spec §12.2)', () => {
   });
 
   it('reads whole milliseconds only and checks > 0 rules', () => {
-    expect(problems('outbox: {pollIntervalMs: 1.5, claimTimeoutMs: 0, retryBaseDelayMs: -1, concurrency: 0}\ninbox: {maxBodyBytes: 0, relay: {maxAttempts: 0}}')).toEqual([
+    expect(
+      problems(
+        'outbox: {pollIntervalMs: 1.5, claimTimeoutMs: 0, retryBaseDelayMs: -1, concurrency: 0}\ninbox: {maxBodyBytes: 0, relay: {maxAttempts: 0}}',
+      ),
+    ).toEqual([
       "outbox.pollIntervalMs: '1.5' is not a whole number of milliseconds",
       'outbox.concurrency: must be greater than 0',
       'outbox.retryBaseDelayMs: must not be negative',
@@ -38,11 +45,15 @@ describe('server and numbers (spec §12.2)', () => {
       'inbox.maxBodyBytes: must be greater than 0',
       'inbox.relay.maxAttempts: must be greater than 0',
     ]);
-    expect(problems('database: {poolSize: 3000000000}')).toEqual(['database.poolSize: must be at most 2147483647']);
+    expect(problems('database: {poolSize: 3000000000}')).toEqual([
+      'database.poolSize: must be at most 2147483647',
+    ]);
   });
 
   it('reports a section that is not a map once, not each of its required keys', () => {
-    expect(() => loadConfig({ env: { QUEUEBOX_CONFIG_FILE: '/cfg.yml' }, readFile: () => 'database: 5' })).toThrow(
+    expect(() =>
+      loadConfig({ env: { QUEUEBOX_CONFIG_FILE: '/cfg.yml' }, readFile: () => 'database: 5' }),
+    ).toThrow(
       'The configuration has 1 error. Fix each one and start QueueBox again.\n  - database: must be a section of keys, not a single value',
     );
   });
@@ -54,7 +65,11 @@ describe('server and numbers (spec §12.2)', () => {
 
 describe('schema names (spec §3.6)', () => {
   it('checks table and column names against the identifier rule', () => {
-    expect(problems('database:\n  migrate: false\n  outboxTableName: "app.outbox"\n  inboxTableName: ""\n  columnMapping:\n    inbox: {headers: "1headers"}')).toEqual([
+    expect(
+      problems(
+        'database:\n  migrate: false\n  outboxTableName: "app.outbox"\n  inboxTableName: ""\n  columnMapping:\n    inbox: {headers: "1headers"}',
+      ),
+    ).toEqual([
       "database.outboxTableName: 'app.outbox' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits and underscores",
       'database.inboxTableName: must not be blank',
       "database.columnMapping.inbox.headers: '1headers' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits and underscores",
@@ -62,7 +77,11 @@ describe('schema names (spec §3.6)', () => {
   });
 
   it('stops renames while database.migrate is true, naming each renamed key', () => {
-    expect(problems('database:\n  outboxTableName: app_outbox\n  columnMapping:\n    inbox: {payload: body}')).toEqual([
+    expect(
+      problems(
+        'database:\n  outboxTableName: app_outbox\n  columnMapping:\n    inbox: {payload: body}',
+      ),
+    ).toEqual([
       "database.migrate: The bundled migrations create the default schema, so they cannot create the schema that database.outboxTableName, database.columnMapping.inbox describe. Set 'database.migrate' to false and apply your own schema.",
     ]);
     expect(problems('database:\n  migrate: false\n  outboxTableName: app_outbox')).toEqual([]);
@@ -71,14 +90,19 @@ describe('schema names (spec §3.6)', () => {
   });
 
   it('lists renamed keys for the migrate command', () => {
-    const config = loadConfig({ env: DB_ENV, readFile: () => 'database:\n  migrate: false\n  inboxTableName: events_in' });
+    const config = loadConfig({
+      env: DB_ENV,
+      readFile: () => 'database:\n  migrate: false\n  inboxTableName: events_in',
+    });
     expect(renamedSchemaKeys(config.database)).toEqual(['database.inboxTableName']);
   });
 });
 
 describe('capture (spec §10, §12.2)', () => {
   it('needs a mode, a state directory and valid names when enabled', () => {
-    expect(problems('outbox:\n  capture: {enabled: true, identity: Queue-Box, slot: "9slot"}')).toEqual([
+    expect(
+      problems('outbox:\n  capture: {enabled: true, identity: Queue-Box, slot: "9slot"}'),
+    ).toEqual([
       'outbox.capture.enabled: capture needs a mode; set outbox.capture.mode to postgres-logical, or set enabled to false',
       "outbox.capture.identity: 'Queue-Box' must match ^[a-z][a-z0-9_]{0,62}$",
       "outbox.capture.slot: '9slot' must match ^[a-z][a-z0-9_]{0,62}$",
@@ -93,15 +117,25 @@ describe('capture (spec §10, §12.2)', () => {
   });
 
   it('needs a host name when the URL names several hosts', () => {
-    const yaml = 'outbox:\n  capture: {enabled: true, mode: postgres-logical, stateDirectory: /var/lib/qb}';
+    const yaml =
+      'outbox:\n  capture: {enabled: true, mode: postgres-logical, stateDirectory: /var/lib/qb}';
     expect(problems(yaml, { QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://a:5432,b:5433/q' })).toEqual([
       'outbox.capture.connection.hostname: required because database.url names several hosts; name the one capture connects to',
     ]);
     const config = loadConfig({
-      env: { ...DB_ENV, QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://a:5432,b:5433/q', QUEUEBOX_OUTBOX_CAPTURE_CONNECTION_HOSTNAME: 'b' },
+      env: {
+        ...DB_ENV,
+        QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://a:5432,b:5433/q',
+        QUEUEBOX_OUTBOX_CAPTURE_CONNECTION_HOSTNAME: 'b',
+      },
       readFile: () => yaml,
     });
-    expect(config.outbox.capture.connection).toMatchObject({ hostname: 'b', port: 5433, database: 'q', username: 'queuebox' });
+    expect(config.outbox.capture.connection).toMatchObject({
+      hostname: 'b',
+      port: 5433,
+      database: 'q',
+      username: 'queuebox',
+    });
   });
 });
 
@@ -113,32 +147,48 @@ describe('admin guard (spec §11.6)', () => {
     );
     expect(problems('admin: {enabled: true, insecure: true}')).toEqual([]);
     expect(problems('admin: {enabled: true, auth: {type: bearer, token: t}}')).toEqual([]);
-    expect(problems('', { QUEUEBOX_ADMIN_ENABLED: 'true' })).toEqual([`admin: ${ADMIN_GUARD_MESSAGE} (set by QUEUEBOX_ADMIN_ENABLED)`]);
+    expect(problems('', { QUEUEBOX_ADMIN_ENABLED: 'true' })).toEqual([
+      `admin: ${ADMIN_GUARD_MESSAGE} (set by QUEUEBOX_ADMIN_ENABLED)`,
+    ]);
   });
 });
 
 describe('retention (spec §17.4)', () => {
   it('checks sub-blocks only while enabled', () => {
-    expect(problems('retention:\n  outbox: {policy: AGE, cleanupInterval: soon}\n  inbox: {policy: COUNT}')).toEqual([]);
+    expect(
+      problems(
+        'retention:\n  outbox: {policy: AGE, cleanupInterval: soon}\n  inbox: {policy: COUNT}',
+      ),
+    ).toEqual([]);
   });
 
   it('needs maxAge for AGE, a positive maxCount for COUNT, and valid intervals', () => {
-    expect(problems('retention:\n  enabled: true\n  outbox: {policy: COUNT, maxCount: 0, cleanupInterval: 10, batchSize: 0}\n  inbox: {policy: AGE}')).toEqual([
+    expect(
+      problems(
+        'retention:\n  enabled: true\n  outbox: {policy: COUNT, maxCount: 0, cleanupInterval: 10, batchSize: 0}\n  inbox: {policy: AGE}',
+      ),
+    ).toEqual([
       'retention.outbox.maxCount: required by policy COUNT and must be greater than 0',
       "retention.outbox.cleanupInterval: '10' is not a duration; write a whole number followed by s, m, h or d, such as 30s",
       'retention.outbox.batchSize: must be greater than 0',
       'retention.inbox.maxAge: required by policy AGE; write a duration such as 7d',
     ]);
-    expect(problems('retention:\n  enabled: true\n  outbox: {policy: AGE, maxAge: 7days, cleanupInterval: 0s}')).toEqual([
+    expect(
+      problems(
+        'retention:\n  enabled: true\n  outbox: {policy: AGE, maxAge: 7days, cleanupInterval: 0s}',
+      ),
+    ).toEqual([
       "retention.outbox.maxAge: '7days' is not a duration; write a whole number followed by s, m, h or d, such as 30s",
       'retention.outbox.cleanupInterval: must be greater than 0s; a zero interval would run the cleanup without pause',
     ]);
   });
 
   it('refuses COUNT on the inbox and lower-case policies', () => {
-    expect(problems('retention:\n  enabled: true\n  inbox: {policy: COUNT, maxCount: 10}')).toEqual([
-      'retention.inbox.policy: The inbox retention does not support the COUNT policy. QueueBox deletes no inbox row under that policy, so the table grows without bound. Use AGE or DISABLED.',
-    ]);
+    expect(problems('retention:\n  enabled: true\n  inbox: {policy: COUNT, maxCount: 10}')).toEqual(
+      [
+        'retention.inbox.policy: The inbox retention does not support the COUNT policy. QueueBox deletes no inbox row under that policy, so the table grows without bound. Use AGE or DISABLED.',
+      ],
+    );
     expect(problems('retention:\n  outbox: {policy: age}')).toEqual([
       "retention.outbox.policy: 'age' is not one of AGE, COUNT, DISABLED; the value is case-sensitive, write AGE",
     ]);

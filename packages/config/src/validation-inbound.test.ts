@@ -19,7 +19,8 @@ function problems(yaml: string): readonly string[] {
 }
 
 /** An HTTP pull source (so the topic rule stays quiet) with extra keys. */
-const http = (extra: string): string => `sources:\n  s: {path: /s, consumption: pull, idempotencyKeyPath: $.id, ${extra}}\n`;
+const http = (extra: string): string =>
+  `sources:\n  s: {path: /s, consumption: pull, idempotencyKeyPath: $.id, ${extra}}\n`;
 
 describe('JSONPath keys (spec §7.1)', () => {
   it('refuses an indefinite path', () => {
@@ -44,8 +45,12 @@ describe('HTTP sources (spec §7.2, §7.5)', () => {
     expect(problems('sources:\n  s: {path: /s, consumption: pull}')).toEqual([
       'sources.s: has no idempotency key; set sources.s.idempotencyKeyPath to a JSONPath in the body, sources.s.idempotencyKeyHeader to a request header, or sources.s.idempotencyKeyExpression to a JSONata expression',
     ]);
-    expect(problems('sources:\n  s: {path: /s, consumption: pull, idempotencyKeyHeader: X-Id}')).toEqual([]);
-    expect(problems('sources:\n  s: {path: /s, consumption: pull, idempotencyKeyExpression: "id"}')).toEqual([]);
+    expect(
+      problems('sources:\n  s: {path: /s, consumption: pull, idempotencyKeyHeader: X-Id}'),
+    ).toEqual([]);
+    expect(
+      problems('sources:\n  s: {path: /s, consumption: pull, idempotencyKeyExpression: "id"}'),
+    ).toEqual([]);
   });
 
   it('reports a missing key and a blank key header together', () => {
@@ -57,7 +62,11 @@ describe('HTTP sources (spec §7.2, §7.5)', () => {
 
   it('refuses key headers that QueueBox never stores', () => {
     expect(
-      problems(http('idempotencyKeyHeader: authorization, eventTypeHeader: X-Api-Key, aggregateIdHeader: Cookie, auth: {type: api-key, key: k}')),
+      problems(
+        http(
+          'idempotencyKeyHeader: authorization, eventTypeHeader: X-Api-Key, aggregateIdHeader: Cookie, auth: {type: api-key, key: k}',
+        ),
+      ),
     ).toEqual([
       "sources.s.idempotencyKeyHeader: 'authorization' names a credential header, which QueueBox never stores, so the value would never be found; name another header",
       "sources.s.eventTypeHeader: 'X-Api-Key' is the header that sources.s.auth.headerName reads, which QueueBox never stores, so the value would never be found; name another header",
@@ -66,7 +75,11 @@ describe('HTTP sources (spec §7.2, §7.5)', () => {
   });
 
   it('refuses two HTTP sources on one path', () => {
-    expect(problems('sources:\n  a: {path: /x, consumption: pull, idempotencyKeyPath: $.id}\n  b: {path: /x, consumption: pull, idempotencyKeyPath: $.id}')).toEqual([
+    expect(
+      problems(
+        'sources:\n  a: {path: /x, consumption: pull, idempotencyKeyPath: $.id}\n  b: {path: /x, consumption: pull, idempotencyKeyPath: $.id}',
+      ),
+    ).toEqual([
       "sources.b.path: '/x' is already the path of source 'a'; each HTTP source needs its own path",
     ]);
   });
@@ -76,13 +89,21 @@ describe('HTTP sources (spec §7.2, §7.5)', () => {
     expect(problems(push)).toEqual([
       "sources.s.topic: the topic template '{{ eventType }}' uses eventType, but source 's' has no event type, so the relay would mark every message dead; set sources.s.eventTypePath, sources.s.eventTypeHeader or sources.s.eventTypeExpression, or write a topic template without eventType",
     ]);
-    expect(problems('sources:\n  s: {path: /s, idempotencyKeyPath: $.id, eventTypeHeader: X-Event}')).toEqual([]);
-    expect(problems('sources:\n  s: {path: /s, idempotencyKeyPath: $.id, topic: "in.{{ source }}"}')).toEqual([]);
-    expect(problems('sources:\n  s: {path: /s, idempotencyKeyPath: $.id, topic: " "}')).toEqual(['sources.s.topic: must not be blank']);
+    expect(
+      problems('sources:\n  s: {path: /s, idempotencyKeyPath: $.id, eventTypeHeader: X-Event}'),
+    ).toEqual([]);
+    expect(
+      problems('sources:\n  s: {path: /s, idempotencyKeyPath: $.id, topic: "in.{{ source }}"}'),
+    ).toEqual([]);
+    expect(problems('sources:\n  s: {path: /s, idempotencyKeyPath: $.id, topic: " "}')).toEqual([
+      'sources.s.topic: must not be blank',
+    ]);
   });
 
   it('checks the rate limit', () => {
-    expect(problems(http('rateLimit: {requestsPerMinute: 0}'))).toEqual(['sources.s.rateLimit.requestsPerMinute: must be greater than 0']);
+    expect(problems(http('rateLimit: {requestsPerMinute: 0}'))).toEqual([
+      'sources.s.rateLimit.requestsPerMinute: must be greater than 0',
+    ]);
   });
 });
 
@@ -110,7 +131,11 @@ describe('delays (spec §7.1)', () => {
 describe('header filter (spec §7.3)', () => {
   it('needs a header and exactly one test per rule', () => {
     expect(
-      problems(http('filter: {require: [{header: X-A, equals: a, in: [a]}, {header: X-B}, {header: " ", exists: true}], exclude: [{header: X-C, exists: false}]}')),
+      problems(
+        http(
+          'filter: {require: [{header: X-A, equals: a, in: [a]}, {header: X-B}, {header: " ", exists: true}], exclude: [{header: X-C, exists: false}]}',
+        ),
+      ),
     ).toEqual([
       'sources.s.filter.require[0]: must set exactly one of equals, in, matches or exists, but it sets equals, in',
       'sources.s.filter.require[1]: must set exactly one of equals, in, matches or exists, but it sets none',
@@ -120,7 +145,13 @@ describe('header filter (spec §7.3)', () => {
   });
 
   it('refuses an empty in list and a blank or broken matches glob', () => {
-    expect(problems(http('filter: {require: [{header: X-A, in: []}, {header: X-B, matches: ""}, {header: X-C, matches: "a.***"}]}'))).toEqual([
+    expect(
+      problems(
+        http(
+          'filter: {require: [{header: X-A, in: []}, {header: X-B, matches: ""}, {header: X-C, matches: "a.***"}]}',
+        ),
+      ),
+    ).toEqual([
       'sources.s.filter.require[0].in: the list must not be empty',
       'sources.s.filter.require[1].matches: must not be blank',
       "sources.s.filter.require[2].matches: 'a.***' holds '***'; use '*' for one segment and '**' for any text",
@@ -130,7 +161,9 @@ describe('header filter (spec §7.3)', () => {
 
 describe('inbound auth (spec §16.1)', () => {
   it('needs non-blank credentials', () => {
-    expect(problems(http('auth: {type: bearer, token: ""}'))).toEqual(['sources.s.auth.token: must not be blank']);
+    expect(problems(http('auth: {type: bearer, token: ""}'))).toEqual([
+      'sources.s.auth.token: must not be blank',
+    ]);
     expect(problems(http('auth: {type: api-key, key: " ", headerName: ""}'))).toEqual([
       'sources.s.auth.key: must not be blank',
       'sources.s.auth.headerName: must not be blank',
@@ -138,7 +171,13 @@ describe('inbound auth (spec §16.1)', () => {
   });
 
   it('refuses TIMESTAMP_DOT_BODY without a timestamp header and an unknown algorithm', () => {
-    expect(problems(http('auth: {type: hmac, secret: s, algorithm: HmacSHA1, signaturePayloadFormat: TIMESTAMP_DOT_BODY}'))).toEqual([
+    expect(
+      problems(
+        http(
+          'auth: {type: hmac, secret: s, algorithm: HmacSHA1, signaturePayloadFormat: TIMESTAMP_DOT_BODY}',
+        ),
+      ),
+    ).toEqual([
       "sources.s.auth.algorithm: 'HmacSHA1' is not one of HmacSHA256, HmacSHA512",
       'sources.s.auth.signaturePayloadFormat: TIMESTAMP_DOT_BODY needs sources.s.auth.timestampHeader; every request would fail with a missing timestamp header, so set the timestamp header or use BODY',
     ]);
@@ -148,30 +187,51 @@ describe('inbound auth (spec §16.1)', () => {
     const load = (format: string) =>
       loadConfig({
         env: DB_ENV,
-        readFile: () => http(`auth: {type: hmac, secret: s, timestampHeader: X-Ts, signaturePayloadFormat: ${format}}`),
+        readFile: () =>
+          http(
+            `auth: {type: hmac, secret: s, timestampHeader: X-Ts, signaturePayloadFormat: ${format}}`,
+          ),
       }).sources.s;
-    expect(load('timestamp-dot-body')).toMatchObject({ auth: { signaturePayloadFormat: 'TIMESTAMP_DOT_BODY' } });
-    expect(load('body')).toMatchObject({ auth: { signaturePayloadFormat: 'BODY', timestampToleranceMs: 300_000 } });
+    expect(load('timestamp-dot-body')).toMatchObject({
+      auth: { signaturePayloadFormat: 'TIMESTAMP_DOT_BODY' },
+    });
+    expect(load('body')).toMatchObject({
+      auth: { signaturePayloadFormat: 'BODY', timestampToleranceMs: 300_000 },
+    });
     expect(problems(http('auth: {type: hmac, secret: s, signaturePayloadFormat: Body}'))).toEqual([
       "sources.s.auth.signaturePayloadFormat: 'Body' is not one of BODY, TIMESTAMP_DOT_BODY, body, timestamp-dot-body; the value is case-sensitive, write BODY",
     ]);
   });
 
   it('reports an auth block with an unknown kind', () => {
-    expect(problems(http('auth: {type: beare, token: t}'))).toEqual(['sources.s.auth.type: unknown type beare; did you mean bearer?']);
+    expect(problems(http('auth: {type: beare, token: t}'))).toEqual([
+      'sources.s.auth.type: unknown type beare; did you mean bearer?',
+    ]);
   });
 });
 
 describe('broker sources (spec §7.6–7.8)', () => {
   it('defaults the broker key path and topic, and checks the event-type source of a push topic', () => {
-    expect(problems('sources:\n  r: {type: rabbitmq, queueName: q, connectionUrl: "amqp://r", topic: "{{ eventType }}"}')).toEqual([
+    expect(
+      problems(
+        'sources:\n  r: {type: rabbitmq, queueName: q, connectionUrl: "amqp://r", topic: "{{ eventType }}"}',
+      ),
+    ).toEqual([
       "sources.r.topic: the topic template '{{ eventType }}' uses eventType, but source 'r' has no event type, so the relay would mark every message dead; set sources.r.eventTypePath or sources.r.eventTypeExpression, or set sources.r.eventTypeFromHeader to true when every publisher sets the 'x-event-type' header, or write a topic template without eventType",
     ]);
-    expect(problems('sources:\n  r: {type: rabbitmq, queueName: q, connectionUrl: "amqp://r", topic: "{{ eventType }}", eventTypeFromHeader: true}')).toEqual([]);
+    expect(
+      problems(
+        'sources:\n  r: {type: rabbitmq, queueName: q, connectionUrl: "amqp://r", topic: "{{ eventType }}", eventTypeFromHeader: true}',
+      ),
+    ).toEqual([]);
   });
 
   it('checks RabbitMQ keys without printing the URI', () => {
-    expect(problems('sources:\n  r: {type: rabbitmq, queueName: " ", connectionUrl: "not a uri with hunter2", prefetchCount: 0}')).toEqual([
+    expect(
+      problems(
+        'sources:\n  r: {type: rabbitmq, queueName: " ", connectionUrl: "not a uri with hunter2", prefetchCount: 0}',
+      ),
+    ).toEqual([
       'sources.r.prefetchCount: must be greater than 0',
       'sources.r.queueName: must not be blank',
       'sources.r.connectionUrl: is not a valid AMQP URI (amqp://host or amqps://host); the value is not printed because it can hold a password',
@@ -179,8 +239,14 @@ describe('broker sources (spec §7.6–7.8)', () => {
   });
 
   it('checks Kafka keys', () => {
-    expect(problems('sources:\n  k: {type: kafka, bootstrapServers: "k:9092", groupId: g, topics: []}')).toEqual(['sources.k.topics: the list must not be empty']);
-    expect(problems('sources:\n  k: {type: kafka, bootstrapServers: "k:9092", groupId: " ", topics: [a, " "], autoOffsetReset: newest, maxPollRecords: 0}')).toEqual([
+    expect(
+      problems('sources:\n  k: {type: kafka, bootstrapServers: "k:9092", groupId: g, topics: []}'),
+    ).toEqual(['sources.k.topics: the list must not be empty']);
+    expect(
+      problems(
+        'sources:\n  k: {type: kafka, bootstrapServers: "k:9092", groupId: " ", topics: [a, " "], autoOffsetReset: newest, maxPollRecords: 0}',
+      ),
+    ).toEqual([
       "sources.k.autoOffsetReset: 'newest' is not one of earliest, latest",
       'sources.k.maxPollRecords: must be greater than 0',
       'sources.k.topics: must not hold a blank topic',
@@ -193,12 +259,25 @@ describe('broker sources (spec §7.6–7.8)', () => {
   });
 
   it('splits a comma-separated topic list', () => {
-    const config = loadConfig({ env: { ...DB_ENV, QUEUEBOX_SOURCES_K_TYPE: 'kafka', QUEUEBOX_SOURCES_K_BOOTSTRAPSERVERS: 'k:9092', QUEUEBOX_SOURCES_K_GROUPID: 'g', QUEUEBOX_SOURCES_K_TOPICS: 'a, b' }, readFile: () => undefined });
+    const config = loadConfig({
+      env: {
+        ...DB_ENV,
+        QUEUEBOX_SOURCES_K_TYPE: 'kafka',
+        QUEUEBOX_SOURCES_K_BOOTSTRAPSERVERS: 'k:9092',
+        QUEUEBOX_SOURCES_K_GROUPID: 'g',
+        QUEUEBOX_SOURCES_K_TOPICS: 'a, b',
+      },
+      readFile: () => undefined,
+    });
     expect(config.sources.k).toMatchObject({ topics: ['a', 'b'] });
   });
 
   it('checks NATS keys', () => {
-    expect(problems('sources:\n  n: {type: nats, servers: "nats://n", stream: S, durable: "", ackWaitMs: 0, token: t, username: u, password: p}')).toEqual([
+    expect(
+      problems(
+        'sources:\n  n: {type: nats, servers: "nats://n", stream: S, durable: "", ackWaitMs: 0, token: t, username: u, password: p}',
+      ),
+    ).toEqual([
       'sources.n.ackWaitMs: must be greater than 0',
       'sources.n.durable: must not be blank',
       'sources.n.token: cannot be combined with sources.n.username; NATS accepts one of them, so remove one',
@@ -206,8 +285,10 @@ describe('broker sources (spec §7.6–7.8)', () => {
   });
 
   it('needs non-blank attribute headers', () => {
-    expect(problems('sources:\n  n: {type: nats, servers: "nats://n", stream: S, durable: d, attributeHeaders: {eventType: ""}}')).toEqual([
-      'sources.n.attributeHeaders.eventType: must not be blank',
-    ]);
+    expect(
+      problems(
+        'sources:\n  n: {type: nats, servers: "nats://n", stream: S, durable: d, attributeHeaders: {eventType: ""}}',
+      ),
+    ).toEqual(['sources.n.attributeHeaders.eventType: must not be blank']);
   });
 });

@@ -9,7 +9,9 @@ import type { Path, Problems } from './problems.js';
 import type { RawEntry, RawMap, RawNode } from './raw-node.js';
 
 // js-yaml exports its built-in types at run time; @types/js-yaml does not declare them.
-const builtin = (yaml as unknown as { types: Record<'null' | 'merge' | 'bool' | 'int' | 'float', yaml.Type> }).types;
+const builtin = (
+  yaml as unknown as { types: Record<'null' | 'merge' | 'bool' | 'int' | 'float', yaml.Type> }
+).types;
 
 const SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
   implicit: [builtin.null, builtin.merge],
@@ -28,7 +30,12 @@ export class YamlSyntaxError extends Error {}
  * a syntax error carries the reason and position only: js-yaml's own message quotes the
  * surrounding lines, which can hold a password.
  */
-export function parseYaml(text: string, source: string, env: Env, problems: Problems): RawMap | null {
+export function parseYaml(
+  text: string,
+  source: string,
+  env: Env,
+  problems: Problems,
+): RawMap | null {
   let document: unknown;
   try {
     document = yaml.load(text, { schema: SCHEMA, filename: source });
@@ -43,7 +50,9 @@ export function parseYaml(text: string, source: string, env: Env, problems: Prob
   }
   if (document === null || document === undefined) return null;
   if (!isPlainObject(document)) {
-    throw new YamlSyntaxError(`${source}: the file must hold a map of sections such as database and outbox`);
+    throw new YamlSyntaxError(
+      `${source}: the file must hold a map of sections such as database and outbox`,
+    );
   }
   const node = toRawNode(document, [], env, problems);
   return node.kind === 'map' ? node : null;
@@ -54,7 +63,10 @@ function toRawNode(value: unknown, path: Path, env: Env, problems: Problems): Ra
   if (typeof value === 'string') return resolvePlaceholders(value, path, env, problems);
   if (typeof value === 'number' || typeof value === 'boolean') return { kind: 'scalar', value };
   if (Array.isArray(value)) {
-    return { kind: 'list', items: value.map((item, i) => toRawNode(item, [...path, i], env, problems)) };
+    return {
+      kind: 'list',
+      items: value.map((item, i) => toRawNode(item, [...path, i], env, problems)),
+    };
   }
   if (isPlainObject(value)) {
     const entries: RawEntry[] = Object.entries(value).map(([written, child]) => ({
@@ -90,4 +102,3 @@ function resolvePlaceholders(text: string, path: Path, env: Env, problems: Probl
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-

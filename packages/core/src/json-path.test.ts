@@ -93,7 +93,12 @@ describe('parseJsonPath', () => {
 });
 
 describe('readJsonPath', () => {
-  const doc: Json = { id: 'e-1', n: 42, data: { 'x-y': [1, { deep: true }], nil: null }, list: ['a', 'b', 'c'] };
+  const doc: Json = {
+    id: 'e-1',
+    n: 42,
+    data: { 'x-y': [1, { deep: true }], nil: null },
+    list: ['a', 'b', 'c'],
+  };
   const read = (path: string): Json | undefined => readJsonPath(parseJsonPath(path), doc);
 
   it('reads nested properties and indexes', () => {

@@ -73,21 +73,28 @@ class Parser {
       const char = this.#text[this.#pos];
       if (char === '.') this.#dot();
       else if (char === '[') this.#bracket();
-      else throw invalid(`unexpected '${char}' at position ${this.#at(this.#pos)}; expected '.' or '['`);
+      else
+        throw invalid(
+          `unexpected '${char}' at position ${this.#at(this.#pos)}; expected '.' or '['`,
+        );
     }
     return this.#segments;
   }
 
   #dot(): void {
     this.#pos += 1;
-    if (this.#text[this.#pos] === '.') throw indefinite("the deep scan '..' matches any number of nodes");
+    if (this.#text[this.#pos] === '.')
+      throw indefinite("the deep scan '..' matches any number of nodes");
     const start = this.#pos;
-    while (this.#pos < this.#text.length && !NAME_END.has(this.#text[this.#pos] ?? '')) this.#pos += 1;
+    while (this.#pos < this.#text.length && !NAME_END.has(this.#text[this.#pos] ?? ''))
+      this.#pos += 1;
     const name = this.#text.slice(start, this.#pos);
-    if (name.length === 0) throw invalid(`a '.' at position ${this.#at(start - 1)} is not followed by a name`);
+    if (name.length === 0)
+      throw invalid(`a '.' at position ${this.#at(start - 1)} is not followed by a name`);
     if (name === '*') throw indefinite("the wildcard '*' matches any number of nodes");
     if (name.includes('(')) throw invalid(`the function '${name}' is not supported`);
-    if (NAME_FORBIDDEN.test(name)) throw invalid(`'${name}' is not a valid name; write it as ['${name}']`);
+    if (NAME_FORBIDDEN.test(name))
+      throw invalid(`'${name}' is not a valid name; write it as ['${name}']`);
     this.#segments.push({ kind: 'property', name });
   }
 

@@ -19,7 +19,10 @@ export interface FreshDatabase {
   drop(): Promise<void>;
 }
 
-export async function createFreshDatabase(serverUrl: string, prefix = 'qb_test'): Promise<FreshDatabase> {
+export async function createFreshDatabase(
+  serverUrl: string,
+  prefix = 'qb_test',
+): Promise<FreshDatabase> {
   const admin = postgres(serverUrl, { max: 1, onnotice: () => undefined });
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   try {

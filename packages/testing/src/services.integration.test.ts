@@ -17,10 +17,14 @@ describe.skipIf(!pg.available)('fresh PostgreSQL databases', () => {
     made.push(b);
     expect(a.name).not.toBe(b.name);
     await a.sql`CREATE TABLE t (x int)`;
-    const [row] = await b.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 't'`;
+    const [row] = await b.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 't'`;
     expect(row?.n).toBe(0);
     await a.drop();
-    const [gone] = await b.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_database WHERE datname = ${a.name}`;
+    const [gone] = await b.sql<
+      { n: number }[]
+    >`SELECT count(*)::int AS n FROM pg_database WHERE datname = ${a.name}`;
     expect(gone?.n).toBe(0);
   });
 });

@@ -125,7 +125,11 @@ function dockerEngineLikely(): boolean {
 }
 
 const IMAGES: Record<ServiceName, { image: string; port: number; env?: Record<string, string> }> = {
-  postgres: { image: 'postgres:15', port: 5432, env: { POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_DB: 'test' } },
+  postgres: {
+    image: 'postgres:15',
+    port: 5432,
+    env: { POSTGRES_HOST_AUTH_METHOD: 'trust', POSTGRES_DB: 'test' },
+  },
   rabbitmq: { image: 'rabbitmq:3.13', port: 5672 },
   nats: { image: 'nats:2.10', port: 4222 },
   kafka: { image: 'apache/kafka:3.8.0', port: 9092 },

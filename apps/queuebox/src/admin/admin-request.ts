@@ -26,7 +26,8 @@ export async function readAdminRequest(
   auth: AuthValidator | null,
 ): Promise<AdminRequest> {
   const body = await readCappedBody(c.req.raw, admin.maxPayloadBytes);
-  if (!body.ok) return { ok: false, status: 413, error: `Request body exceeds ${admin.maxPayloadBytes} bytes` };
+  if (!body.ok)
+    return { ok: false, status: 413, error: `Request body exceeds ${admin.maxPayloadBytes} bytes` };
   if (auth !== null) {
     const verdict = auth.validate((name) => c.req.header(name), body.bytes);
     if (!verdict.ok) return { ok: false, status: 401, error: verdict.reason };

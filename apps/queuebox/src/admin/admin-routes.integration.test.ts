@@ -1,6 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { silentLogger, systemClock, type AppConfig, type Database } from '@queuebox/core';
-import { createJsonataTransformer, createMessageRouter, validateRouting } from '@queuebox/outbox-service';
+import {
+  createJsonataTransformer,
+  createMessageRouter,
+  validateRouting,
+} from '@queuebox/outbox-service';
 import { provider } from '@queuebox/postgres';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { Hono } from 'hono';
@@ -42,7 +46,12 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
 
   beforeAll(async () => {
     db = await createFreshDatabase(pgUrl);
-    config = testConfig(db, YAML(`  enabled: true\n  maxPayloadBytes: 2048\n  auth:\n    type: hmac\n    secret: ${SECRET}\n`));
+    config = testConfig(
+      db,
+      YAML(
+        `  enabled: true\n  maxPayloadBytes: 2048\n  auth:\n    type: hmac\n    secret: ${SECRET}\n`,
+      ),
+    );
     database = await provider.open(config, { logger: silentLogger, clock: systemClock });
     await database.migrate();
     const transformer = createJsonataTransformer();
@@ -55,15 +64,30 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
     await db?.drop();
   });
 
-  const post = (path: string, body: string, headers: Record<string, string> = { 'X-Signature': sign(body) }) =>
-    app.request(path, { method: 'POST', body, headers: { 'Content-Type': 'application/json', ...headers } });
+  const post = (
+    path: string,
+    body: string,
+    headers: Record<string, string> = { 'X-Signature': sign(body) },
+  ) =>
+    app.request(path, {
+      method: 'POST',
+      body,
+      headers: { 'Content-Type': 'application/json', ...headers },
+    });
 
   describe('POST /admin/transform/test', () => {
     it('200 with the result and the first-delivery context', async () => {
-      const body = JSON.stringify({ expression: '{"total": amount * 2, "topic": $topic, "attempt": $attempt}', payload: { amount: 21 } });
+      const body = JSON.stringify({
+        expression: '{"total": amount * 2, "topic": $topic, "attempt": $attempt}',
+        payload: { amount: 21 },
+      });
       const res = await post('/admin/transform/test', body);
       expect(res.status).toBe(200);
-      const json = (await res.json()) as { success: boolean; result: unknown; context: Record<string, unknown> };
+      const json = (await res.json()) as {
+        success: boolean;
+        result: unknown;
+        context: Record<string, unknown>;
+      };
       expect(json.success).toBe(true);
       expect(json.result).toEqual({ total: 42, topic: 'test.topic', attempt: 0 });
       expect(json.context.topic).toBe('test.topic');
@@ -76,16 +100,29 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
       const missing = await post('/admin/transform/test', JSON.stringify({ payload: {} }));
       expect(missing.status).toBe(400);
       expect(((await missing.json()) as { error: string }).error).toMatch(/^Invalid request: /);
-      const invalid = await post('/admin/transform/test', JSON.stringify({ expression: '{{', payload: {} }));
+      const invalid = await post(
+        '/admin/transform/test',
+        JSON.stringify({ expression: '{{', payload: {} }),
+      );
       expect(invalid.status).toBe(400);
-      expect(await invalid.json()).toMatchObject({ success: false, error: expect.stringMatching(/^Invalid expression: /) });
-      const failing = await post('/admin/transform/test', JSON.stringify({ expression: '$error("nope")', payload: {} }));
+      expect(await invalid.json()).toMatchObject({
+        success: false,
+        error: expect.stringMatching(/^Invalid expression: /),
+      });
+      const failing = await post(
+        '/admin/transform/test',
+        JSON.stringify({ expression: '$error("nope")', payload: {} }),
+      );
       expect(failing.status).toBe(400);
       expect(await failing.json()).toEqual({ success: false, error: 'nope' });
     });
 
     it('400 when the evaluation runs past the clamped timeout', async () => {
-      const body = JSON.stringify({ expression: '($f := function($x){ $f($x + 1) }; $f(0))', payload: {}, timeoutMs: 50 });
+      const body = JSON.stringify({
+        expression: '($f := function($x){ $f($x + 1) }; $f(0))',
+        payload: {},
+        timeoutMs: 50,
+      });
       const res = await post('/admin/transform/test', body);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { success: boolean }).success).toBe(false);
@@ -95,12 +132,24 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
       const body = JSON.stringify({ expression: '1', payload: {} });
       const unsigned = await post('/admin/transform/test', body, {});
       expect(unsigned.status).toBe(401);
-      expect(await unsigned.json()).toEqual({ success: false, error: 'Missing X-Signature header' });
-      const tampered = await post('/admin/transform/test', body, { 'X-Signature': sign(`${body} `) });
+      expect(await unsigned.json()).toEqual({
+        success: false,
+        error: 'Missing X-Signature header',
+      });
+      const tampered = await post('/admin/transform/test', body, {
+        'X-Signature': sign(`${body} `),
+      });
       expect(await tampered.json()).toEqual({ success: false, error: 'Invalid signature' });
-      const large = await post('/admin/transform/test', JSON.stringify({ expression: '1', payload: 'x'.repeat(3000) }), {});
+      const large = await post(
+        '/admin/transform/test',
+        JSON.stringify({ expression: '1', payload: 'x'.repeat(3000) }),
+        {},
+      );
       expect(large.status).toBe(413);
-      expect(await large.json()).toEqual({ success: false, error: 'Request body exceeds 2048 bytes' });
+      expect(await large.json()).toEqual({
+        success: false,
+        error: 'Request body exceeds 2048 bytes',
+      });
     });
   });
 
@@ -117,18 +166,27 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
     });
     const states = async () =>
       Object.fromEntries(
-        (await db.sql<{ id: string; state: string; attempt: number }[]>`SELECT id, state, attempt FROM outbox ORDER BY id`).map((r) => [
-          r.id.slice(-1),
-          `${r.state}/${r.attempt}`,
-        ]),
+        (
+          await db.sql<
+            { id: string; state: string; attempt: number }[]
+          >`SELECT id, state, attempt FROM outbox ORDER BY id`
+        ).map((r) => [r.id.slice(-1), `${r.state}/${r.attempt}`]),
       );
 
     it('200 moves only sent and dead rows matching every filter, resetting attempt and last_error', async () => {
       const res = await post('/admin/replay', JSON.stringify({ topic: 'order.created' }));
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ moved: 1 });
-      expect(await states()).toEqual({ '1': 'pending/0', '2': 'sent/0', '3': 'dead/5', '4': 'pending/2', '5': 'processing/1' });
-      const [row] = await db.sql<{ last_error: string | null }[]>`SELECT last_error FROM outbox WHERE id = '00000000-0000-4000-8000-000000000001'`;
+      expect(await states()).toEqual({
+        '1': 'pending/0',
+        '2': 'sent/0',
+        '3': 'dead/5',
+        '4': 'pending/2',
+        '5': 'processing/1',
+      });
+      const [row] = await db.sql<
+        { last_error: string | null }[]
+      >`SELECT last_error FROM outbox WHERE id = '00000000-0000-4000-8000-000000000001'`;
       expect(row?.last_error).toBeNull();
     });
 
@@ -136,16 +194,28 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
       const res = await post('/admin/replay', JSON.stringify({ destination: 'orders' }));
       expect(await res.json()).toEqual({ moved: 2 });
       expect(await states()).toMatchObject({ '1': 'pending/0', '2': 'pending/0', '3': 'dead/5' });
-      const none = await post('/admin/replay', JSON.stringify({ destination: 'orders', topics: ['invoice.sent'] }));
+      const none = await post(
+        '/admin/replay',
+        JSON.stringify({ destination: 'orders', topics: ['invoice.sent'] }),
+      );
       expect(await none.json()).toEqual({ moved: 0 });
     });
 
     it('combines ids and time bounds, and an empty ids list matches nothing', async () => {
-      const byIds = await post('/admin/replay', JSON.stringify({ ids: ['00000000-0000-4000-8000-000000000003'], createdAfter: '2026-02-15T00:00:00Z' }));
+      const byIds = await post(
+        '/admin/replay',
+        JSON.stringify({
+          ids: ['00000000-0000-4000-8000-000000000003'],
+          createdAfter: '2026-02-15T00:00:00Z',
+        }),
+      );
       expect(await byIds.json()).toEqual({ moved: 1 });
       const empty = await post('/admin/replay', JSON.stringify({ ids: [], topic: 'order.paid' }));
       expect(await empty.json()).toEqual({ moved: 0 });
-      const before = await post('/admin/replay', JSON.stringify({ createdBefore: '2026-01-15T00:00:00Z' }));
+      const before = await post(
+        '/admin/replay',
+        JSON.stringify({ createdBefore: '2026-01-15T00:00:00Z' }),
+      );
       expect(await before.json()).toEqual({ moved: 1 });
     });
 
@@ -155,7 +225,12 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
         expect(res.status).toBe(400);
         expect(await res.json()).toEqual({ error: 'A replay needs at least one filter.' });
       }
-      for (const body of ['{"ids":["not-a-uuid"]}', '{"createdAfter":"yesterday"}', '{"topics":"x"}', 'not json']) {
+      for (const body of [
+        '{"ids":["not-a-uuid"]}',
+        '{"createdAfter":"yesterday"}',
+        '{"topics":"x"}',
+        'not json',
+      ]) {
         const res = await post('/admin/replay', body);
         expect(res.status).toBe(400);
         expect(((await res.json()) as { error: string }).error).toMatch(/^Invalid request: /);

@@ -105,15 +105,26 @@ function optionalInstant(value: unknown, name: string): Date | null {
  * `topic`, `topics` and `destination` all narrow one topic set: each given one intersects it,
  * so a destination never adds topics. Null means no row can match.
  */
-async function resolveTopics(request: ReplayRequest, deps: ReplayDeps): Promise<ReplayFilter | null> {
+async function resolveTopics(
+  request: ReplayRequest,
+  deps: ReplayDeps,
+): Promise<ReplayFilter | null> {
   let topics: string[] | null = request.topics === null ? null : [...request.topics];
-  if (request.topic) topics = topics === null ? [request.topic] : topics.filter((t) => t === request.topic);
+  if (request.topic)
+    topics = topics === null ? [request.topic] : topics.filter((t) => t === request.topic);
   if (request.destination) {
-    const routed = (await deps.store.distinctTopics()).filter((t) => deps.destinationOf(t) === request.destination);
+    const routed = (await deps.store.distinctTopics()).filter(
+      (t) => deps.destinationOf(t) === request.destination,
+    );
     topics = topics === null ? routed : topics.filter((t) => routed.includes(t));
     if (topics.length === 0) return null;
   }
-  return { ids: request.ids, topics, createdAfter: request.createdAfter, createdBefore: request.createdBefore };
+  return {
+    ids: request.ids,
+    topics,
+    createdAfter: request.createdAfter,
+    createdBefore: request.createdBefore,
+  };
 }
 
 function describe(request: ReplayRequest): string {

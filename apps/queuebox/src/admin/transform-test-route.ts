@@ -12,20 +12,40 @@ const MAX_DEPTH = 100;
  * `POST /admin/transform/test` (spec §11.6): evaluates a JSONata expression against a payload
  * with the context a first delivery gets; it sends and writes nothing.
  */
-export function transformTestRoute(app: Hono, admin: AdminConfig, auth: AuthValidator | null, transformer: Transformer): void {
+export function transformTestRoute(
+  app: Hono,
+  admin: AdminConfig,
+  auth: AuthValidator | null,
+  transformer: Transformer,
+): void {
   app.post('/admin/transform/test', async (c) => {
     const request = await readAdminRequest(c, admin, auth);
     if (!request.ok) return c.json({ success: false, error: request.error }, request.status);
     const parsed = parseTransformTest(request.body, admin.maxTransformTimeoutMs);
-    if (typeof parsed === 'string') return c.json({ success: false, error: `Invalid request: ${parsed}` }, 400);
+    if (typeof parsed === 'string')
+      return c.json({ success: false, error: `Invalid request: ${parsed}` }, 400);
 
     let compiled;
     try {
-      compiled = transformer.compile(parsed.expression, { timeoutMs: parsed.timeoutMs, maxDepth: MAX_DEPTH });
+      compiled = transformer.compile(parsed.expression, {
+        timeoutMs: parsed.timeoutMs,
+        maxDepth: MAX_DEPTH,
+      });
     } catch (error: unknown) {
-      return c.json({ success: false, error: `Invalid expression: ${error instanceof Error ? error.message : String(error)}` }, 400);
+      return c.json(
+        {
+          success: false,
+          error: `Invalid expression: ${error instanceof Error ? error.message : String(error)}`,
+        },
+        400,
+      );
     }
-    const context = { messageId: randomUUID(), topic: parsed.mockTopic, attempt: 0, timestamp: new Date().toISOString() };
+    const context = {
+      messageId: randomUUID(),
+      topic: parsed.mockTopic,
+      attempt: 0,
+      timestamp: new Date().toISOString(),
+    };
     const bindings: Record<string, Json> = { ...context };
     if (parsed.mockSource !== null) bindings.source = parsed.mockSource;
     const outcome = await compiled.evaluate(parsed.payload, bindings);
@@ -46,11 +66,18 @@ interface TransformTest {
 function parseTransformTest(body: unknown, maxTimeoutMs: number): TransformTest | string {
   if (!isObject(body)) return 'the body must be a JSON object';
   const { expression, payload, mockTopic, mockSource, timeoutMs } = body;
-  if (typeof expression !== 'string' || expression.trim() === '') return "'expression' is required and must be a non-blank string";
+  if (typeof expression !== 'string' || expression.trim() === '')
+    return "'expression' is required and must be a non-blank string";
   if (!('payload' in body) || payload === undefined) return "'payload' is required";
-  if (mockTopic !== undefined && mockTopic !== null && typeof mockTopic !== 'string') return "'mockTopic' must be a string";
-  if (mockSource !== undefined && mockSource !== null && typeof mockSource !== 'string') return "'mockSource' must be a string";
-  if (timeoutMs !== undefined && timeoutMs !== null && (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs <= 0)) {
+  if (mockTopic !== undefined && mockTopic !== null && typeof mockTopic !== 'string')
+    return "'mockTopic' must be a string";
+  if (mockSource !== undefined && mockSource !== null && typeof mockSource !== 'string')
+    return "'mockSource' must be a string";
+  if (
+    timeoutMs !== undefined &&
+    timeoutMs !== null &&
+    (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs <= 0)
+  ) {
     return "'timeoutMs' must be a positive whole number";
   }
   return {
@@ -58,6 +85,9 @@ function parseTransformTest(body: unknown, maxTimeoutMs: number): TransformTest 
     payload: payload as Json,
     mockTopic: typeof mockTopic === 'string' ? mockTopic : DEFAULT_TOPIC,
     mockSource: typeof mockSource === 'string' ? mockSource : null,
-    timeoutMs: Math.min(typeof timeoutMs === 'number' ? timeoutMs : DEFAULT_TIMEOUT_MS, maxTimeoutMs),
+    timeoutMs: Math.min(
+      typeof timeoutMs === 'number' ? timeoutMs : DEFAULT_TIMEOUT_MS,
+      maxTimeoutMs,
+    ),
   };
 }

@@ -39,36 +39,56 @@ export function parseArguments(args: readonly string[]): Command {
   if (command === 'dev') return parseDev(rest);
   if (command !== 'migrate') return { kind: 'usage', problem: `Unknown command '${command}'.` };
   if (rest.length === 0) return { kind: 'migrate', baseline: null };
-  if (rest[0] === '--baseline' && rest.length === 2 && rest[1] !== undefined && rest[1].trim() !== '') {
+  if (
+    rest[0] === '--baseline' &&
+    rest.length === 2 &&
+    rest[1] !== undefined &&
+    rest[1].trim() !== ''
+  ) {
     return { kind: 'migrate', baseline: rest[1].trim() };
   }
   return { kind: 'usage', problem: `Unexpected arguments to migrate: ${rest.join(' ')}.` };
 }
 
-const DEV_FLAGS = { '--config': 'configFile', '--data-dir': 'dataDir', '--postgres-port': 'postgresPort' } as const;
+const DEV_FLAGS = {
+  '--config': 'configFile',
+  '--data-dir': 'dataDir',
+  '--postgres-port': 'postgresPort',
+} as const;
 
 function parseDev(rest: readonly string[]): Command {
   const values: Partial<Record<(typeof DEV_FLAGS)[keyof typeof DEV_FLAGS], string>> = {};
   for (let i = 0; i < rest.length; i += 2) {
     const flag = rest[i] ?? '';
     const value = rest[i + 1];
-    const key = Object.hasOwn(DEV_FLAGS, flag) ? DEV_FLAGS[flag as keyof typeof DEV_FLAGS] : undefined;
-    if (key === undefined) return { kind: 'usage', problem: `Unexpected argument to dev: ${flag}.` };
+    const key = Object.hasOwn(DEV_FLAGS, flag)
+      ? DEV_FLAGS[flag as keyof typeof DEV_FLAGS]
+      : undefined;
+    if (key === undefined)
+      return { kind: 'usage', problem: `Unexpected argument to dev: ${flag}.` };
     if (value === undefined || value.trim() === '' || value.startsWith('--')) {
       return { kind: 'usage', problem: `The dev option ${flag} needs a value.` };
     }
-    if (values[key] !== undefined) return { kind: 'usage', problem: `The dev option ${flag} is given twice.` };
+    if (values[key] !== undefined)
+      return { kind: 'usage', problem: `The dev option ${flag} is given twice.` };
     values[key] = value.trim();
   }
   let postgresPort: number | null = null;
   if (values.postgresPort !== undefined) {
     postgresPort = Number(values.postgresPort);
     if (!Number.isInteger(postgresPort) || postgresPort < 1 || postgresPort > 65535) {
-      return { kind: 'usage', problem: `--postgres-port must be a port number (1-65535), not '${values.postgresPort}'.` };
+      return {
+        kind: 'usage',
+        problem: `--postgres-port must be a port number (1-65535), not '${values.postgresPort}'.`,
+      };
     }
   }
   return {
     kind: 'dev',
-    options: { configFile: values.configFile ?? null, dataDir: values.dataDir ?? null, postgresPort },
+    options: {
+      configFile: values.configFile ?? null,
+      dataDir: values.dataDir ?? null,
+      postgresPort,
+    },
   };
 }

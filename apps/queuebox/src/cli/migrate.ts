@@ -13,14 +13,21 @@ export async function runMigrate(
   logger: Logger,
   baseline: string | null,
 ): Promise<void> {
-  const config = await step('load the configuration', () => loadConfig({ env, demoConfigYaml: readDemoConfig() }));
-  const provider = await step('load the database provider', () => loadDatabaseProvider(config.database.type));
-  const database = await step('connect to the database', () => provider.open(config, { logger, clock: systemClock }));
+  const config = await step('load the configuration', () =>
+    loadConfig({ env, demoConfigYaml: readDemoConfig() }),
+  );
+  const provider = await step('load the database provider', () =>
+    loadDatabaseProvider(config.database.type),
+  );
+  const database = await step('connect to the database', () =>
+    provider.open(config, { logger, clock: systemClock }),
+  );
   try {
     const report = await step('migrate the database', () =>
       database.migrate(baseline === null ? {} : { baseline }),
     );
-    if (report.applied.length === 0 && report.baseline === null) logger.info('The database schema is up to date.');
+    if (report.applied.length === 0 && report.baseline === null)
+      logger.info('The database schema is up to date.');
   } finally {
     await database.close();
   }

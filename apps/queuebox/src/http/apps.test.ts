@@ -24,9 +24,14 @@ describe('HTTP surface without a management port', () => {
   });
 
   it('answers liveness without checking anything', async () => {
-    const res = await apps({ health: [{ name: 'database', check: () => false }] }).data.request('/health/live');
+    const res = await apps({ health: [{ name: 'database', check: () => false }] }).data.request(
+      '/health/live',
+    );
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ status: 'healthy', components: { process: { status: 'up' } } });
+    expect(await res.json()).toEqual({
+      status: 'healthy',
+      components: { process: { status: 'up' } },
+    });
   });
 
   it('answers readiness and its alias with the components in order', async () => {
@@ -78,7 +83,11 @@ describe('HTTP surface without a management port', () => {
   });
 
   it('refuses a declared body over the cap with 413 on any data-port route', async () => {
-    const res = await apps().data.request('/anything', { method: 'POST', headers: { 'content-length': '1025' }, body: 'x'.repeat(1025) });
+    const res = await apps().data.request('/anything', {
+      method: 'POST',
+      headers: { 'content-length': '1025' },
+      body: 'x'.repeat(1025),
+    });
     expect(res.status).toBe(413);
     expect(res.headers.get('content-type')).toBe('application/json');
     expect(await res.text()).toBe('{"error":"Request body exceeds 1024 bytes"}');

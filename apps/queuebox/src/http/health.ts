@@ -10,12 +10,18 @@ export interface HealthComponent {
 
 export interface HealthReport {
   readonly healthy: boolean;
-  readonly body: { status: 'healthy' | 'unhealthy'; components: Record<string, { status: 'up' | 'down' }> };
+  readonly body: {
+    status: 'healthy' | 'unhealthy';
+    components: Record<string, { status: 'up' | 'down' }>;
+  };
 }
 
 const CHECK_BOUND_MS = 3000;
 
-export const LIVENESS_BODY = { status: 'healthy', components: { process: { status: 'up' } } } as const;
+export const LIVENESS_BODY = {
+  status: 'healthy',
+  components: { process: { status: 'up' } },
+} as const;
 
 export async function readiness(components: readonly HealthComponent[]): Promise<HealthReport> {
   const results = await Promise.all(components.map((component) => bounded(component)));

@@ -8,7 +8,11 @@ export interface RunningServer {
   close(graceMs: number, timeoutMs: number): Promise<void>;
 }
 
-export async function startServer(app: Hono, port: number, hostname = '0.0.0.0'): Promise<RunningServer> {
+export async function startServer(
+  app: Hono,
+  port: number,
+  hostname = '0.0.0.0',
+): Promise<RunningServer> {
   const server = await new Promise<ServerType>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, port, hostname }, () => resolve(started));
     started.once('error', reject);

@@ -19,7 +19,9 @@ export interface LoggerOptions {
 const LEVELS = new Set(['trace', 'debug', 'info', 'warn', 'error', 'fatal']);
 
 /** Reads LOG_FORMAT and LOG_LEVEL; an unknown value is an error that names the variable. */
-export function loggerOptionsFromEnv(env: Readonly<Record<string, string | undefined>>): LoggerOptions {
+export function loggerOptionsFromEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): LoggerOptions {
   const format = (env.LOG_FORMAT ?? 'text').trim().toLowerCase();
   if (format !== 'text' && format !== 'json') {
     throw new Error(`LOG_FORMAT must be text or json, not '${env.LOG_FORMAT}'`);
@@ -27,7 +29,9 @@ export function loggerOptionsFromEnv(env: Readonly<Record<string, string | undef
   const level = (env.LOG_LEVEL ?? 'INFO').trim().toLowerCase();
   const mapped = level === 'warning' ? 'warn' : level;
   if (!LEVELS.has(mapped)) {
-    throw new Error(`LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, not '${env.LOG_LEVEL}'`);
+    throw new Error(
+      `LOG_LEVEL must be one of TRACE, DEBUG, INFO, WARN, ERROR, not '${env.LOG_LEVEL}'`,
+    );
   }
   return { format, level: mapped };
 }
@@ -53,7 +57,8 @@ function wrap(target: PinoLogger): Logger {
   const clean = (fields?: LogFields): Record<string, unknown> => {
     const out: Record<string, unknown> = {};
     if (!fields) return out;
-    for (const [key, value] of Object.entries(fields)) if (value !== null && value !== undefined) out[key] = value;
+    for (const [key, value] of Object.entries(fields))
+      if (value !== null && value !== undefined) out[key] = value;
     return out;
   };
   return {

@@ -7,7 +7,12 @@ import { Gauge, Registry } from 'prom-client';
 export function createMetricsRegistry(version: string, startedAt: number): Registry {
   const registry = new Registry();
   // Micrometer exposed the registered `queuebox_info` gauge as `queuebox`; dashboards use that.
-  new Gauge({ name: 'queuebox', help: 'QueueBox build information', labelNames: ['version'], registers: [registry] })
+  new Gauge({
+    name: 'queuebox',
+    help: 'QueueBox build information',
+    labelNames: ['version'],
+    registers: [registry],
+  })
     .labels({ version })
     .set(1);
   new Gauge({

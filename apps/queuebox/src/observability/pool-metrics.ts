@@ -10,11 +10,21 @@ import type { DatabaseConfig } from '@queuebox/core';
 export const POOL_NAME = 'HikariPool-1';
 
 export function registerPoolMetrics(registry: Registry, database: DatabaseConfig): void {
-  new Gauge({ name: 'hikaricp_connections_max', help: 'Max connections', labelNames: ['pool'], registers: [registry] })
+  new Gauge({
+    name: 'hikaricp_connections_max',
+    help: 'Max connections',
+    labelNames: ['pool'],
+    registers: [registry],
+  })
     .labels({ pool: POOL_NAME })
     .set(database.poolSize);
   // postgres.js opens connections on demand and keeps no idle minimum.
-  new Gauge({ name: 'hikaricp_connections_min', help: 'Min idle connections', labelNames: ['pool'], registers: [registry] })
+  new Gauge({
+    name: 'hikaricp_connections_min',
+    help: 'Min idle connections',
+    labelNames: ['pool'],
+    registers: [registry],
+  })
     .labels({ pool: POOL_NAME })
     .set(0);
 }

@@ -1,4 +1,11 @@
-import type { AppConfig, Database, DestinationType, Logger, Publisher, Transformer } from '@queuebox/core';
+import type {
+  AppConfig,
+  Database,
+  DestinationType,
+  Logger,
+  Publisher,
+  Transformer,
+} from '@queuebox/core';
 import {
   OutboxPoller,
   RetentionService,
@@ -26,7 +33,11 @@ export interface OutboxPlan {
   readonly publishers: readonly Publisher[];
 }
 
-export async function planOutbox(config: AppConfig, transformer: Transformer, registry: Registry): Promise<OutboxPlan> {
+export async function planOutbox(
+  config: AppConfig,
+  transformer: Transformer,
+  registry: Registry,
+): Promise<OutboxPlan> {
   const routing = validateRouting(config, transformer, { publisherTypes: PUBLISHER_TYPES });
   await checkPrivateAddresses(config);
   const metrics = createOutboxMetrics(registry);
@@ -40,7 +51,12 @@ export interface OutboxPart {
   readonly retention: RetentionService | null;
 }
 
-export function buildOutbox(config: AppConfig, plan: OutboxPlan, database: Database, logger: Logger): OutboxPart {
+export function buildOutbox(
+  config: AppConfig,
+  plan: OutboxPlan,
+  database: Database,
+  logger: Logger,
+): OutboxPart {
   const listeners = outboxMetricListeners(plan.metrics);
   const poller = new OutboxPoller(config.outbox, {
     store: database.outboxStore(),

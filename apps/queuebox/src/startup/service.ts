@@ -44,13 +44,20 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await step('check the sources', () => refuseUnbuiltSources(config));
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
-  const outboxPlan = await step('build the destinations', () => planOutbox(config, transformer, registry));
+  const outboxPlan = await step('build the destinations', () =>
+    planOutbox(config, transformer, registry),
+  );
   const shutdown = new ShutdownSequence(logger);
-  for (const publisher of outboxPlan.publishers) shutdown.resource(`the ${publisher.type} publisher`, () => publisher.close());
+  for (const publisher of outboxPlan.publishers)
+    shutdown.resource(`the ${publisher.type} publisher`, () => publisher.close());
 
   try {
-    const provider = await step('load the database provider', () => loadDatabaseProvider(config.database.type));
-    const db = await step('connect to the database', () => provider.open(config, { logger, clock: systemClock }));
+    const provider = await step('load the database provider', () =>
+      loadDatabaseProvider(config.database.type),
+    );
+    const db = await step('connect to the database', () =>
+      provider.open(config, { logger, clock: systemClock }),
+    );
     shutdown.resource('the connection pool', () => db.close());
     registerPoolMetrics(registry, config.database);
     if (config.database.migrate) await step('migrate the database', () => db.migrate());
@@ -69,7 +76,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       { name: 'outbox-poller', check: () => poller.running },
     ];
     if (retention) health.push({ name: 'retention-service', check: () => retention.running });
-    if (config.inbox.relay.enabled) health.push({ name: 'inbox-relay', check: () => relay.running });
+    if (config.inbox.relay.enabled)
+      health.push({ name: 'inbox-relay', check: () => relay.running });
 
     const drain = new RequestDrain();
     const apps = await step('build the HTTP routes', () => {
@@ -101,11 +109,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (apps.management && config.server.managementPort !== null) {
       const management = apps.management;
       const port = config.server.managementPort;
-      const server = await step('start the management server', () => startServer(management, port, hostname));
+      const server = await step('start the management server', () =>
+        startServer(management, port, hostname),
+      );
       servers.push(server);
       managementPort = server.port;
     }
-    const data = await step('start the HTTP server', () => startServer(apps.data, config.server.httpPort, hostname));
+    const data = await step('start the HTTP server', () =>
+      startServer(apps.data, config.server.httpPort, hostname),
+    );
     servers.push(data);
     logger.info(
       `QueueBox ${QUEUEBOX_VERSION} is listening on port ${data.port}${managementPort === null ? '' : ` (management port ${managementPort})`}.`,

@@ -27,7 +27,9 @@ export class ShutdownSequence {
     this.#httpStop = async () => {
       const remaining = await drain.drain(DRAIN_MS);
       if (remaining > 0) {
-        this.#logger.warn(`${remaining} HTTP request(s) were still running after ${DRAIN_MS} ms of draining.`);
+        this.#logger.warn(
+          `${remaining} HTTP request(s) were still running after ${DRAIN_MS} ms of draining.`,
+        );
       }
       const timeout = Math.max(shutdownTimeoutMs, DRAIN_MS);
       await Promise.all(servers.map((server) => server.close(SERVER_GRACE_MS, timeout)));

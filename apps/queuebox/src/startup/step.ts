@@ -10,7 +10,10 @@ export async function step<T>(description: string, run: () => T | Promise<T>): P
   } catch (error: unknown) {
     if (error instanceof StartupFailure) throw error;
     // Configuration errors are already the operator's full, formatted answer.
-    const reason = error instanceof QueueBoxError && error.code === 'config_invalid' ? error.message : sanitizeError(error);
+    const reason =
+      error instanceof QueueBoxError && error.code === 'config_invalid'
+        ? error.message
+        : sanitizeError(error);
     throw new StartupFailure(`QueueBox could not ${description}. Reason: ${reason}`);
   }
 }

@@ -53,14 +53,43 @@ export interface DatabaseConnection {
 }
 
 export type OutboxColumn =
-  | 'id' | 'topic' | 'key' | 'aggregateType' | 'payload' | 'headers' | 'state' | 'attempt'
-  | 'maxAttempts' | 'scheduledAt' | 'createdAt' | 'updatedAt' | 'claimedAt' | 'claimToken'
-  | 'leaseExpiresAt' | 'lastError' | 'sequence';
+  | 'id'
+  | 'topic'
+  | 'key'
+  | 'aggregateType'
+  | 'payload'
+  | 'headers'
+  | 'state'
+  | 'attempt'
+  | 'maxAttempts'
+  | 'scheduledAt'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'claimedAt'
+  | 'claimToken'
+  | 'leaseExpiresAt'
+  | 'lastError'
+  | 'sequence';
 
 export type InboxColumn =
-  | 'id' | 'source' | 'idempotencyKey' | 'aggregateId' | 'eventType' | 'payload' | 'state'
-  | 'createdAt' | 'processedAt' | 'claimedAt' | 'claimToken' | 'leaseExpiresAt' | 'correlationId'
-  | 'consumption' | 'scheduledAt' | 'attempt' | 'lastError' | 'headers';
+  | 'id'
+  | 'source'
+  | 'idempotencyKey'
+  | 'aggregateId'
+  | 'eventType'
+  | 'payload'
+  | 'state'
+  | 'createdAt'
+  | 'processedAt'
+  | 'claimedAt'
+  | 'claimToken'
+  | 'leaseExpiresAt'
+  | 'correlationId'
+  | 'consumption'
+  | 'scheduledAt'
+  | 'attempt'
+  | 'lastError'
+  | 'headers';
 
 /** Every column, always filled: the default name where the operator set none. */
 export interface ColumnMapping {
@@ -204,10 +233,7 @@ export interface NatsDestinationConfig extends DestinationCommon, NatsCredential
 }
 
 export type DestinationConfig =
-  | HttpDestinationConfig
-  | RabbitDestinationConfig
-  | KafkaDestinationConfig
-  | NatsDestinationConfig;
+  HttpDestinationConfig | RabbitDestinationConfig | KafkaDestinationConfig | NatsDestinationConfig;
 
 export type DestinationAuthConfig =
   | {
@@ -333,10 +359,7 @@ export interface NatsSourceConfig extends BrokerSourceCommon, NatsCredentials {
 }
 
 export type SourceConfig =
-  | HttpSourceConfig
-  | RabbitSourceConfig
-  | KafkaSourceConfig
-  | NatsSourceConfig;
+  HttpSourceConfig | RabbitSourceConfig | KafkaSourceConfig | NatsSourceConfig;
 
 // ---- retention (§17.4) ----
 

@@ -1,4 +1,9 @@
-import type { ClaimedInboxMessage, NewInboxMessage, NewOutboxMessage, StoreResult } from '../model.js';
+import type {
+  ClaimedInboxMessage,
+  NewInboxMessage,
+  NewOutboxMessage,
+  StoreResult,
+} from '../model.js';
 import type { Fence } from './outbox-store.js';
 
 export interface StoreOptions {

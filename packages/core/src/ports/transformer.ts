@@ -9,8 +9,7 @@ export interface TransformLimits {
 }
 
 export type TransformOutcome =
-  | { readonly ok: true; readonly value: Json }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly value: Json } | { readonly ok: false; readonly reason: string };
 
 /** A compiled expression, evaluated under its limits. */
 export interface CompiledTransform {
