@@ -3,7 +3,7 @@
  * texts live in one place: the migration guard of spec §3.6 and the admin guard of §11.6.
  */
 import type { AdminConfig, ColumnMapping } from '@queuebox/core';
-import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS } from './schema.js';
+import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS } from '@queuebox/core';
 
 interface SchemaNames {
   readonly outboxTableName: string;

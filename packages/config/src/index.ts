@@ -27,7 +27,7 @@ export {
   adminGuardProblem,
   ADMIN_GUARD_MESSAGE,
 } from './guards.js';
-export { DEFAULT_OUTBOX_COLUMNS, DEFAULT_INBOX_COLUMNS } from './schema.js';
+export { DEFAULT_OUTBOX_COLUMNS, DEFAULT_INBOX_COLUMNS } from '@queuebox/core';
 export { parseDuration } from './values.js';
 export {
   CONFIG_FILE_VARIABLE,

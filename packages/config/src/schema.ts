@@ -2,7 +2,7 @@
  * The whole configuration tree of spec §12.2 with its defaults. Ranges that need no other key
  * live on the field; rules across keys live in the validators.
  */
-import type { InboxColumn, OutboxColumn } from '@queuebox/core';
+import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS } from '@queuebox/core';
 import { inboundAuthBlock, transformBlock } from './schema-blocks.js';
 import { destinationsMap } from './schema-destinations.js';
 import { listOf, section, type Decoded, type Field } from './schema-kit.js';
@@ -10,47 +10,6 @@ import { bool, int, oneOf, optInt, optSecret, optStr, str } from './schema-scala
 import { sourcesMap } from './schema-sources.js';
 
 /** Column keys → default column names (spec §3.6). */
-export const DEFAULT_OUTBOX_COLUMNS: Readonly<Record<OutboxColumn, string>> = {
-  id: 'id',
-  topic: 'topic',
-  key: 'key',
-  aggregateType: 'aggregate_type',
-  payload: 'payload',
-  headers: 'headers',
-  state: 'state',
-  attempt: 'attempt',
-  maxAttempts: 'max_attempts',
-  scheduledAt: 'scheduled_at',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  claimedAt: 'claimed_at',
-  claimToken: 'claim_token',
-  leaseExpiresAt: 'lease_expires_at',
-  lastError: 'last_error',
-  sequence: 'sequence',
-};
-
-export const DEFAULT_INBOX_COLUMNS: Readonly<Record<InboxColumn, string>> = {
-  id: 'id',
-  source: 'source',
-  idempotencyKey: 'idempotency_key',
-  aggregateId: 'aggregate_id',
-  eventType: 'event_type',
-  payload: 'payload',
-  state: 'state',
-  createdAt: 'created_at',
-  processedAt: 'processed_at',
-  claimedAt: 'claimed_at',
-  claimToken: 'claim_token',
-  leaseExpiresAt: 'lease_expires_at',
-  correlationId: 'correlation_id',
-  consumption: 'consumption',
-  scheduledAt: 'scheduled_at',
-  attempt: 'attempt',
-  lastError: 'last_error',
-  headers: 'headers',
-};
-
 function columns<C extends string>(
   defaults: Readonly<Record<C, string>>,
 ): Field<Record<C, string>> {

@@ -14,4 +14,5 @@ export * from './template.js';
 export * from './backoff.js';
 export * from './java-hash.js';
 export type * from './config/app-config.js';
+export * from './config/default-columns.js';
 export * from './json-path.js';

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  DEFAULT_INBOX_COLUMNS,
+  DEFAULT_OUTBOX_COLUMNS,
   silentLogger,
   type Clock,
   type InboxColumn,
@@ -60,47 +62,6 @@ const OUTBOX_RENAMED: Record<OutboxColumn, string> = {
   sequence: 'Seq',
 };
 
-const INBOX_DEFAULT: Record<InboxColumn, string> = {
-  id: 'id',
-  source: 'source',
-  idempotencyKey: 'idempotency_key',
-  aggregateId: 'aggregate_id',
-  eventType: 'event_type',
-  payload: 'payload',
-  state: 'state',
-  createdAt: 'created_at',
-  processedAt: 'processed_at',
-  claimedAt: 'claimed_at',
-  claimToken: 'claim_token',
-  leaseExpiresAt: 'lease_expires_at',
-  correlationId: 'correlation_id',
-  consumption: 'consumption',
-  scheduledAt: 'scheduled_at',
-  attempt: 'attempt',
-  lastError: 'last_error',
-  headers: 'headers',
-};
-
-const OUTBOX_DEFAULT: Record<OutboxColumn, string> = {
-  id: 'id',
-  topic: 'topic',
-  key: 'key',
-  aggregateType: 'aggregate_type',
-  payload: 'payload',
-  headers: 'headers',
-  state: 'state',
-  attempt: 'attempt',
-  maxAttempts: 'max_attempts',
-  scheduledAt: 'scheduled_at',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  claimedAt: 'claimed_at',
-  claimToken: 'claim_token',
-  leaseExpiresAt: 'lease_expires_at',
-  lastError: 'last_error',
-  sequence: 'sequence',
-};
-
 export interface TestTables {
   readonly names: TableNames;
   /** Unquoted names, for assertions and for the advisory lock key. */
@@ -119,12 +80,13 @@ export async function createTestTables(
   variant: TableVariant,
 ): Promise<TestTables> {
   await runMigrations(sql, { logger: silentLogger });
-  if (variant === 'default') return tablesOf('inbox', 'outbox', INBOX_DEFAULT, OUTBOX_DEFAULT);
+  if (variant === 'default')
+    return tablesOf('inbox', 'outbox', DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS);
   const inbox = 'Inbox_Renamed';
   const outbox = 'Outbox_Renamed';
   await sql.begin(async (tx) => {
-    await renameTable(tx, 'inbox', inbox, INBOX_DEFAULT, INBOX_RENAMED);
-    await renameTable(tx, 'outbox', outbox, OUTBOX_DEFAULT, OUTBOX_RENAMED);
+    await renameTable(tx, 'inbox', inbox, DEFAULT_INBOX_COLUMNS, INBOX_RENAMED);
+    await renameTable(tx, 'outbox', outbox, DEFAULT_OUTBOX_COLUMNS, OUTBOX_RENAMED);
   });
   return tablesOf(inbox, outbox, INBOX_RENAMED, OUTBOX_RENAMED);
 }
@@ -167,8 +129,8 @@ function tablesOf(
     outbox,
     inboxColumns,
     outboxColumns,
-    inboxRows: selectAs(inbox, inboxColumns, INBOX_DEFAULT),
-    outboxRows: selectAs(outbox, outboxColumns, OUTBOX_DEFAULT),
+    inboxRows: selectAs(inbox, inboxColumns, DEFAULT_INBOX_COLUMNS),
+    outboxRows: selectAs(outbox, outboxColumns, DEFAULT_OUTBOX_COLUMNS),
   };
 }
 

@@ -1,5 +1,7 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import {
+  DEFAULT_INBOX_COLUMNS,
+  DEFAULT_OUTBOX_COLUMNS,
   Secret,
   type AppConfig,
   type DatabaseConfig,
@@ -13,47 +15,6 @@ import {
  * Test support for this package's tests: a DatabaseConfig the way @queuebox/config would build
  * it, and a Logger that records its lines.
  */
-export const DEFAULT_OUTBOX_COLUMNS: Record<OutboxColumn, string> = {
-  id: 'id',
-  topic: 'topic',
-  key: 'key',
-  aggregateType: 'aggregate_type',
-  payload: 'payload',
-  headers: 'headers',
-  state: 'state',
-  attempt: 'attempt',
-  maxAttempts: 'max_attempts',
-  scheduledAt: 'scheduled_at',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  claimedAt: 'claimed_at',
-  claimToken: 'claim_token',
-  leaseExpiresAt: 'lease_expires_at',
-  lastError: 'last_error',
-  sequence: 'sequence',
-};
-
-export const DEFAULT_INBOX_COLUMNS: Record<InboxColumn, string> = {
-  id: 'id',
-  source: 'source',
-  idempotencyKey: 'idempotency_key',
-  aggregateId: 'aggregate_id',
-  eventType: 'event_type',
-  payload: 'payload',
-  state: 'state',
-  createdAt: 'created_at',
-  processedAt: 'processed_at',
-  claimedAt: 'claimed_at',
-  claimToken: 'claim_token',
-  leaseExpiresAt: 'lease_expires_at',
-  correlationId: 'correlation_id',
-  consumption: 'consumption',
-  scheduledAt: 'scheduled_at',
-  attempt: 'attempt',
-  lastError: 'last_error',
-  headers: 'headers',
-};
-
 export interface DatabaseConfigInput {
   readonly host?: string;
   readonly port?: number;
