@@ -126,9 +126,15 @@ export function inboxRelaySql(tables: TableNames): InboxRelaySql {
     RETURNING ${returned}
 )
 SELECT * FROM claimed ORDER BY scheduled_at, created_at, id`,
-    forward: `WITH batch AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[],
-        $7::text[], $8::int[])
+    // The forward commits without waiting for its WAL flush. A crash can lose only a suffix of
+    // the WAL, so a lost forward takes every later claim and forward with it: the inbox row is
+    // forwarded again (a duplicate with a new outbox id, which at-least-once allows) and never
+    // out of aggregate order. Whatever the outbox later marks `sent` flushes the forward first.
+    forward: `WITH relaxed AS MATERIALIZED (
+    SELECT set_config('synchronous_commit', 'off', true) AS setting
+), batch AS (
+    SELECT f.* FROM relaxed, unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
+        $6::text[], $7::text[], $8::int[])
         WITH ORDINALITY AS f(id, token, outbox_id, topic, key, payload, headers, max_attempts, ord)
 ), marked AS (
     UPDATE ${t} m
