@@ -95,6 +95,30 @@ sources:
     expect(rows).toHaveLength(0);
   });
 
+  it('stops reading a chunked body past the cap with 413, and the next request is served', async () => {
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024));
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent += chunk.byteLength;
+        // Endless unless QueueBox stops reading; 64 MiB is far past the 1 MiB cap.
+        if (sent > 64 * 1024 * 1024) controller.close();
+        else controller.enqueue(chunk);
+      },
+    });
+    const res = await fetch(`${service.base}/inbox/stripe`, {
+      method: 'POST',
+      body,
+      duplex: 'half',
+      headers: { 'Content-Type': 'application/json' },
+    } as RequestInit);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toEqual({ error: 'Request body exceeds 1048576 bytes' });
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+    const next = await post({ id: 'evt_after_413', type: 'x', customer: 'c' });
+    expect(next.status).toBe(202);
+  });
+
   it('delivers the webhook to the sink with the relay headers and the correlation id', async () => {
     const res = await post(
       { id: 'evt_e2e', type: 'payment.succeeded', customer: 'cus_1' },

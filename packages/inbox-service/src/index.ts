@@ -53,7 +53,12 @@ export {
 } from './ingest/source-transform.js';
 // HTTP routes (§7.5, §11.3) and the capped body reader the admin routes reuse.
 export { inboxRoutes, type InboxRoutesDeps } from './http/inbox-routes.js';
-export { bodyTooLargeJson, readCappedBody, type CappedBody } from './http/capped-body.js';
+export {
+  bodyTooLargeJson,
+  readCappedBody,
+  readRequestBody,
+  type CappedBody,
+} from './http/capped-body.js';
 export { sourceRoutePath } from './http/route-path.js';
 // The relay (§8): forwards due push rows into the outbox in batches.
 export { InboxRelay, type InboxRelayOptions } from './relay/inbox-relay.js';

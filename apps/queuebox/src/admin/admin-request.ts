@@ -1,5 +1,5 @@
 import type { AdminConfig } from '@queuebox/core';
-import { createAuthValidator, readCappedBody, type AuthValidator } from '@queuebox/inbox-service';
+import { createAuthValidator, readRequestBody, type AuthValidator } from '@queuebox/inbox-service';
 import type { Context } from 'hono';
 
 /**
@@ -25,7 +25,7 @@ export async function readAdminRequest(
   admin: AdminConfig,
   auth: AuthValidator | null,
 ): Promise<AdminRequest> {
-  const body = await readCappedBody(c.req.raw, admin.maxPayloadBytes);
+  const body = await readRequestBody(c, admin.maxPayloadBytes);
   if (!body.ok)
     return { ok: false, status: 413, error: `Request body exceeds ${admin.maxPayloadBytes} bytes` };
   if (auth !== null) {

@@ -19,7 +19,7 @@ import type { Registry } from 'prom-client';
 import { CORRELATION_ID_HEADER } from '../extraction/correlation-id.js';
 import { createHttpIngest, type HttpIngest } from '../ingest/http-ingest.js';
 import { inboxMetrics } from '../ingest/metrics.js';
-import { bodyTooLargeJson, readCappedBody } from './capped-body.js';
+import { bodyTooLargeJson, readRequestBody } from './capped-body.js';
 import { TokenBucket } from './rate-limiter.js';
 import { receivedHeadersOf } from './request-headers.js';
 import { sourceRoutePath } from './route-path.js';
@@ -110,8 +110,8 @@ async function handle(
       return c.body(null, 429, { 'Retry-After': String(decision.retryAfterSeconds) });
   }
   // 3. Body under the cap; also counts a chunked body that declared no length.
-  const read = await readCappedBody(c.req.raw, maxBodyBytes);
-  if (!read.ok) return c.body(tooLarge, 413, jsonHeaders());
+  const read = await readRequestBody(c, maxBodyBytes);
+  if (!read.ok) return c.body(tooLarge, 413, { ...jsonHeaders(), Connection: 'close' });
   // 4..10.
   const answer = await route.ingest.handle({
     headers: receivedHeadersOf(c),
