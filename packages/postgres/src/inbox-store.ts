@@ -14,6 +14,7 @@ import type postgres from 'postgres';
 import { claimedMessage, unquoted, type ClaimedRow } from './inbox-rows.js';
 import { inboxRelaySql } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
+import { PLANNER_SETTINGS } from './outbox-claim.js';
 import { StatementGroup, type Settled } from './inbox-store-group.js';
 import type { TableNames } from './table-names.js';
 
@@ -96,8 +97,11 @@ export function createPostgresInboxStore(
       // The claim commits without waiting for its WAL flush: a claim lost in a crash only
       // returns rows to pending (nothing can have been forwarded under it, because the forward
       // that follows commits synchronously and so flushes the claim's WAL first).
-      const [, , rows] = await sql.begin((tx) => [
+      const [, , , rows] = await sql.begin((tx) => [
         tx.unsafe(relaySql.claimAsyncCommit, [], PREPARED),
+        // The same planner guard as the outbox claim: without statistics the candidate scan
+        // would otherwise be a bitmap scan and a sort over every pending row.
+        tx.unsafe(PLANNER_SETTINGS, [], PREPARED),
         tx.unsafe(relaySql.claimLock, [lockKey], PREPARED),
         tx.unsafe<ClaimedRow[]>(
           relaySql.claim,

@@ -1,6 +1,5 @@
 import { QueueBoxError, type ClaimedOutboxMessage, type Clock } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runCached } from './outbox-query.js';
 import {
   byScheduleThenCreation,
   claimedColumns,
@@ -120,6 +119,17 @@ WHERE claimed.ctid = picked.row_ref
 RETURNING ${claimedColumns(tables, 'claimed')}`;
 }
 
+const PREPARED = { prepare: true } as const;
+
+/**
+ * Planner settings for the claim's own transaction (sent in one pipeline with it). Without
+ * statistics on the outbox (a table filled faster than autovacuum analyzes it, or a database
+ * without autovacuum) PostgreSQL plans the candidate window as a bitmap scan that tests the
+ * key-head predicate on EVERY pending row and sorts them: 513 ms per claim at 100,000 pending
+ * rows, measured, against 2.7 ms for the ordered index scan it then picks (2.5 ms after ANALYZE).
+ */
+export const PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
+
 export function createClaim(
   sql: postgres.Sql,
   tables: TableNames,
@@ -147,7 +157,11 @@ export function createClaim(
       text = claimStatement(tables, window, asyncCommit);
       statements.set(window, text);
     }
-    const rows = await runCached<ClaimedRow>(sql, text, [clock.now(), leaseMs, limit]);
+    const claimText = text;
+    const [, rows] = await sql.begin((tx) => [
+      tx.unsafe(PLANNER_SETTINGS, [], PREPARED),
+      tx.unsafe<ClaimedRow[]>(claimText, [clock.now(), leaseMs, limit], PREPARED),
+    ]);
     return rows.map(toClaimedMessage).sort(byScheduleThenCreation);
   };
 }
