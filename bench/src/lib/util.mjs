@@ -1,0 +1,50 @@
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const REPO_DIR = resolve(BENCH_DIR, '..');
+export const RESULTS_DIR = resolve(BENCH_DIR, 'results');
+export const QUEUEBOX_MAIN = resolve(REPO_DIR, 'apps/queuebox/dist/main.js');
+
+/** Wall clock in ms with sub-ms resolution; the same clock in every process of the machine. */
+export const now = () => performance.timeOrigin + performance.now();
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Poll `check` every `everyMs` until it returns a truthy value or `timeoutMs` passes. */
+export async function waitFor(check, { timeoutMs, everyMs = 200, what = 'condition' }) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline)
+      throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+export const round = (x, digits = 1) =>
+  x === null || x === undefined || Number.isNaN(x) ? null : Number(x.toFixed(digits));
+
+export function log(...parts) {
+  const t = new Date().toISOString().slice(11, 19);
+  console.log(`[${t}]`, ...parts);
+}

@@ -1,0 +1,97 @@
+/**
+ * One throughput measurement, the same for QueueBox and the peers: the rows are already in the
+ * database; start the worker process, wait until the sink has every message, then until the
+ * worker has recorded every completion; report messages/s from the first to the last receipt at
+ * the sink, the wall time from process start to all done, order and duplicates as the sink saw
+ * them, CPU by role and the database's statement profile over the first→last window.
+ */
+import { loadAverage } from '../lib/machine.mjs';
+import { log, now, round, waitFor } from '../lib/util.mjs';
+
+export async function measureDelivery({
+  label,
+  rows,
+  sink,
+  cpu,
+  activity,
+  role,
+  start,
+  allDone,
+  timeoutMs,
+  capSeconds = null,
+}) {
+  await sink.reset({ recordTimes: true });
+  const loadBefore = loadAverage();
+  const t0 = now();
+  const worker = await start();
+  cpu.setRole(worker.pid, role);
+  let timedOut = false;
+  let capped = false;
+  let lastLog = now();
+  try {
+    await waitFor(
+      async () => {
+        const s = await sink.summary();
+        if (now() - lastLog > 10_000) {
+          lastLog = now();
+          log(
+            `  ${label}: ${s.unique.toLocaleString('en-US')} / ${rows.toLocaleString('en-US')} received`,
+          );
+        }
+        if (s.unique >= rows) return true;
+        if (capSeconds !== null && now() - t0 > capSeconds * 1000) {
+          capped = true;
+          return true;
+        }
+        return false;
+      },
+      { timeoutMs, everyMs: 100, what: `${label}: all ${rows} messages at the sink` },
+    );
+  } catch (error) {
+    timedOut = true;
+    log(`  ${label}: ${error.message}`);
+  }
+  let allDoneAt = null;
+  if (!timedOut && !capped) {
+    try {
+      await waitFor(allDone, {
+        timeoutMs: 60_000,
+        everyMs: 100,
+        what: `${label}: completions recorded`,
+      });
+      allDoneAt = now();
+    } catch (error) {
+      log(`  ${label}: ${error.message}`);
+    }
+  }
+  const s = await sink.summary();
+  const loadAfter = loadAverage();
+  const span = s.last !== null && s.first !== null ? s.last - s.first : null;
+  const cpuWindow = span ? cpu.window(s.first, s.last) : null;
+  const dbWindow = span ? activity.window(s.first, s.last) : null;
+  const metrics = worker.metrics ? await worker.metrics() : null;
+  await worker.stop();
+  return {
+    figures: {
+      messagesPerSecond: span && s.unique > 1 ? round(((s.unique - 1) / span) * 1000, 0) : null,
+      firstToLastReceiptSeconds: span === null ? null : round(span / 1000, 2),
+      wallSecondsStartToAllDone: allDoneAt === null ? null : round((allDoneAt - t0) / 1000, 2),
+      processStartToReadyMs: worker.readyAt ? round(worker.readyAt - t0, 0) : null,
+      processStartToFirstReceiptMs: s.first === null ? null : round(s.first - t0, 0),
+      delivered: s.unique,
+      requests: s.count,
+      duplicates: s.duplicates,
+      keysSeen: s.keys,
+      orderViolations: s.violations,
+      orderViolationSamples: s.violationSamples,
+      timedOut,
+      cappedAfterSeconds: capped ? capSeconds : null,
+    },
+    loadAverage: { before: loadBefore, after: loadAfter },
+    cpu: cpuWindow,
+    database: dbWindow,
+    metricsText: metrics,
+    log: worker.logFile,
+    queueboxDist: worker.dist ?? null,
+  };
+}

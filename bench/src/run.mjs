@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+/**
+ * `pnpm bench <outbox|inbox|all> [flags]` — see bench/README.md. Benchmarks are scripts, not
+ * timed tests: they print their figures and conditions and write bench/results/*.json.
+ */
+import { parseArgs } from './lib/args.mjs';
+import { runOutbox } from './outbox/index.mjs';
+import { runInbox } from './inbox/index.mjs';
+
+const { command, options } = parseArgs(process.argv.slice(2));
+const commands = { outbox: [runOutbox], inbox: [runInbox], all: [runOutbox, runInbox] };
+if (!(command in commands)) {
+  console.error(
+    'usage: pnpm bench <outbox|inbox|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
+  );
+  process.exit(2);
+}
+let failed = 0;
+for (const run of commands[command]) {
+  const result = await run(options);
+  failed += result.scenarios.filter((s) => s.error).length;
+}
+// A scenario that failed is printed and recorded; the exit code says so too.
+process.exit(failed > 0 ? 1 : 0);
