@@ -111,7 +111,7 @@ sources:
       body,
       duplex: 'half',
       headers: { 'Content-Type': 'application/json' },
-    } as RequestInit);
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toEqual({ error: 'Request body exceeds 1048576 bytes' });
     expect(sent).toBeLessThan(64 * 1024 * 1024);
