@@ -5,10 +5,22 @@
  * the sink, the wall time from process start to all done, order and duplicates as the sink saw
  * them, CPU by role and the database's statement profile over the first→last window.
  */
+import { startActivitySampler } from '../lib/activity-sampler.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { log, now, round, waitFor } from '../lib/util.mjs';
 
-export async function measureDelivery({
+export async function measureDelivery(ctx, database, options) {
+  // The database's statement profile is sampled for this measurement only.
+  const activity = startActivitySampler({ database });
+  ctx.setBackendSource(activity.backendPids);
+  try {
+    return await measure({ ...options, sink: ctx.sink, cpu: ctx.cpu, activity });
+  } finally {
+    await activity.stop();
+  }
+}
+
+async function measure({
   label,
   rows,
   sink,

@@ -4,7 +4,6 @@
  */
 import { runMigrations } from 'graphile-worker';
 import PgBoss from 'pg-boss';
-import { startActivitySampler } from '../lib/activity-sampler.mjs';
 import { startPeer } from '../lib/peer-process.mjs';
 import { connect, connectionString, withDatabase } from '../lib/pg.mjs';
 import { log } from '../lib/util.mjs';
@@ -45,40 +44,30 @@ export async function graphileThroughput(ctx, { id, title, keys, queuePerKey }) 
       log(
         `  loaded ${options.rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`,
       );
-      const activity = startActivitySampler({ database: db });
-      ctx.setBackendSource(activity.backendPids);
-      let result;
-      try {
-        result = await measureDelivery({
-          label: id,
-          rows: options.rows,
-          sink: ctx.sink,
-          cpu: ctx.cpu,
-          activity,
-          role: 'peer worker',
-          timeoutMs: options.timeout * 1000,
-          capSeconds: queuePerKey ? options['gw-b-seconds'] : null,
-          start: () =>
-            startPeer(
-              'graphile-runner.mjs',
-              `${ctx.stamp}-${id}-graphile`,
-              {
-                connectionString: url,
-                concurrency: options['gw-concurrency'],
-                sinkUrl: `${ctx.sink.url}${ctx.sink.path}`,
-                sockets: options['peer-sockets'],
-              },
-              { NO_LOG_SUCCESS: '1' },
-            ),
-          allDone: async () => {
-            const [row] =
-              await sql`select exists(select 1 from graphile_worker._private_jobs) as busy`;
-            return !row.busy;
-          },
-        });
-      } finally {
-        await activity.stop();
-      }
+      const result = await measureDelivery(ctx, db, {
+        label: id,
+        rows: options.rows,
+        role: 'peer worker',
+        timeoutMs: options.timeout * 1000,
+        capSeconds: queuePerKey ? options['gw-b-seconds'] : null,
+        start: () =>
+          startPeer(
+            'graphile-runner.mjs',
+            `${ctx.stamp}-${id}-graphile`,
+            {
+              connectionString: url,
+              concurrency: options['gw-concurrency'],
+              sinkUrl: `${ctx.sink.url}${ctx.sink.path}`,
+              sockets: options['peer-sockets'],
+            },
+            { NO_LOG_SUCCESS: '1' },
+          ),
+        allDone: async () => {
+          const [row] =
+            await sql`select exists(select 1 from graphile_worker._private_jobs) as busy`;
+          return !row.busy;
+        },
+      });
       delete result.metricsText;
       return {
         id,
@@ -147,37 +136,27 @@ export async function pgBossThroughput(ctx, { id, title, keys }) {
       log(
         `  loaded ${options.rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`,
       );
-      const activity = startActivitySampler({ database: db });
-      ctx.setBackendSource(activity.backendPids);
-      let result;
-      try {
-        result = await measureDelivery({
-          label: id,
-          rows: options.rows,
-          sink: ctx.sink,
-          cpu: ctx.cpu,
-          activity,
-          role: 'peer worker',
-          timeoutMs: options.timeout * 1000,
-          start: () =>
-            startPeer('pgboss-runner.mjs', `${ctx.stamp}-${id}-pgboss`, {
-              connectionString: url,
-              queue,
-              workers: options['pgboss-workers'],
-              batchSize: options['pgboss-batch'],
-              pollingIntervalSeconds: 0.5,
-              sinkUrl: `${ctx.sink.url}${ctx.sink.path}`,
-              sockets: options['peer-sockets'],
-            }),
-          allDone: async () => {
-            const [row] =
-              await sql`select exists(select 1 from pgboss.job where name = ${queue} and state <> 'completed') as busy`;
-            return !row.busy;
-          },
-        });
-      } finally {
-        await activity.stop();
-      }
+      const result = await measureDelivery(ctx, db, {
+        label: id,
+        rows: options.rows,
+        role: 'peer worker',
+        timeoutMs: options.timeout * 1000,
+        start: () =>
+          startPeer('pgboss-runner.mjs', `${ctx.stamp}-${id}-pgboss`, {
+            connectionString: url,
+            queue,
+            workers: options['pgboss-workers'],
+            batchSize: options['pgboss-batch'],
+            pollingIntervalSeconds: 0.5,
+            sinkUrl: `${ctx.sink.url}${ctx.sink.path}`,
+            sockets: options['peer-sockets'],
+          }),
+        allDone: async () => {
+          const [row] =
+            await sql`select exists(select 1 from pgboss.job where name = ${queue} and state <> 'completed') as busy`;
+          return !row.busy;
+        },
+      });
       delete result.metricsText;
       return {
         id,

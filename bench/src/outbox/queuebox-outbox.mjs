@@ -82,35 +82,25 @@ export async function queueboxThroughput(ctx, { id, title, keys, profile = false
       }
       const profileDir = join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`);
       if (profile) mkdirSync(profileDir, { recursive: true });
-      const activity = startActivitySampler({ database: db });
-      ctx.setBackendSource(activity.backendPids);
-      let result;
-      try {
-        result = await measureDelivery({
-          label: id,
-          rows: options.rows,
-          sink: ctx.sink,
-          cpu: ctx.cpu,
-          activity,
-          role: 'queuebox',
-          timeoutMs: options.timeout * 1000,
-          start: () =>
-            startQueueBox({
-              label: `${ctx.stamp}-${id}-queuebox`,
-              database: db,
-              configFile,
-              httpPort,
-              nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
-            }),
-          allDone: async () => {
-            const [row] =
-              await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
-            return !row.busy;
-          },
-        });
-      } finally {
-        await activity.stop();
-      }
+      const result = await measureDelivery(ctx, db, {
+        label: id,
+        rows: options.rows,
+        role: 'queuebox',
+        timeoutMs: options.timeout * 1000,
+        start: () =>
+          startQueueBox({
+            label: `${ctx.stamp}-${id}-queuebox`,
+            database: db,
+            configFile,
+            httpPort,
+            nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          }),
+        allDone: async () => {
+          const [row] =
+            await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
+          return !row.busy;
+        },
+      });
       const states =
         await sql`select state, count(*)::int as n from outbox group by state order by state`;
       const metrics = pickMetrics(result.metricsText ?? '', METRIC_FAMILIES);
