@@ -1,3 +1,4 @@
+import { QueueBoxError, toError } from '../errors.js';
 import type { Json } from '../model.js';
 
 /** Variables bound into a JSONata evaluation (`$messageId`, `$topic`, ...). */
@@ -23,4 +24,31 @@ export interface CompiledTransform {
 export interface Transformer {
   /** Compiles at start; throws a message naming the reason when the expression is invalid. */
   compile(expression: string, limits: TransformLimits): CompiledTransform;
+}
+
+/**
+ * Compiles a configured expression at start. A compile error stops the start with the key path
+ * of the expression (`routes[0].transform.expression`, `sources.x.idempotencyKeyExpression`),
+ * so an operator finds it in the YAML.
+ */
+export function compileConfigured(
+  transformer: Transformer,
+  expression: string,
+  limits: TransformLimits,
+  keyPath: string,
+): CompiledTransform {
+  try {
+    return transformer.compile(expression, limits);
+  } catch (error: unknown) {
+    throw new QueueBoxError(
+      'config_invalid',
+      `${keyPath}: the JSONata expression does not compile: ${toError(error).message}`,
+      { cause: error },
+    );
+  }
+}
+
+/** The limits of a configured `transform` block (the block carries more than the limits). */
+export function limitsOf(config: TransformLimits): TransformLimits {
+  return { timeoutMs: config.timeoutMs, maxDepth: config.maxDepth };
 }

@@ -10,11 +10,11 @@
 import {
   JsonPathError,
   QueueBoxError,
+  compileConfigured,
   parseJsonPath,
   readJsonPath,
   sanitize,
   toError,
-  type CompiledTransform,
   type Json,
   type JsonPathSegments,
   type Logger,
@@ -142,16 +142,12 @@ function expressionStep(
   keyPath: string,
   context: AttributeChainContext,
 ): CompiledStep {
-  let compiled: CompiledTransform;
-  try {
-    compiled = context.transformer.compile(expression, KEY_EXPRESSION_LIMITS);
-  } catch (error: unknown) {
-    throw new QueueBoxError(
-      'config_invalid',
-      `${keyPath}: the JSONata expression does not compile: ${toError(error).message}`,
-      { cause: error },
-    );
-  }
+  const compiled = compileConfigured(
+    context.transformer,
+    expression,
+    KEY_EXPRESSION_LIMITS,
+    keyPath,
+  );
   return {
     description: `expression '${expression}'`,
     async read(message, logger) {

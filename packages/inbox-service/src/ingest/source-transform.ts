@@ -3,7 +3,8 @@
  * the store, so it changes the stored payload and runs before the duplicate check.
  */
 import {
-  QueueBoxError,
+  compileConfigured,
+  limitsOf,
   toError,
   type Headers,
   type Json,
@@ -27,21 +28,7 @@ export function compileSourceTransform(
 ): SourceTransform | null {
   if (config === null) return null;
   const keyPath = `sources.${sourceName}.transform.expression`;
-  let compiled;
-  try {
-    compiled = transformer.compile(config.expression, {
-      timeoutMs: config.timeoutMs,
-      maxDepth: config.maxDepth,
-    });
-  } catch (error: unknown) {
-    throw new QueueBoxError(
-      'config_invalid',
-      `${keyPath}: the JSONata expression does not compile: ${toError(error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  const compiled = compileConfigured(transformer, config.expression, limitsOf(config), keyPath);
   return {
     onError: config.onError,
     async run(body, bindings) {

@@ -2,7 +2,12 @@
  * Compiles one configured `transform` block into a route or destination stage. A compile error
  * stops the start and names the key path, so an operator can find the expression in the YAML.
  */
-import { QueueBoxError, toError, type TransformConfig, type Transformer } from '@queuebox/core';
+import {
+  compileConfigured,
+  limitsOf,
+  type TransformConfig,
+  type Transformer,
+} from '@queuebox/core';
 import type { TransformStage } from '../routing/routing-result.js';
 
 /**
@@ -14,19 +19,7 @@ export function compileTransformStage(
   config: TransformConfig,
   keyPath: string,
 ): TransformStage {
-  let compiled;
-  try {
-    compiled = transformer.compile(config.expression, {
-      timeoutMs: config.timeoutMs,
-      maxDepth: config.maxDepth,
-    });
-  } catch (error: unknown) {
-    throw new QueueBoxError(
-      'config_invalid',
-      `${keyPath}: the JSONata expression does not compile: ${toError(error).message}`,
-      { cause: error },
-    );
-  }
+  const compiled = compileConfigured(transformer, config.expression, limitsOf(config), keyPath);
   return {
     onError: config.onError,
     keyPath,
