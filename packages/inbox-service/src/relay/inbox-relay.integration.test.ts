@@ -11,7 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // inbox-service must not depend on an adapter (services talk through core's ports), so this
 // end-to-end test reaches the PostgreSQL store and its test tables by path; the test runs on
 // workspace sources, and nothing outside tests imports across packages this way.
-import { createPostgresInboxStore } from '../../../postgres/src/inbox-store.js';
+import { createPostgresInboxStore } from '@queuebox/postgres';
 import {
   createTestTables,
   inboxMessage,

@@ -4,12 +4,18 @@ import type { AddressInfo } from 'node:net';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
+  DEFAULT_INBOX_COLUMNS,
+  DEFAULT_OUTBOX_COLUMNS,
   systemClock,
-  type Clock,
-  type Logger,
-  type OutboxStore,
+  type DatabaseConfig,
   type Publisher,
 } from '@queuebox/core';
+import {
+  createPostgresOutboxStore,
+  runMigrations,
+  tableNamesFrom,
+  type TableNames,
+} from '@queuebox/postgres';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { createHttpPublisher } from '../http/http-publisher.js';
 import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
@@ -17,80 +23,14 @@ import { OutboxPoller, type OutboxPollerConfig } from './outbox-poller.js';
 import { fakeRouter, passThroughPipeline, RecordingLogger, until } from './testing/fakes.js';
 
 /**
- * The poller against real PostgreSQL (the @queuebox/postgres outbox store and migrations) and a
- * real HTTP sink through the real HTTP publisher.
- *
- * outbox-service may not depend on an adapter at run time, and its package.json has no dev
- * dependency on @queuebox/postgres yet, so the adapter is loaded from its sources by path. When
- * it cannot be loaded the suite is skipped with the reason printed, never reported as passed.
+ * The poller against real PostgreSQL (the @queuebox/postgres outbox store and migrations, a dev
+ * dependency only) and a real HTTP sink through the real HTTP publisher.
  */
-interface PostgresAdapter {
-  runMigrations(sql: unknown, options: { logger: Logger }): Promise<unknown>;
-  tableNamesFrom(database: unknown): unknown;
-  createPostgresOutboxStore(sql: unknown, tables: unknown, clock: Clock): OutboxStore;
-}
-
-async function loadPostgresAdapter(): Promise<PostgresAdapter | string> {
-  const root = new URL('../../../postgres/src/', import.meta.url);
-  try {
-    const index = (await import(new URL('index.ts', root).href)) as Record<string, unknown>;
-    const store = (await import(new URL('outbox-store.ts', root).href)) as Record<string, unknown>;
-    const create = index.createPostgresOutboxStore ?? store.createPostgresOutboxStore;
-    if (typeof index.runMigrations !== 'function')
-      return '@queuebox/postgres exports no migrator (runMigrations)';
-    if (typeof index.tableNamesFrom !== 'function')
-      return '@queuebox/postgres exports no tableNamesFrom';
-    if (typeof create !== 'function') return '@queuebox/postgres has no createPostgresOutboxStore';
-    return {
-      runMigrations: index.runMigrations,
-      tableNamesFrom: index.tableNamesFrom,
-      createPostgresOutboxStore: create,
-    } as unknown as PostgresAdapter;
-  } catch (error: unknown) {
-    return `the PostgreSQL outbox store could not be loaded: ${error instanceof Error ? error.message : String(error)}`;
-  }
-}
-
 const SUITE = 'outbox-service: poller on PostgreSQL';
 const pg = await requireService('postgres', SUITE);
-const adapter = pg.available ? await loadPostgresAdapter() : 'no PostgreSQL';
-if (pg.available && typeof adapter === 'string') console.warn(`SKIPPED ${SUITE}: ${adapter}`);
-const ready = pg.available && typeof adapter !== 'string';
-
-const COLUMNS = {
-  outbox: Object.fromEntries(
-    ['id', 'topic', 'key', 'payload', 'headers', 'state', 'attempt', 'sequence']
-      .map((c) => [c, c])
-      .concat([
-        ['aggregateType', 'aggregate_type'],
-        ['maxAttempts', 'max_attempts'],
-        ['scheduledAt', 'scheduled_at'],
-        ['createdAt', 'created_at'],
-        ['updatedAt', 'updated_at'],
-        ['claimedAt', 'claimed_at'],
-        ['claimToken', 'claim_token'],
-        ['leaseExpiresAt', 'lease_expires_at'],
-        ['lastError', 'last_error'],
-      ]),
-  ),
-  inbox: Object.fromEntries(
-    ['id', 'source', 'payload', 'state', 'consumption', 'attempt', 'headers']
-      .map((c) => [c, c])
-      .concat([
-        ['idempotencyKey', 'idempotency_key'],
-        ['aggregateId', 'aggregate_id'],
-        ['eventType', 'event_type'],
-        ['createdAt', 'created_at'],
-        ['processedAt', 'processed_at'],
-        ['claimedAt', 'claimed_at'],
-        ['claimToken', 'claim_token'],
-        ['leaseExpiresAt', 'lease_expires_at'],
-        ['correlationId', 'correlation_id'],
-        ['scheduledAt', 'scheduled_at'],
-        ['lastError', 'last_error'],
-      ]),
-  ),
-};
+const ready = pg.available;
+const postgresAdapter = { runMigrations, tableNamesFrom, createPostgresOutboxStore };
+const COLUMNS = { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS };
 
 interface Received {
   readonly headers: IncomingMessage['headers'];
@@ -133,9 +73,8 @@ async function stopSink(server: Server): Promise<void> {
 }
 
 describe.skipIf(!ready)(SUITE, () => {
-  const postgresAdapter = adapter as PostgresAdapter;
   let db: FreshDatabase;
-  let tables: unknown;
+  let tables: TableNames;
   const cleanups: (() => Promise<void>)[] = [];
 
   beforeAll(async () => {
@@ -146,7 +85,7 @@ describe.skipIf(!ready)(SUITE, () => {
       outboxTableName: 'outbox',
       inboxTableName: 'inbox',
       columnMapping: COLUMNS,
-    });
+    } as DatabaseConfig);
   });
 
   afterEach(async () => {
