@@ -15,6 +15,7 @@ import { claimedMessage, unquoted, type ClaimedRow } from './inbox-rows.js';
 import { inboxRelaySql } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
 import { PLANNER_SETTINGS } from './outbox-claim.js';
+import { pipelinedTransaction } from './pipelined-transaction.js';
 import { StatementGroup, type Settled } from './inbox-store-group.js';
 import type { TableNames } from './table-names.js';
 
@@ -97,19 +98,18 @@ export function createPostgresInboxStore(
       // The claim commits without waiting for its WAL flush: a claim lost in a crash only
       // returns rows to pending (nothing can have been forwarded under it, because the forward
       // that follows commits synchronously and so flushes the claim's WAL first).
-      const [, , , rows] = await sql.begin((tx) => [
-        tx.unsafe(relaySql.claimAsyncCommit, [], PREPARED),
+      const [, , , rows] = await pipelinedTransaction(sql, [
+        { text: relaySql.claimAsyncCommit },
         // The same planner guard as the outbox claim: without statistics the candidate scan
         // would otherwise be a bitmap scan and a sort over every pending row.
-        tx.unsafe(PLANNER_SETTINGS, [], PREPARED),
-        tx.unsafe(relaySql.claimLock, [lockKey], PREPARED),
-        tx.unsafe<ClaimedRow[]>(
-          relaySql.claim,
-          [limit, candidateWindow(limit), clock.now(), Math.round(leaseMs)],
-          PREPARED,
-        ),
+        { text: PLANNER_SETTINGS },
+        { text: relaySql.claimLock, params: [lockKey] },
+        {
+          text: relaySql.claim,
+          params: [limit, candidateWindow(limit), clock.now(), Math.round(leaseMs)],
+        },
       ]);
-      return rows.map(claimedMessage);
+      return (rows as unknown as ClaimedRow[]).map(claimedMessage);
     },
 
     async forward(forwards: readonly RelayForward[]): Promise<Set<string>> {

@@ -6,6 +6,7 @@ import {
   toClaimedMessage,
   type ClaimedRow,
 } from './outbox-rows.js';
+import { pipelinedTransaction } from './pipelined-transaction.js';
 import type { TableNames } from './table-names.js';
 
 const MAX_LEASE_MS = 2 ** 31 - 1;
@@ -119,8 +120,6 @@ WHERE claimed.ctid = picked.row_ref
 RETURNING ${claimedColumns(tables, 'claimed')}`;
 }
 
-const PREPARED = { prepare: true } as const;
-
 /**
  * Planner settings for the claim's own transaction (sent in one pipeline with it). Without
  * statistics on the outbox (a table filled faster than autovacuum analyzes it, or a database
@@ -157,11 +156,10 @@ export function createClaim(
       text = claimStatement(tables, window, asyncCommit);
       statements.set(window, text);
     }
-    const claimText = text;
-    const [, rows] = await sql.begin((tx) => [
-      tx.unsafe(PLANNER_SETTINGS, [], PREPARED),
-      tx.unsafe<ClaimedRow[]>(claimText, [clock.now(), leaseMs, limit], PREPARED),
+    const [, rows] = await pipelinedTransaction(sql, [
+      { text: PLANNER_SETTINGS },
+      { text, params: [clock.now(), leaseMs, limit] },
     ]);
-    return rows.map(toClaimedMessage).sort(byScheduleThenCreation);
+    return (rows as unknown as ClaimedRow[]).map(toClaimedMessage).sort(byScheduleThenCreation);
   };
 }

@@ -1,6 +1,7 @@
 import { QueueBoxError, type Clock, type Fence, type OutboxCompletion } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runPlanned } from './outbox-query.js';
+import type { Param } from './outbox-query.js';
+import { pipelinedTransaction } from './pipelined-transaction.js';
 import type { TableNames } from './table-names.js';
 
 /**
@@ -66,6 +67,24 @@ WHERE ${fence(tables, 'target', 'owned')}
 RETURNING target.${c.id}::text AS "id"`;
 }
 
+/**
+ * Planner guard of the fenced writes: whatever the statistics say, each batch row is one
+ * primary-key probe. The writes run as named prepared statements (one round trip; an unnamed
+ * statement with parameters costs postgres.js two: describe, then execute), and a generic plan
+ * made while the outbox was small would otherwise be a sequential scan joined by hash, kept for
+ * the life of the connection: 77 ms per 100-row completion at 100,000 rows, measured.
+ */
+export const FENCED_WRITE_SETTINGS =
+  "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)";
+
+async function fencedWrite(sql: postgres.Sql, text: string, params: readonly Param[]) {
+  const [, rows] = await pipelinedTransaction(sql, [
+    { text: FENCED_WRITE_SETTINGS },
+    { text, params },
+  ]);
+  return new Set((rows as unknown as { id: string }[]).map((row) => row.id));
+}
+
 export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: Clock) {
   const completeText = completeStatement(tables);
   const renewText = renewStatement(tables);
@@ -73,9 +92,7 @@ export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: C
 
   async function complete(completions: readonly OutboxCompletion[]): Promise<Set<string>> {
     if (completions.length === 0) return new Set();
-    const columns = completionColumns(completions);
-    const rows = await runPlanned<{ id: string }>(sql, completeText, [clock.now(), ...columns]);
-    return new Set(rows.map((row) => row.id));
+    return fencedWrite(sql, completeText, [clock.now(), ...completionColumns(completions)]);
   }
 
   async function renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
@@ -86,20 +103,12 @@ export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: C
         `A lease must be a whole number of ms in [1, 2^31-1], not ${leaseMs}.`,
       );
     }
-    const rows = await runPlanned<{ id: string }>(sql, renewText, [
-      leaseMs,
-      ...fenceColumns(fences),
-    ]);
-    return new Set(rows.map((row) => row.id));
+    return fencedWrite(sql, renewText, [leaseMs, ...fenceColumns(fences)]);
   }
 
   async function release(fences: readonly Fence[]): Promise<Set<string>> {
     if (fences.length === 0) return new Set();
-    const rows = await runPlanned<{ id: string }>(sql, releaseText, [
-      clock.now(),
-      ...fenceColumns(fences),
-    ]);
-    return new Set(rows.map((row) => row.id));
+    return fencedWrite(sql, releaseText, [clock.now(), ...fenceColumns(fences)]);
   }
 
   return { complete, renew, release };
