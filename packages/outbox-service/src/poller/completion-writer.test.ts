@@ -78,7 +78,7 @@ describe('CompletionWriter (group commit)', () => {
 
   it('bounds one call to maxBatch completions', async () => {
     const store = gatedStore();
-    const writer = new CompletionWriter(store, 2);
+    const writer = new CompletionWriter(store, { maxBatch: 2 });
     const all = ['a', 'b', 'c', 'd', 'e'].map((id) => writer.submit(sent(id)));
     for (let i = 0; i < 3; i++) {
       await tick();
@@ -86,5 +86,68 @@ describe('CompletionWriter (group commit)', () => {
     }
     await Promise.all(all);
     expect(store.calls).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
+  });
+
+  describe('lingering while more completions are on their way', () => {
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('waits up to lingerMs for company, then writes what gathered in one call', async () => {
+      const store = gatedStore();
+      const writer = new CompletionWriter(store, { moreExpected: () => true, lingerMs: 40 });
+      const first = writer.submit(sent('a'));
+      await sleep(10);
+      const second = writer.submit(sent('b'));
+      await tick();
+      expect(store.calls).toEqual([]);
+      await sleep(60);
+      expect(store.calls).toEqual([['a', 'b']]);
+      store.release();
+      expect(await Promise.all([first, second])).toEqual([true, true]);
+    });
+
+    it('writes at once when lingerRows are queued', async () => {
+      const store = gatedStore();
+      const writer = new CompletionWriter(store, {
+        moreExpected: () => true,
+        lingerMs: 10_000,
+        lingerRows: 3,
+      });
+      const all = ['a', 'b', 'c'].map((id) => writer.submit(sent(id)));
+      await tick();
+      expect(store.calls).toEqual([['a', 'b', 'c']]);
+      store.release();
+      expect(await Promise.all(all)).toEqual([true, true, true]);
+    });
+
+    it('does not wait when nothing else is expected (a lone message)', async () => {
+      const store = gatedStore();
+      let publishing = true;
+      const writer = new CompletionWriter(store, {
+        moreExpected: () => publishing,
+        lingerMs: 10_000,
+      });
+      const lingering = writer.submit(sent('a'));
+      await tick();
+      expect(store.calls).toEqual([]);
+      // The last publish ends: its completion takes the lingering one along at once.
+      publishing = false;
+      const last = writer.submit(sent('b'));
+      await tick();
+      expect(store.calls).toEqual([['a', 'b']]);
+      store.release();
+      expect(await Promise.all([lingering, last])).toEqual([true, true]);
+    });
+
+    it('drain() writes a lingering batch without waiting out the timer', async () => {
+      const store = gatedStore();
+      const writer = new CompletionWriter(store, { moreExpected: () => true, lingerMs: 10_000 });
+      const pending = writer.submit(sent('a'));
+      const drained = writer.drain();
+      await tick();
+      expect(store.calls).toEqual([['a']]);
+      store.release();
+      await drained;
+      expect(await pending).toBe(true);
+    });
   });
 });

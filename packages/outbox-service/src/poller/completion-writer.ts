@@ -4,14 +4,38 @@ interface Waiting {
   readonly completion: OutboxCompletion;
   readonly resolve: (held: boolean) => void;
   readonly reject: (error: unknown) => void;
+  /** performance.now() at submit. */
+  readonly at: number;
 }
+
+export interface CompletionWriterOptions {
+  /** Upper bound of one call, so a statement never grows without limit. */
+  readonly maxBatch?: number;
+  /**
+   * Whether more completions are about to arrive (the poller: a publish is in flight). Only
+   * then does a completion wait up to `lingerMs` for company; otherwise it goes out at once.
+   */
+  readonly moreExpected?: () => boolean;
+  /** Longest wait for company, from the oldest queued completion. */
+  readonly lingerMs?: number;
+  /** Queued completions that go out at once, linger or not. */
+  readonly lingerRows?: number;
+}
+
+const DEFAULT_MAX_BATCH = 500;
 
 /**
  * Group commit of the fenced terminal writes (sent / retry / dead). One `complete` call is in
  * flight at a time; completions that arrive meanwhile queue up and go together in the next call.
- * When the writer is idle a completion goes out at once (after the current microtask, so the
- * completions of one event-loop turn share a call), which keeps latency at one round trip while
- * throughput no longer costs one round trip per message.
+ *
+ * Every call is a synchronous commit, i.e. a WAL flush, and costs both processes a round trip,
+ * so under load the writer waits for company: while publishes are in flight (`moreExpected`) a
+ * completion waits up to `lingerMs` or until `lingerRows` are queued. Measured at 5,000
+ * messages/s, going out as soon as the previous call answered made batches of about 14 rows and
+ * 350 commits a second. The wait costs no throughput (the publish slot is free before the
+ * write, see DeliverySlots); it delays only the moment the next row of the same key becomes
+ * claimable, and a lone message (nothing else publishing) never waits: it goes out after the
+ * current microtask, so the completions of one event-loop turn still share a call.
  *
  * A failing call rejects every completion of that call: each task then runs its own error path,
  * as it would have after a failed single-row write.
@@ -19,40 +43,70 @@ interface Waiting {
 export class CompletionWriter {
   private queue: Waiting[] = [];
   private flushing: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private readonly maxBatch: number;
+  private readonly moreExpected: () => boolean;
+  private readonly lingerMs: number;
+  private readonly lingerRows: number;
 
   constructor(
     private readonly store: Pick<OutboxStore, 'complete'>,
-    /** Upper bound of one call, so a statement never grows without limit. */
-    private readonly maxBatch = 500,
-  ) {}
+    options: CompletionWriterOptions = {},
+  ) {
+    this.maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    this.moreExpected = options.moreExpected ?? (() => false);
+    this.lingerMs = options.lingerMs ?? 0;
+    this.lingerRows = Math.min(options.lingerRows ?? this.maxBatch, this.maxBatch);
+  }
 
   /** Resolves true when the fence held and the write happened, false when the claim was lost. */
   submit(completion: OutboxCompletion): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      this.queue.push({ completion, resolve, reject });
-      this.flushing ??= this.flush();
+      this.queue.push({ completion, resolve, reject, at: performance.now() });
+      this.schedule();
     });
   }
 
-  /** Resolves when everything submitted so far is written (or failed). */
+  /** Writes what is queued without lingering; resolves when everything submitted is written. */
   async drain(): Promise<void> {
+    this.clearTimer();
+    if (!this.flushing && this.queue.length > 0) this.flushing = this.flush();
     while (this.flushing) await this.flushing;
   }
 
+  /** Starts a call now, or arms the linger timer; a running call reschedules when it ends. */
+  private schedule(): void {
+    const oldest = this.queue[0];
+    if (this.flushing || oldest === undefined) return;
+    const waited = performance.now() - oldest.at;
+    if (this.queue.length >= this.lingerRows || waited >= this.lingerMs || !this.moreExpected()) {
+      this.clearTimer();
+      this.flushing = this.flush();
+      return;
+    }
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      if (!this.flushing && this.queue.length > 0) this.flushing = this.flush();
+    }, this.lingerMs - waited);
+  }
+
   private async flush(): Promise<void> {
+    // Completions submitted in this event-loop turn join the call.
     await Promise.resolve();
+    const batch = this.queue.splice(0, this.maxBatch);
     try {
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, this.maxBatch);
-        try {
-          const held = await this.store.complete(batch.map((w) => w.completion));
-          for (const w of batch) w.resolve(held.has(w.completion.fence.id));
-        } catch (error: unknown) {
-          for (const w of batch) w.reject(error);
-        }
-      }
+      const held = await this.store.complete(batch.map((w) => w.completion));
+      for (const w of batch) w.resolve(held.has(w.completion.fence.id));
+    } catch (error: unknown) {
+      for (const w of batch) w.reject(error);
     } finally {
       this.flushing = null;
+      this.schedule();
     }
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 }

@@ -47,6 +47,13 @@ export interface OutboxPollerDeps {
   readonly random?: () => number;
 }
 
+/**
+ * Longest wait of a terminal write for company while publishes are in flight (see
+ * CompletionWriter). Measured on the 2-core bench at 100,000 rows: 0 ms → 5,900-6,200 msg/s,
+ * 3-10 ms → 6,600-7,900; 5 ms adds at most 5 ms before the next row of the same key is claimable.
+ */
+const COMPLETION_LINGER_MS = 5;
+
 /** Longest pause after failing cycles, so a database that is down is not hammered. */
 const MAX_FAILURE_BACKOFF_MS = 5_000;
 
@@ -103,7 +110,11 @@ export class OutboxPoller {
     private readonly deps: OutboxPollerDeps,
   ) {
     this.wakeSignal = deps.wakeSignal ?? new ConflatedWakeSignal();
-    this.writer = new CompletionWriter(deps.store);
+    this.writer = new CompletionWriter(deps.store, {
+      moreExpected: () => this.slots.publishing > 0,
+      lingerMs: COMPLETION_LINGER_MS,
+      lingerRows: config.batchSize,
+    });
     this.leases = new LeaseKeeper(deps.store, {
       leaseMs: config.claimTimeoutMs,
       intervalMs: Math.max(1, Math.floor(config.claimTimeoutMs / 3)),
