@@ -15,12 +15,11 @@ import {
   type PublishRequest,
   type Publisher,
 } from '@queuebox/core';
-import { Deadline } from './deadline.js';
 import { authHeaderSource, type AuthHeader, type AuthHeaderSource } from './destination-auth.js';
 import { httpErrorText } from './error-text.js';
 import { createOAuth2TokenManager, type OAuth2TokenManager } from './oauth2-token-manager.js';
 import { headerMap, requestHeaders, type HeaderMap } from './request-headers.js';
-import { discardBody, readBodyPrefix } from './response-body.js';
+import { exchange } from './http-exchange.js';
 import { statusClassOf, type HttpStatusClass } from './status-class.js';
 import { joinUrl, requestTarget } from './url-builder.js';
 
@@ -74,31 +73,19 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     }
     const { message } = request;
     const headers = requestHeaders(message, target.staticHeaders, authHeader, message.headers);
-    const deadline = new Deadline(target.timeoutMs, request.signal);
-    try {
-      let response;
-      try {
-        response = await target.pool.request({
-          path: target.path,
-          method: 'POST',
-          headers,
-          body: JSON.stringify(request.payload),
-          signal: deadline.signal,
-        });
-      } catch (error: unknown) {
-        return failure(deadline.explain(error), true);
-      }
-      const status = response.statusCode;
-      onResponse(statusClassOf(status));
-      if (status >= 200 && status <= 299) {
-        await discardBody(response.body, deadline.signal);
-        return { ok: true };
-      }
-      const body = await readBodyPrefix(response.body, maxErrorBytes);
-      return failure(httpErrorText(status, body, maxErrorBytes), isRetryableStatus(status));
-    } finally {
-      deadline.clear();
-    }
+    const outcome = await exchange(target.pool, {
+      path: target.path,
+      headers,
+      body: JSON.stringify(request.payload),
+      timeoutMs: target.timeoutMs,
+      signal: request.signal,
+      maxErrorBytes,
+    });
+    if (outcome.kind === 'error') return failure(outcome.text, true);
+    const { status } = outcome;
+    onResponse(statusClassOf(status));
+    if (status >= 200 && status <= 299) return SUCCESS;
+    return failure(httpErrorText(status, outcome.body, maxErrorBytes), isRetryableStatus(status));
   }
 
   return {
@@ -123,7 +110,7 @@ function target(
     // 1 = keep-alive without pipelining: a slow response never delays the next message.
     pipelining: 1,
     connect: { timeout: Math.max(1, Math.floor(destination.timeoutMs / 2)) },
-    // The Deadline bounds the whole request; undici's per-phase timers would only race it.
+    // http-exchange bounds the whole request; undici's per-phase timers would only race it.
     headersTimeout: 0,
     bodyTimeout: 0,
   });
@@ -135,6 +122,8 @@ function target(
     auth: authHeaderSource(destination.auth, tokens, destination.timeoutMs),
   };
 }
+
+const SUCCESS: PublishOutcome = { ok: true };
 
 function failure(error: string, retryable: boolean): PublishOutcome {
   return { ok: false, error, retryable };

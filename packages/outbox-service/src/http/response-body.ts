@@ -4,24 +4,7 @@
  */
 
 /** What undici's response body offers; kept structural so tests and callers need no undici types. */
-export interface ResponseBody extends AsyncIterable<Uint8Array> {
-  dump(options?: { limit: number; signal?: AbortSignal }): Promise<void>;
-}
-
-/** Bytes a success response may carry before the socket is closed instead of drained. */
-const DRAIN_LIMIT_BYTES = 64 * 1024;
-
-/**
- * Discards a success body. Errors are ignored: the receiver already accepted the message, so
- * a broken body must not turn a delivery into a failure (and a duplicate on retry).
- */
-export async function discardBody(body: ResponseBody, signal: AbortSignal): Promise<void> {
-  try {
-    await body.dump({ limit: DRAIN_LIMIT_BYTES, signal });
-  } catch {
-    // Nothing to do: dump destroys the stream (and so the socket) when it fails.
-  }
-}
+export type ResponseBody = AsyncIterable<Uint8Array>;
 
 /**
  * Reads at most a little more than `maxBytes`. A longer body is destroyed (closing its socket)
