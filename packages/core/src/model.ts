@@ -61,6 +61,13 @@ export interface ClaimedInboxMessage extends InboxMessage {
   readonly claimToken: string;
 }
 
+/**
+ * A push row as the relay claims it: everything but the payload. The relay runs no transform
+ * (spec §8.3), so the forward copies the stored payload inside the database; carrying 1 KiB per
+ * row out and back in cost the relay about a fifth of its throughput, measured.
+ */
+export type RelayClaimedMessage = Omit<ClaimedInboxMessage, 'payload'>;
+
 /** A message a source accepted, before it is stored. */
 export interface NewInboxMessage {
   readonly id: string;

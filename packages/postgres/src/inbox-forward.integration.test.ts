@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type {
-  ClaimedInboxMessage,
+  RelayClaimedMessage,
   InboxStore,
   NewInboxMessage,
   RelayForward,
@@ -60,13 +60,12 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
         const [claimed] = await store.claimForRelay(1, leaseMs);
         return claimed!;
       };
-      const relayForward = (m: ClaimedInboxMessage, token = m.claimToken): RelayForward => ({
+      const relayForward = (m: RelayClaimedMessage, token = m.claimToken): RelayForward => ({
         fence: { id: m.id, claimToken: token },
         outbox: {
           id: randomUUID(),
           topic: `topic.${m.eventType ?? ''}`,
           key: m.aggregateId,
-          payload: m.payload,
           headers: { 'x-inbox-id': m.id },
           maxAttempts: 7,
         },

@@ -1,6 +1,6 @@
 import {
   javaStringHashCode,
-  type ClaimedInboxMessage,
+  type RelayClaimedMessage,
   type InboxStore,
   type NewInboxMessage,
 } from '@queuebox/core';
@@ -55,14 +55,13 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
     const agg = (aggregateId: string | null, n = 1): NewInboxMessage[] =>
       Array.from({ length: n }, () => inboxMessage({ aggregateId }));
     const ids = (rows: readonly { id: string }[]) => rows.map((r) => r.id);
-    const forwardAll = (claimed: readonly ClaimedInboxMessage[]) =>
+    const forwardAll = (claimed: readonly RelayClaimedMessage[]) =>
       store.forward(
         claimed.map((m) => ({
           fence: { id: m.id, claimToken: m.claimToken },
           outbox: {
             topic: 't',
             key: m.aggregateId,
-            payload: m.payload,
             headers: { 'x-inbox-id': m.id },
           },
         })),
@@ -287,14 +286,13 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
           if (claimed.length > 0) await forwardWith(s, claimed);
         }
       };
-      const forwardWith = (s: InboxStore, claimed: readonly ClaimedInboxMessage[]) =>
+      const forwardWith = (s: InboxStore, claimed: readonly RelayClaimedMessage[]) =>
         s.forward(
           claimed.map((m) => ({
             fence: { id: m.id, claimToken: m.claimToken },
             outbox: {
               topic: 't',
               key: m.aggregateId,
-              payload: m.payload,
               headers: { 'x-inbox-id': m.id },
             },
           })),

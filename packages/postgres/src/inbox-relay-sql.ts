@@ -17,9 +17,11 @@ export interface InboxRelaySql {
    */
   readonly claim: string;
   /**
-   * $1 inbox ids, $2 claim tokens, $3 outbox ids, $4 topics, $5 keys, $6 payloads (JSON text),
-   * $7 headers (JSON text), $8 max attempts, $9 app-now. Returns the inbox ids whose fence held;
-   * only those got an outbox row.
+   * $1 inbox ids, $2 claim tokens, $3 outbox ids, $4 topics, $5 keys, $6 headers (JSON text),
+   * $7 max attempts, $8 app-now. Returns the inbox ids whose fence held; only those got an outbox
+   * row. The outbox payload is the stored inbox payload (spec §8.3: the relay runs no
+   * transform), copied inside the statement rather than sent back and forth: 1 KiB per row that
+   * the client would parse, serialize and send, and the database parse again.
    */
   readonly forward: string;
   /** $1 ids, $2 tokens. Returns the ids whose fence held. */
@@ -28,14 +30,16 @@ export interface InboxRelaySql {
   readonly renew: string;
 }
 
-/** The names the claim returns its columns under, whatever the configured column names are. */
+/**
+ * The names the claim returns its columns under, whatever the configured column names are. Not
+ * the payload: the forward copies it inside the database (see RelayClaimedMessage).
+ */
 export const ROW_ALIASES = [
   'id',
   'source',
   'idempotency_key',
   'aggregate_id',
   'event_type',
-  'payload',
   'headers',
   'correlation_id',
   'consumption',
@@ -60,7 +64,6 @@ export function inboxRelaySql(tables: TableNames): InboxRelaySql {
     idempotency_key: c.idempotencyKey,
     aggregate_id: c.aggregateId,
     event_type: c.eventType,
-    payload: c.payload,
     headers: c.headers,
     correlation_id: c.correlationId,
     consumption: c.consumption,
@@ -134,21 +137,21 @@ SELECT * FROM claimed ORDER BY scheduled_at, created_at, id`,
     SELECT set_config('synchronous_commit', 'off', true) AS setting
 ), batch AS (
     SELECT f.* FROM relaxed, unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[],
-        $6::text[], $7::text[], $8::int[])
-        WITH ORDINALITY AS f(id, token, outbox_id, topic, key, payload, headers, max_attempts, ord)
+        $6::text[], $7::int[])
+        WITH ORDINALITY AS f(id, token, outbox_id, topic, key, headers, max_attempts, ord)
 ), marked AS (
     UPDATE ${t} m
-    SET ${c.state} = 'processed', ${c.processedAt} = $9::timestamptz
+    SET ${c.state} = 'processed', ${c.processedAt} = $8::timestamptz
     FROM batch f
     WHERE ${fence('m', 'f')}
-    RETURNING m.${c.id} AS id
+    RETURNING m.${c.id} AS id, m.${c.payload} AS payload
 ), inserted AS (
     -- Only rows whose fence held get an outbox row: a lost claim writes nothing. Claim order
     -- is insert order, so the database's sequence follows it (spec §8.4, order end to end).
     INSERT INTO ${tables.outbox} (${o.id}, ${o.topic}, ${o.key}, ${o.payload}, ${o.headers}, ${o.state},
         ${o.attempt}, ${o.maxAttempts}, ${o.scheduledAt}, ${o.createdAt}, ${o.updatedAt})
-    SELECT f.outbox_id, f.topic, f.key, f.payload::jsonb, f.headers::jsonb, 'pending',
-        0, f.max_attempts, $9::timestamptz, $9::timestamptz, $9::timestamptz
+    SELECT f.outbox_id, f.topic, f.key, k.payload, f.headers::jsonb, 'pending',
+        0, f.max_attempts, $8::timestamptz, $8::timestamptz, $8::timestamptz
     FROM batch f
     JOIN marked k ON k.id = f.id
     ORDER BY f.ord

@@ -1,4 +1,4 @@
-import type { ClaimedInboxMessage, Consumption, Headers, InboxState, Json } from '@queuebox/core';
+import type { Consumption, Headers, InboxState, RelayClaimedMessage } from '@queuebox/core';
 
 /** A row as the relay claim returns it (the aliases of ROW_ALIASES in inbox-relay-sql.ts). */
 export interface ClaimedRow {
@@ -7,7 +7,6 @@ export interface ClaimedRow {
   readonly idempotency_key: string;
   readonly aggregate_id: string | null;
   readonly event_type: string | null;
-  readonly payload: Json;
   readonly headers: Headers | null;
   readonly correlation_id: string | null;
   readonly consumption: Consumption;
@@ -18,14 +17,13 @@ export interface ClaimedRow {
   readonly claim_token: string;
 }
 
-export function claimedMessage(row: ClaimedRow): ClaimedInboxMessage {
+export function claimedMessage(row: ClaimedRow): RelayClaimedMessage {
   return {
     id: row.id,
     source: row.source,
     idempotencyKey: row.idempotency_key,
     aggregateId: row.aggregate_id,
     eventType: row.event_type,
-    payload: row.payload,
     // The column is NOT NULL since V10, but a hand-made custom table may allow NULL.
     headers: row.headers ?? {},
     correlationId: row.correlation_id,

@@ -1,6 +1,6 @@
 import {
   javaStringHashCode,
-  type ClaimedInboxMessage,
+  type RelayClaimedMessage,
   type Clock,
   type Fence,
   type InboxStore,
@@ -92,7 +92,7 @@ export function createPostgresInboxStore(
       return group.submit({ message, options: storeOptions, createdAt: clock.now() });
     },
 
-    async claimForRelay(limit: number, leaseMs: number): Promise<ClaimedInboxMessage[]> {
+    async claimForRelay(limit: number, leaseMs: number): Promise<RelayClaimedMessage[]> {
       // Sent as one pipeline, executed in order: the lock first, so the claim's snapshot is
       // taken after the previous holder committed and sees that holder's processing rows.
       // The claim commits without waiting for its WAL flush: a claim lost in a crash only
@@ -120,7 +120,6 @@ export function createPostgresInboxStore(
         forwards.map((f) => f.outbox.id ?? randomUUID()),
         forwards.map((f) => f.outbox.topic),
         forwards.map((f) => f.outbox.key ?? null),
-        forwards.map((f) => JSON.stringify(f.outbox.payload)),
         forwards.map((f) => JSON.stringify(f.outbox.headers ?? {})),
         forwards.map((f) => f.outbox.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
         clock.now(),

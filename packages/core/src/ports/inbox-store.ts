@@ -1,5 +1,5 @@
 import type {
-  ClaimedInboxMessage,
+  RelayClaimedMessage,
   NewInboxMessage,
   NewOutboxMessage,
   StoreResult,
@@ -13,10 +13,14 @@ export interface StoreOptions {
   readonly dead?: boolean;
 }
 
-/** One relay forward: the claimed inbox row and the outbox row built from it (spec §8.3). */
+/**
+ * One relay forward: the claimed inbox row and the outbox row built from it (spec §8.3). The
+ * outbox payload is the stored inbox payload (the relay runs no transform): the adapter copies
+ * it from the row it marks.
+ */
 export interface RelayForward {
   readonly fence: Fence;
-  readonly outbox: NewOutboxMessage;
+  readonly outbox: Omit<NewOutboxMessage, 'payload'>;
 }
 
 /**
@@ -35,7 +39,7 @@ export interface InboxStore {
    * aggregate that already has a processing row, in (scheduled_at, created_at) order, under a
    * DB-clock lease. Serialised across replicas by the reference's advisory lock.
    */
-  claimForRelay(limit: number, leaseMs: number): Promise<ClaimedInboxMessage[]>;
+  claimForRelay(limit: number, leaseMs: number): Promise<RelayClaimedMessage[]>;
   /**
    * In ONE transaction: fenced `processed` marks and the outbox inserts of the rows whose fence
    * held. Returns those inbox ids; a lost claim writes no outbox row.

@@ -249,7 +249,6 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
         outbox: {
           topic: 'late',
           key: m.aggregateId,
-          payload: m.payload,
           headers: { 'x-inbox-id': m.id },
         },
       })),

@@ -1,6 +1,6 @@
 import {
   sanitizeError,
-  type ClaimedInboxMessage,
+  type RelayClaimedMessage,
   type Fence,
   type InboxStore,
   type LogFields,
@@ -28,7 +28,7 @@ export interface InboxRelayOptions {
 }
 
 interface Forwarding {
-  readonly message: ClaimedInboxMessage;
+  readonly message: RelayClaimedMessage;
   readonly forward: RelayForward;
 }
 
@@ -160,11 +160,11 @@ export class InboxRelay {
     }
   }
 
-  private async relayBatch(claimed: readonly ClaimedInboxMessage[]): Promise<void> {
+  private async relayBatch(claimed: readonly RelayClaimedMessage[]): Promise<void> {
     const { store, relay, sources, logger } = this.options;
     const lease = new BatchLease(store, claimed.map(fenceOf), relay.claimTimeoutMs, logger);
     try {
-      const dead: ClaimedInboxMessage[] = [];
+      const dead: RelayClaimedMessage[] = [];
       const forwards: Forwarding[] = [];
       for (const message of claimed) {
         const topic = relayTopic(message, sources);
@@ -179,7 +179,7 @@ export class InboxRelay {
   }
 
   /** Empty topic (spec §8.3 step 2): such a row can reach no destination. */
-  private async markDead(dead: readonly ClaimedInboxMessage[], lease: BatchLease): Promise<void> {
+  private async markDead(dead: readonly RelayClaimedMessage[], lease: BatchLease): Promise<void> {
     for (const message of dead) {
       this.options.logger.error(
         relayLogTexts.emptyTopic(message.source, message.id),
@@ -254,7 +254,7 @@ export class InboxRelay {
     );
   }
 
-  private claimLost(message: ClaimedInboxMessage, action: string): void {
+  private claimLost(message: RelayClaimedMessage, action: string): void {
     this.metrics.claimsLost.inc({ component: 'inbox' });
     this.options.logger.warn(relayLogTexts.claimLost(message.id, action), fieldsOf(message));
   }
@@ -265,11 +265,11 @@ export class InboxRelay {
   }
 }
 
-function fenceOf(message: ClaimedInboxMessage): Fence {
+function fenceOf(message: RelayClaimedMessage): Fence {
   return { id: message.id, claimToken: message.claimToken };
 }
 
 /** The context keys of spec §15 for one relayed row. */
-function fieldsOf(message: ClaimedInboxMessage): LogFields {
+function fieldsOf(message: RelayClaimedMessage): LogFields {
   return { messageId: message.id, source: message.source, correlationId: message.correlationId };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   renderSourceTopic,
-  type ClaimedInboxMessage,
+  type RelayClaimedMessage,
   type Headers,
   type RelayForward,
   type SourceConfig,
@@ -26,7 +26,7 @@ export const FALLBACK_TOPIC_TEMPLATE = '{{ eventType }}';
 
 /** The rendered, trimmed topic; empty means the row can reach no destination. */
 export function relayTopic(
-  message: ClaimedInboxMessage,
+  message: RelayClaimedMessage,
   sources: Readonly<Record<string, SourceConfig>>,
 ): string {
   // Own keys only: a row whose source is named `constructor` must not find Object's.
@@ -41,7 +41,7 @@ export function relayTopic(
  * relay headers; `X-Correlation-Id` only when the row has a correlation id. A sender therefore
  * cannot set them.
  */
-export function relayHeaders(message: ClaimedInboxMessage): Headers {
+export function relayHeaders(message: RelayClaimedMessage): Headers {
   const entries: [string, string][] = Object.entries(message.headers).filter(
     ([name]) => !RELAY_HEADERS_LOWER.has(name.toLowerCase()),
   );
@@ -58,7 +58,7 @@ export function relayHeaders(message: ClaimedInboxMessage): Headers {
 }
 
 export function relayForward(
-  message: ClaimedInboxMessage,
+  message: RelayClaimedMessage,
   topic: string,
   maxAttempts: number,
 ): RelayForward {
@@ -69,7 +69,6 @@ export function relayForward(
       id: randomUUID(),
       topic,
       key: message.aggregateId,
-      payload: message.payload,
       headers: relayHeaders(message),
       maxAttempts,
     },

@@ -1,5 +1,5 @@
 import type {
-  ClaimedInboxMessage,
+  RelayClaimedMessage,
   Fence,
   InboxStore,
   LogFields,
@@ -17,7 +17,7 @@ import { InboxRelay } from '../inbox-relay.js';
  * tested on PostgreSQL; here the store only answers what a test needs).
  */
 let counter = 0;
-export function claimed(overrides: Partial<ClaimedInboxMessage> = {}): ClaimedInboxMessage {
+export function claimed(overrides: Partial<RelayClaimedMessage> = {}): RelayClaimedMessage {
   counter++;
   return {
     id: `00000000-0000-4000-8000-${String(counter).padStart(12, '0')}`,
@@ -25,7 +25,6 @@ export function claimed(overrides: Partial<ClaimedInboxMessage> = {}): ClaimedIn
     idempotencyKey: `key-${counter}`,
     aggregateId: `agg-${counter}`,
     eventType: 'order.created',
-    payload: { n: counter },
     headers: {},
     correlationId: null,
     consumption: 'push',
@@ -59,7 +58,7 @@ export function recordingLogger(lines: Line[] = []): Logger & { lines: Line[] } 
 }
 
 /** A store whose claims come from a script; writes are recorded and answered by hooks. */
-export function scriptedStore(claims: (ClaimedInboxMessage[] | Error)[] = []) {
+export function scriptedStore(claims: (RelayClaimedMessage[] | Error)[] = []) {
   const forwards: RelayForward[][] = [];
   const deadMarks: Fence[][] = [];
   const renewals: Fence[][] = [];
