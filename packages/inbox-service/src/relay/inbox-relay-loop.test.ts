@@ -17,7 +17,7 @@ describe('InboxRelay: the loop', () => {
     expect(s.forwards).toHaveLength(4);
   });
 
-  it('claims the next batch while the previous one is written, writing one batch at a time', async () => {
+  it('keeps two claims in flight under a backlog and writes one batch at a time, in claim order', async () => {
     const s = scriptedStore([
       [claimed(), claimed(), claimed()],
       [claimed(), claimed(), claimed()],
@@ -28,25 +28,44 @@ describe('InboxRelay: the loop', () => {
       new Promise((resolve) => releases.push(() => resolve(new Set(b.map((f) => f.fence.id)))));
     const { relay, value } = relayWith(s.store);
     const cycle = relay.cycle();
-    await waitFor(() => s.events.length >= 3);
-    // The second claim ran while the first batch was still being written; its write waits.
-    expect(s.events).toEqual(['claim:3', 'forward:3', 'claim:3']);
+    await waitFor(() => s.events.length >= 5);
+    // The first claim was full: two more claims went out before its batch was written, and the
+    // second full claim sent the next one while the first batch was still being written.
+    expect(s.events).toEqual(['claim:3', 'claim:3', 'claim:1', 'forward:3', 'claim:0']);
     await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(s.events).toHaveLength(3);
+    expect(s.events).toHaveLength(5);
     releases.shift()!();
     await waitFor(() => releases.length === 1);
-    expect(s.events.slice(3, 6)).toEqual(['forwarded:3', 'forward:3', 'claim:1']);
+    expect(s.events.slice(5)).toEqual(['forwarded:3', 'forward:3']);
     releases.shift()!();
     await waitFor(() => releases.length === 1);
     releases.shift()!();
     await cycle;
-    expect(s.events.slice(6)).toEqual([
-      'forwarded:3',
-      'forward:1',
-      'claim:0',
-      'forwarded:1',
-      'claim:0',
+    expect(s.events.slice(7)).toEqual(['forwarded:3', 'forward:1', 'forwarded:1', 'claim:0']);
+    expect(s.forwards.map((batch) => batch.length)).toEqual([3, 3, 1]);
+    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(7);
+  });
+
+  it('writes the rows of claims still in flight when it is closed: claimed rows are never dropped', async () => {
+    const s = scriptedStore([
+      [claimed(), claimed(), claimed()],
+      [claimed(), claimed(), claimed()],
+      [claimed()],
     ]);
+    const releases: (() => void)[] = [];
+    s.hooks.forward = (b) =>
+      new Promise((resolve) => releases.push(() => resolve(new Set(b.map((f) => f.fence.id)))));
+    const { relay, value } = relayWith(s.store);
+    relay.start();
+    await waitFor(() => releases.length === 1);
+    const closing = relay.close();
+    while (s.forwards.length < 3 || releases.length > 0) {
+      await waitFor(() => releases.length > 0);
+      releases.shift()!();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    await closing;
+    expect(s.forwards.map((batch) => batch.length)).toEqual([3, 3, 1]);
     expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(7);
   });
 
@@ -56,9 +75,9 @@ describe('InboxRelay: the loop', () => {
     await relay.cycle();
     expect(s.events.filter((e) => e.startsWith('claim'))).toEqual([
       'claim:3',
-      'claim:0', // the first batch was still being written: claim once more after it
+      'claim:0', // sent with the next one right after the full claim
       'claim:1',
-      'claim:0', // again, after the second batch
+      'claim:0', // the batches were still being written: claim once more after them
       'claim:0', // nothing in flight: the cycle ends
     ]);
     expect(s.forwards.map((b) => b.length)).toEqual([3, 1]);

@@ -16,6 +16,9 @@ import { relayForward, relayTopic } from './outbox-row.js';
 import { relayMetrics, type RelayMetrics } from './relay-metrics.js';
 import { sleep } from './sleep.js';
 
+/** Claims sent ahead while a backlog lasts (see `cycle`). */
+const CLAIMS_IN_FLIGHT = 2;
+
 export interface InboxRelayOptions {
   readonly store: InboxStore;
   readonly relay: RelayConfig;
@@ -92,32 +95,54 @@ export class InboxRelay {
    * are still processing), so the overlap never puts two rows of one aggregate in flight, and
    * batches are written one at a time, in claim order. The cycle ends only when its last write
    * is done, so `close()` drains.
+   *
+   * After a full claim a second claim is sent before the first one's rows are handed over, so
+   * two are in flight: the database runs them one after the other under the relay lock (the
+   * second's snapshot is taken after the first committed, so it sees the first's rows as
+   * processing and skips their aggregates), and the round trip and row parsing of one overlap
+   * the other's execution. Claimed rows are never dropped: a cycle that ends (empty claim,
+   * close, error) still writes every batch its claims returned.
    */
   async cycle(): Promise<void> {
     const { store, relay } = this.options;
-    let writing: Promise<void> | null = null;
+    const claims: Promise<RelayClaimedMessage[]>[] = [];
+    const claim = (): void => {
+      claims.push(store.claimForRelay(relay.batchSize, relay.claimTimeoutMs));
+    };
+    // A holder, not a `let`: it is reassigned inside `write`, which flow analysis does not see.
+    const batch: { writing: Promise<void> | null } = { writing: null };
+    const write = async (claimed: readonly RelayClaimedMessage[]): Promise<void> => {
+      if (batch.writing !== null) await batch.writing;
+      batch.writing = this.relayBatch(claimed).catch((error: unknown) => this.cycleFailed(error));
+    };
     let movedByPartialClaims = 0;
     try {
       while (!this.controller.signal.aborted) {
         await this.housekeeping();
-        const claimed = await store.claimForRelay(relay.batchSize, relay.claimTimeoutMs);
+        if (claims.length === 0) claim();
+        const claimed = await claims.shift()!;
+        if (claimed.length >= relay.batchSize) while (claims.length < CLAIMS_IN_FLIGHT) claim();
         if (claimed.length === 0) {
-          // The batch being written may hold the heads of every waiting aggregate.
-          if (writing === null) return;
-          await writing;
-          writing = null;
+          if (claims.length > 0) continue;
+          if (batch.writing === null) return;
+          await batch.writing;
+          batch.writing = null;
           continue;
         }
-        if (writing !== null) await writing;
-        // A failing batch is counted and logged on its own; it must not strand the next one.
-        writing = this.relayBatch(claimed).catch((error: unknown) => this.cycleFailed(error));
+        await write(claimed);
         if (claimed.length < relay.batchSize) {
           movedByPartialClaims += claimed.length;
-          if (movedByPartialClaims >= relay.batchSize) return;
+          if (movedByPartialClaims >= relay.batchSize && claims.length === 0) return;
         }
       }
     } finally {
-      if (writing !== null) await writing;
+      // Rows of a claim still on its way are ours now: write them rather than leave them to
+      // their lease (a claim that failed left nothing behind).
+      for (const outcome of await Promise.allSettled(claims.splice(0))) {
+        if (outcome.status === 'fulfilled' && outcome.value.length > 0) await write(outcome.value);
+        else if (outcome.status === 'rejected') this.cycleFailed(outcome.reason);
+      }
+      if (batch.writing !== null) await batch.writing;
     }
   }
 
