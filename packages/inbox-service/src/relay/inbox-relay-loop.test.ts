@@ -2,6 +2,19 @@ import type { SourceConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { claimed, relayWith, scriptedStore, waitFor } from './testing/relay-harness.js';
 
+/** Claims of 3, 3 and 1 rows (batchSize 3), and forwards that wait until the test releases them. */
+function gatedBacklog() {
+  const s = scriptedStore([
+    [claimed(), claimed(), claimed()],
+    [claimed(), claimed(), claimed()],
+    [claimed()],
+  ]);
+  const releases: (() => void)[] = [];
+  s.hooks.forward = (b) =>
+    new Promise((resolve) => releases.push(() => resolve(new Set(b.map((f) => f.fence.id)))));
+  return { s, releases };
+}
+
 /** The relay loop (spec §8.1): when it claims, its cadences, failures, start and close. */
 describe('InboxRelay: the loop', () => {
   it('keeps claiming within a cycle while claims return rows, up to batchSize rows', async () => {
@@ -18,14 +31,7 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('keeps two claims in flight under a backlog and writes one batch at a time, in claim order', async () => {
-    const s = scriptedStore([
-      [claimed(), claimed(), claimed()],
-      [claimed(), claimed(), claimed()],
-      [claimed()],
-    ]);
-    const releases: (() => void)[] = [];
-    s.hooks.forward = (b) =>
-      new Promise((resolve) => releases.push(() => resolve(new Set(b.map((f) => f.fence.id)))));
+    const { s, releases } = gatedBacklog();
     const { relay, value } = relayWith(s.store);
     const cycle = relay.cycle();
     await waitFor(() => s.events.length >= 5);
@@ -47,14 +53,7 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('writes the rows of claims still in flight when it is closed: claimed rows are never dropped', async () => {
-    const s = scriptedStore([
-      [claimed(), claimed(), claimed()],
-      [claimed(), claimed(), claimed()],
-      [claimed()],
-    ]);
-    const releases: (() => void)[] = [];
-    s.hooks.forward = (b) =>
-      new Promise((resolve) => releases.push(() => resolve(new Set(b.map((f) => f.fence.id)))));
+    const { s, releases } = gatedBacklog();
     const { relay, value } = relayWith(s.store);
     relay.start();
     await waitFor(() => releases.length === 1);

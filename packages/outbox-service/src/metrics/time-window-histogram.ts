@@ -1,3 +1,5 @@
+import { RotationClock } from './rotation-clock.js';
+
 /**
  * The decaying percentiles behind a Micrometer timer's quantiles: log-scaled buckets (each about
  * 1.6 % wide, like the 2 significant digits of the HdrHistogram Micrometer uses) in a ring of
@@ -43,19 +45,12 @@ function valueOf(bucket: number): number {
 
 export class TimeWindowHistogram {
   private readonly ring: Slot[];
-  private readonly rotateEveryMs: number;
+  private readonly clock: RotationClock;
   private current = 0;
-  private lastRotateMs: number;
 
-  constructor(
-    private readonly now: () => number,
-    private readonly expiryMs: number,
-    bufferLength: number,
-  ) {
-    const length = Math.max(1, Math.floor(bufferLength));
-    this.ring = Array.from({ length }, () => new Slot());
-    this.rotateEveryMs = Math.max(1, expiryMs / length);
-    this.lastRotateMs = now();
+  constructor(now: () => number, expiryMs: number, bufferLength: number) {
+    this.clock = new RotationClock(now, expiryMs, bufferLength);
+    this.ring = Array.from({ length: this.clock.length }, () => new Slot());
   }
 
   record(value: number): void {
@@ -98,18 +93,14 @@ export class TimeWindowHistogram {
   }
 
   private rotate(): void {
-    let elapsed = this.now() - this.lastRotateMs;
-    if (elapsed < this.rotateEveryMs) return;
-    if (elapsed >= this.expiryMs) {
+    const turns = this.clock.due();
+    if (turns >= this.ring.length) {
       for (const slot of this.ring) slot.clear();
-      this.lastRotateMs = this.now() - (elapsed % this.rotateEveryMs);
       return;
     }
-    do {
+    for (let turn = 0; turn < turns; turn++) {
       this.current = (this.current + 1) % this.ring.length;
       this.ring[this.current]!.clear();
-      elapsed -= this.rotateEveryMs;
-      this.lastRotateMs += this.rotateEveryMs;
-    } while (elapsed >= this.rotateEveryMs);
+    }
   }
 }

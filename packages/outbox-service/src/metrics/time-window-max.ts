@@ -1,3 +1,5 @@
+import { RotationClock } from './rotation-clock.js';
+
 /**
  * The decaying maximum behind a Micrometer timer's `_max` gauge (Micrometer's TimeWindowMax):
  * a ring of `bufferLength` slots that each hold the largest sample since they were last reset;
@@ -8,19 +10,12 @@
  */
 export class TimeWindowMax {
   private readonly ring: number[];
-  private readonly rotateEveryMs: number;
+  private readonly clock: RotationClock;
   private current = 0;
-  private lastRotateMs: number;
 
-  constructor(
-    private readonly now: () => number,
-    private readonly expiryMs: number,
-    bufferLength: number,
-  ) {
-    const length = Math.max(1, Math.floor(bufferLength));
-    this.ring = new Array<number>(length).fill(0);
-    this.rotateEveryMs = Math.max(1, expiryMs / length);
-    this.lastRotateMs = now();
+  constructor(now: () => number, expiryMs: number, bufferLength: number) {
+    this.clock = new RotationClock(now, expiryMs, bufferLength);
+    this.ring = new Array<number>(this.clock.length).fill(0);
   }
 
   record(value: number): void {
@@ -36,20 +31,15 @@ export class TimeWindowMax {
   }
 
   private rotate(): void {
-    let elapsed = this.now() - this.lastRotateMs;
-    if (elapsed < this.rotateEveryMs) return;
-    if (elapsed >= this.expiryMs) {
+    const turns = this.clock.due();
+    if (turns >= this.ring.length) {
       this.ring.fill(0);
       this.current = 0;
-      this.lastRotateMs = this.now() - (elapsed % this.rotateEveryMs);
       return;
     }
-    let iterations = 0;
-    do {
+    for (let turn = 0; turn < turns; turn++) {
       this.ring[this.current] = 0;
       this.current = (this.current + 1) % this.ring.length;
-      elapsed -= this.rotateEveryMs;
-      this.lastRotateMs += this.rotateEveryMs;
-    } while (elapsed >= this.rotateEveryMs && ++iterations < this.ring.length);
+    }
   }
 }
