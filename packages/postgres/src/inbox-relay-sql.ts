@@ -7,8 +7,6 @@ import type { TableNames } from './table-names.js';
  * replicas (ours and the reference's).
  */
 export interface InboxRelaySql {
-  /** The claim transaction's first statement: its commit need not wait for the WAL flush. */
-  readonly claimAsyncCommit: string;
   /** Taken in the claim transaction before the claim; $1 is the lock key (a bigint as text). */
   readonly claimLock: string;
   /**
@@ -86,7 +84,6 @@ export function inboxRelaySql(tables: TableNames): InboxRelaySql {
     `${row}.${c.state} = 'pending' AND ${row}.${c.consumption} = 'push' AND ${row}.${c.scheduledAt} <= clock_timestamp()`;
 
   return {
-    claimAsyncCommit: 'SET LOCAL synchronous_commit = off',
     claimLock: 'SELECT pg_advisory_xact_lock($1::bigint)',
     claim: `WITH candidates AS (
     -- A bounded prefix of the due push rows in forwarding order. An aggregate's earliest due

@@ -14,7 +14,7 @@ import type postgres from 'postgres';
 import { claimedMessage, unquoted, type ClaimedRow } from './inbox-rows.js';
 import { inboxRelaySql } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
-import { PLANNER_SETTINGS } from './outbox-claim.js';
+import { ASYNC_COMMIT, PLANNER_SETTINGS } from './outbox-claim.js';
 import { pipelinedTransaction } from './pipelined-transaction.js';
 import { StatementGroup, type Settled } from './inbox-store-group.js';
 import type { TableNames } from './table-names.js';
@@ -96,10 +96,10 @@ export function createPostgresInboxStore(
       // Sent as one pipeline, executed in order: the lock first, so the claim's snapshot is
       // taken after the previous holder committed and sees that holder's processing rows.
       // The claim commits without waiting for its WAL flush: a claim lost in a crash only
-      // returns rows to pending (nothing can have been forwarded under it, because the forward
-      // that follows commits synchronously and so flushes the claim's WAL first).
+      // returns rows to pending. A crash loses a suffix of the WAL, so a forward made under a
+      // lost claim is lost with it (see the forward statement), never the other way round.
       const [, , , rows] = await pipelinedTransaction(sql, [
-        { text: relaySql.claimAsyncCommit },
+        { text: ASYNC_COMMIT },
         // The same planner guard as the outbox claim: without statistics the candidate scan
         // would otherwise be a bitmap scan and a sort over every pending row.
         { text: PLANNER_SETTINGS },
@@ -109,7 +109,7 @@ export function createPostgresInboxStore(
           params: [limit, candidateWindow(limit), clock.now(), Math.round(leaseMs)],
         },
       ]);
-      return (rows as unknown as ClaimedRow[]).map(claimedMessage);
+      return (rows as ClaimedRow[]).map(claimedMessage);
     },
 
     async forward(forwards: readonly RelayForward[]): Promise<Set<string>> {

@@ -64,18 +64,8 @@ export function candidateWindow(limit: number): number {
  *
  * The UPDATE joins on the locked ctid (no index probe) and sets the lease on the DB clock.
  *
- * `asyncCommit` adds `set_config('synchronous_commit', 'off', true)`: this claim's transaction
- * (and only it; the setting is transaction-local) commits without waiting for its WAL flush, which
- * on the measured disk was most of a claim's latency (an fdatasync of 1.3 to 8 ms against about
- * 0.3 ms for the statement itself). What a database crash can then lose is the newest claims, never
- * a completion: completions commit synchronously, and flushing a completion's commit record
- * flushes every earlier record, the claim of that row included. A lost claim leaves its row
- * pending, so it is delivered again — the duplicate that a crash may cause anyway (spec §18.1 G3),
- * only without waiting for the lease. A key still never has a later row claimed before an earlier
- * one is durably sent or dead. Run claims on the pool, not inside a caller's transaction, whose
- * commit the setting would relax too.
  */
-export function claimStatement(tables: TableNames, window: number, asyncCommit = false): string {
+export function claimStatement(tables: TableNames, window: number): string {
   const t = tables.outbox;
   const c = tables.outboxColumns;
   const head = (alias: string): string =>
@@ -84,10 +74,7 @@ export function claimStatement(tables: TableNames, window: number, asyncCommit =
           WHERE prior.${c.key} = ${alias}.${c.key}
             AND prior.${c.state} IN ('pending', 'processing')
             AND prior.${c.sequence} < ${alias}.${c.sequence}))`;
-  const relaxed = asyncCommit
-    ? `WITH relaxed AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true) AS setting)\n`
-    : '';
-  return `${relaxed}UPDATE ${t} AS claimed
+  return `UPDATE ${t} AS claimed
 SET ${c.state} = 'processing',
     ${c.updatedAt} = $1::timestamptz,
     ${c.claimedAt} = $1::timestamptz,
@@ -115,7 +102,7 @@ FROM (
   ORDER BY cand.due_at, cand.seq
   LIMIT $3::integer
   FOR UPDATE OF locked SKIP LOCKED
-) AS picked${asyncCommit ? ', relaxed' : ''}
+) AS picked
 WHERE claimed.ctid = picked.row_ref
 RETURNING ${claimedColumns(tables, 'claimed')}`;
 }
@@ -128,6 +115,19 @@ RETURNING ${claimedColumns(tables, 'claimed')}`;
  * rows, measured, against 2.7 ms for the ordered index scan it then picks (2.5 ms after ANALYZE).
  */
 export const PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
+
+/**
+ * Sent first in a claim's own transaction (outbox and relay claims): that transaction, and only
+ * it, commits without waiting for its WAL flush, which on the measured disk was most of a
+ * claim's latency (an fdatasync of 1.3 to 8 ms against about 0.3 ms for the statement itself).
+ * What a database crash can then lose is the newest claims, never a completion or a forward's
+ * effect that a durable write depends on: outbox completions commit synchronously, and flushing
+ * a commit record flushes every earlier record, the claim of that row included. A lost claim
+ * leaves its row pending, so it is delivered again — the duplicate that a crash may cause anyway
+ * (spec §18.1 G3), only without waiting for the lease. A key still never has a later row claimed
+ * before an earlier one is durably sent or dead.
+ */
+export const ASYNC_COMMIT = 'SET LOCAL synchronous_commit = off';
 
 export function createClaim(
   sql: postgres.Sql,
@@ -153,13 +153,15 @@ export function createClaim(
     const window = candidateWindow(limit);
     let text = statements.get(window);
     if (text === undefined) {
-      text = claimStatement(tables, window, asyncCommit);
+      text = claimStatement(tables, window);
       statements.set(window, text);
     }
-    const [, rows] = await pipelinedTransaction(sql, [
+    const results = await pipelinedTransaction(sql, [
+      ...(asyncCommit ? [{ text: ASYNC_COMMIT }] : []),
       { text: PLANNER_SETTINGS },
       { text, params: [clock.now(), leaseMs, limit] },
     ]);
-    return (rows as unknown as ClaimedRow[]).map(toClaimedMessage).sort(byScheduleThenCreation);
+    const rows = results[results.length - 1] as ClaimedRow[];
+    return rows.map(toClaimedMessage).sort(byScheduleThenCreation);
   };
 }

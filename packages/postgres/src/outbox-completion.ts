@@ -82,7 +82,7 @@ async function fencedWrite(sql: postgres.Sql, text: string, params: readonly Par
     { text: FENCED_WRITE_SETTINGS },
     { text, params },
   ]);
-  return new Set((rows as unknown as { id: string }[]).map((row) => row.id));
+  return new Set((rows as { id: string }[]).map((row) => row.id));
 }
 
 export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: Clock) {

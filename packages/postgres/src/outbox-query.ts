@@ -5,9 +5,10 @@ export type Param = postgres.ParameterOrJSON<never>;
 
 /**
  * Runs a statement as a named prepared statement whose plan PostgreSQL caches per connection.
- * Only for statements whose generic plan is right at any table size — the claim (an ordered
- * index scan under a LIMIT, ctid joins) and the insert (no scan at all). The text is built once
- * per store from the configured identifiers; every value travels as a parameter.
+ * Only for statements whose generic plan is right at any table size: the insert (no scan at
+ * all). Claims and fenced writes are prepared too, but inside `pipelinedTransaction` with a
+ * planner guard in front. The text is built once per store from the configured identifiers;
+ * every value travels as a parameter.
  */
 export function runCached<T extends object>(
   sql: postgres.Sql,
@@ -19,11 +20,12 @@ export function runCached<T extends object>(
 
 /**
  * Runs a statement that PostgreSQL plans on every call (unnamed statement), for statements whose
- * best plan depends on how big the table is now. A cached generic plan is made once per
- * connection and kept until the table's statistics change; made while the outbox was empty (a
- * replica that starts before the backlog arrives, a database without autovacuum) it is a
- * sequential scan, which then ran 77 ms per 100-row completion at 100 000 rows, measured. The
- * statements here plan in about 0.1 ms.
+ * best plan depends on how big the table is now and that run rarely (reclaim, gauges, retention,
+ * replay): postgres.js spends two round trips on each (it describes an unnamed statement before
+ * executing it). A cached generic plan is made once per connection and kept until the table's
+ * statistics change; made while the outbox was empty (a replica that starts before the backlog
+ * arrives, a database without autovacuum) it is a sequential scan, which ran 77 ms per 100-row
+ * completion at 100 000 rows, measured. The statements here plan in about 0.1 ms.
  */
 export function runPlanned<T extends object>(
   sql: postgres.Sql,

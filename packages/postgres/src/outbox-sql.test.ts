@@ -11,7 +11,6 @@ const tables = renamedSchema.tables;
 
 const statements: Record<string, string> = {
   claim: claimStatement(tables, 256),
-  claimAsync: claimStatement(tables, 256, true),
   complete: completeStatement(tables),
   renew: renewStatement(tables),
   release: releaseStatement(tables),
@@ -58,8 +57,6 @@ describe('outbox statements on renamed tables and columns', () => {
           '',
           '{}',
           '1 millisecond',
-          'synchronous_commit',
-          'off',
         ]).toContain(literal);
       }
     }

@@ -28,7 +28,7 @@ describe.skipIf(!pg.available)('pipelinedTransaction', () => {
       { text: 'INSERT INTO t VALUES ($1, $2), ($3, $4) RETURNING id', params: [1, 'a', 2, 'b'] },
       { text: "SELECT current_setting('enable_seqscan') AS s, count(*)::int AS n FROM t" },
     ]);
-    expect(inserted!.map((r) => r['id'] as number)).toEqual([1, 2]);
+    expect(inserted).toEqual([{ id: 1 }, { id: 2 }]);
     expect(read![0]).toEqual({ s: 'off', n: 2 });
     // SET LOCAL scope: the setting ended with the transaction.
     const [after] = await db.sql`SELECT current_setting('enable_seqscan') AS s`;

@@ -23,12 +23,12 @@ const PREPARED = { prepare: true } as const;
  * succeeded. Statements are named prepared statements: use this only for texts whose generic
  * plan is right, or pin the plan with `SET LOCAL` settings placed before them.
  *
- * Returns the rows of every statement, in order.
+ * Returns the rows of every statement, in order; their shape is the caller's to state.
  */
 export async function pipelinedTransaction(
   sql: postgres.Sql,
   statements: readonly PipelinedStatement[],
-): Promise<postgres.RowList<postgres.Row[]>[]> {
+): Promise<unknown[][]> {
   const connection = await sql.reserve();
   try {
     // `.then` (inside allSettled) is what sends a postgres.js query, so they go out in order.
@@ -48,9 +48,7 @@ export async function pipelinedTransaction(
     }
     return settled
       .slice(1, -1)
-      .map(
-        (outcome) => (outcome as PromiseFulfilledResult<postgres.RowList<postgres.Row[]>>).value,
-      );
+      .map((outcome) => (outcome as PromiseFulfilledResult<unknown[]>).value);
   } finally {
     connection.release();
   }

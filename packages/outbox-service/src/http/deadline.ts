@@ -1,29 +1,18 @@
 /**
- * One request's time budget. undici has no whole-request timeout (its headers/body timeouts are
- * per phase), so a timer aborts the request when `timeoutMs` is up; the caller's signal (the
- * poller cancels work whose claim was lost) aborts it too. `explain` turns whatever the request
- * threw into the failure text of spec §6.1.
+ * One request's time budget for `request()` callers (the OAuth2 token request): undici has no
+ * whole-request timeout (its headers/body timeouts are per phase), so a timer aborts the request
+ * when `timeoutMs` is up. The publish path keeps its own budget in http-exchange.
  */
-import { sanitize } from '@queuebox/core';
-
 export class Deadline {
   readonly #controller = new AbortController();
   readonly #timer: NodeJS.Timeout;
-  readonly #outer: AbortSignal | undefined;
-  readonly #onOuterAbort = (): void => this.#controller.abort();
   #timedOut = false;
 
-  constructor(
-    readonly timeoutMs: number,
-    outer?: AbortSignal,
-  ) {
+  constructor(readonly timeoutMs: number) {
     this.#timer = setTimeout(() => {
       this.#timedOut = true;
       this.#controller.abort();
     }, timeoutMs);
-    this.#outer = outer;
-    if (outer?.aborted === true) this.#controller.abort();
-    else outer?.addEventListener('abort', this.#onOuterAbort, { once: true });
   }
 
   get signal(): AbortSignal {
@@ -34,22 +23,9 @@ export class Deadline {
     return this.#timedOut;
   }
 
-  /** Whether the caller, not the timer, cancelled the request. */
-  get cancelled(): boolean {
-    return !this.#timedOut && this.#outer?.aborted === true;
-  }
-
   /** Stops the timer; call it once the response is handled, or the timer keeps the process up. */
   clear(): void {
     clearTimeout(this.#timer);
-    this.#outer?.removeEventListener('abort', this.#onOuterAbort);
-  }
-
-  /** The failure text for an error the request threw (after or because of an abort). */
-  explain(error: unknown): string {
-    if (this.#timedOut) return `Request timeout after ${this.timeoutMs}ms`;
-    if (this.cancelled) return 'Publish cancelled: the claim on the message was lost';
-    return `Publish failed: ${sanitize(describeNetworkError(error))}`;
   }
 }
 

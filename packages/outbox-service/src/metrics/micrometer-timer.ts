@@ -43,7 +43,17 @@ export function createMicrometerTimer<L extends string = never>(
   const maxAgeSeconds = options.maxAgeSeconds ?? DEFAULT_MAX_AGE_SECONDS;
   const ageBuckets = options.ageBuckets ?? DEFAULT_AGE_BUCKETS;
   const nowMs = options.nowMs ?? Date.now;
-  const summary = new WindowedSummary<L>(
+  const expiryMs = maxAgeSeconds * 1000;
+  // One series per label set, read by both families: the summary and its `_max` gauge. A
+  // labelled series appears on first use; the label-less one exists from the start (it shows 0,
+  // as Micrometer does).
+  const series = new SeriesTable<L>(
+    labelNames,
+    () => new TimeWindowHistogram(nowMs, expiryMs, ageBuckets),
+    () => new TimeWindowMax(nowMs, expiryMs, ageBuckets),
+  );
+  if (labelNames.length === 0) series.get({});
+  new WindowedSummary<L>(
     {
       name: options.name,
       help: options.help,
@@ -51,24 +61,8 @@ export function createMicrometerTimer<L extends string = never>(
       percentiles: [...TIMER_PERCENTILES],
       registers: [registry],
     },
-    () => new TimeWindowHistogram(nowMs, maxAgeSeconds * 1000, ageBuckets),
+    series,
   );
-  // One window per label set; a labelled series appears only after its first use, like the
-  // summary beside it. The label-less one exists from the start (it shows 0, as Micrometer does).
-  const windows = new Map<string, { labels: TimerLabels<L>; max: TimeWindowMax }>();
-  const windowFor = (labels: TimerLabels<L>): TimeWindowMax => {
-    const key = labelKey(labelNames, labels);
-    let entry = windows.get(key);
-    if (!entry) {
-      entry = { labels, max: new TimeWindowMax(nowMs, maxAgeSeconds * 1000, ageBuckets) };
-      windows.set(key, entry);
-    }
-    return entry.max;
-  };
-  if (labelNames.length === 0) {
-    windowFor({});
-    summary.open(labelKey(labelNames, {}), {});
-  }
   new Gauge<L>({
     name: `${options.name}_max`,
     help: options.help,
@@ -76,13 +70,16 @@ export function createMicrometerTimer<L extends string = never>(
     registers: [registry],
     // Read at scrape time so the value decays even when nothing is recorded any more.
     collect(this: Gauge<L>) {
-      for (const { labels, max } of windows.values()) this.set(labels, max.poll());
+      for (const { labels, max } of series.all()) this.set(labels, max.poll());
     },
   });
 
   const observe = (seconds: number, labels: TimerLabels<L> = {}): void => {
-    summary.record(labelKey(labelNames, labels), labels, seconds);
-    windowFor(labels).record(seconds);
+    const one = series.get(labels);
+    one.histogram.record(seconds);
+    one.max.record(seconds);
+    one.count++;
+    one.sum += seconds;
   };
   return {
     observe,
@@ -106,46 +103,51 @@ function labelKey(names: readonly string[], labels: Record<string, string | unde
 interface Series<L extends string> {
   readonly labels: TimerLabels<L>;
   histogram: TimeWindowHistogram;
+  readonly max: TimeWindowMax;
   count: number;
   sum: number;
+}
+
+class SeriesTable<L extends string> {
+  private readonly byKey = new Map<string, Series<L>>();
+
+  constructor(
+    private readonly labelNames: readonly string[],
+    readonly newHistogram: () => TimeWindowHistogram,
+    private readonly newMax: () => TimeWindowMax,
+  ) {}
+
+  get(labels: TimerLabels<L>): Series<L> {
+    const key = labelKey(this.labelNames, labels);
+    let series = this.byKey.get(key);
+    if (series === undefined) {
+      series = { labels, histogram: this.newHistogram(), max: this.newMax(), count: 0, sum: 0 };
+      this.byKey.set(key, series);
+    }
+    return series;
+  }
+
+  all(): IterableIterator<Series<L>> {
+    return this.byKey.values();
+  }
 }
 
 /**
  * prom-client's Summary keeps a t-digest per age bucket and inserts every sample into each of
  * them; at two timers per message that was about 5 % of the outbox's CPU. This one registers and
  * prints exactly like a Summary (type, quantile lines, `_sum`, `_count`, 0 for an empty window)
- * but records into a TimeWindowHistogram.
+ * but reads the timer's series, whose quantiles come from a TimeWindowHistogram.
  */
 class WindowedSummary<L extends string> extends Summary<L> {
-  // Created on first use: the base constructor calls reset() before subclass fields exist.
-  private series: Map<string, Series<L>> | undefined;
-
   private readonly family: { readonly name: string; readonly help: string };
 
   constructor(
     configuration: ConstructorParameters<typeof Summary<L>>[0],
-    private readonly newHistogram: () => TimeWindowHistogram,
+    // Optional only for the base constructor, which calls reset() before this is assigned.
+    private readonly series?: SeriesTable<L>,
   ) {
     super(configuration);
     this.family = { name: configuration.name, help: configuration.help };
-  }
-
-  record(key: string, labels: TimerLabels<L>, value: number): void {
-    const series = this.open(key, labels);
-    series.histogram.record(value);
-    series.count++;
-    series.sum += value;
-  }
-
-  /** The series of one label set, created (at 0) on first use. */
-  open(key: string, labels: TimerLabels<L>): Series<L> {
-    this.series ??= new Map();
-    let series = this.series.get(key);
-    if (series === undefined) {
-      series = { labels, histogram: this.newHistogram(), count: 0, sum: 0 };
-      this.series.set(key, series);
-    }
-    return series;
   }
 
   override observe(): void {
@@ -154,7 +156,7 @@ class WindowedSummary<L extends string> extends Summary<L> {
 
   override get(): ReturnType<Summary<L>['get']> {
     const values = [];
-    for (const { labels, histogram, count, sum } of this.series?.values() ?? []) {
+    for (const { labels, histogram, count, sum } of this.series?.all() ?? []) {
       const quantiles = histogram.quantiles(TIMER_PERCENTILES);
       TIMER_PERCENTILES.forEach((quantile, i) => {
         values.push({ labels: { quantile, ...labels }, value: quantiles[i] ?? 0 });
@@ -171,10 +173,12 @@ class WindowedSummary<L extends string> extends Summary<L> {
     }) as unknown as ReturnType<Summary<L>['get']>;
   }
 
-  /** Like prom-client's: every series stays, at 0. */
+  /** Like prom-client's: every series stays, at 0 (the `_max` window is the gauge's own). */
   override reset(): void {
-    for (const series of this.series?.values() ?? []) {
-      series.histogram = this.newHistogram();
+    const table = this.series;
+    if (table === undefined) return;
+    for (const series of table.all()) {
+      series.histogram = table.newHistogram();
       series.count = 0;
       series.sum = 0;
     }
