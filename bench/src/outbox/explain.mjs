@@ -105,7 +105,7 @@ export async function explainOutboxClaim(sql, { batch = 100, repeats = 5 } = {})
     };
   }
   const window = claimModule.candidateWindow ? claimModule.candidateWindow(batch) : 256;
-  const claimText = claimModule.claimStatement(DEFAULT_TABLES, window, true);
+  const claimText = claimModule.claimStatement(DEFAULT_TABLES, window);
   const completeText = completionModule.completeStatement(DEFAULT_TABLES);
   const claims = [];
   const completes = [];
@@ -114,6 +114,8 @@ export async function explainOutboxClaim(sql, { batch = 100, repeats = 5 } = {})
     await sql
       .begin(async (tx) => {
         const at = literal(new Date().toISOString()) + '::timestamptz';
+        // Each statement under the planner guard QueueBox sends in its transaction.
+        await tx.unsafe(claimModule.PLANNER_SETTINGS);
         const claimSql = inline(claimText, [at, '300000', String(batch)]);
         const [{ 'QUERY PLAN': plan }] = await tx.unsafe(
           `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${claimSql}`,
@@ -129,6 +131,7 @@ export async function explainOutboxClaim(sql, { batch = 100, repeats = 5 } = {})
           const delays = `ARRAY[${rows.map(() => '0').join(',')}]::float8[]`;
           const errors = `ARRAY[${rows.map(() => 'NULL').join(',')}]::text[]`;
           const completeSql = inline(completeText, [at, ids, tokens, kinds, delays, errors]);
+          await tx.unsafe(completionModule.FENCED_WRITE_SETTINGS);
           const [{ 'QUERY PLAN': done }] = await tx.unsafe(
             `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${completeSql}`,
           );
@@ -155,7 +158,7 @@ export async function explainOutboxClaim(sql, { batch = 100, repeats = 5 } = {})
   return {
     batch,
     window,
-    asyncCommit: true,
+    plannerGuards: [claimModule.PLANNER_SETTINGS, completionModule.FENCED_WRITE_SETTINGS],
     claim: stats(claims),
     complete: { ...stats(completes), rowsPerStatement: completes[0]?.rows ?? null },
     claimPlan,
