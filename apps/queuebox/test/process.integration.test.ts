@@ -149,6 +149,35 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
     expect((await qb.exited).code).toBe(0);
   });
 
+  it('refuses to start with change data capture enabled, naming the key', async () => {
+    const port = await freePort();
+    const file = writeConfig(
+      `${MINIMAL}
+outbox:
+  capture:
+    enabled: true
+    mode: postgres-logical
+    stateDirectory: /var/lib/queuebox/capture
+`,
+    );
+    const qb = startQueueBox([], {
+      ...env,
+      QUEUEBOX_CONFIG_FILE: file,
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+    });
+    // Without the refusal it starts and serves (with no capture); stop it so the test fails fast.
+    void qb.waitFor('is listening on port', 15_000).then(
+      () => qb.child.kill('SIGTERM'),
+      () => undefined,
+    );
+    const result = await qb.exited;
+    expect(result.stdout).not.toContain('is listening on port');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      '  - outbox.capture.enabled: change data capture (mode postgres-logical) is not available in this build of QueueBox',
+    );
+  });
+
   it('refuses to migrate a renamed schema even with migrate: false, creating nothing', async () => {
     const custom = await createFreshDatabase(pgUrl);
     try {
