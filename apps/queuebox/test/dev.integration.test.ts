@@ -1,7 +1,19 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { freePort } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,6 +76,30 @@ function workDir(): string {
   chmodSync(dir, 0o755);
   return dir;
 }
+
+/**
+ * A checkout inside a directory of mode 0700, as root's home is: the repository's built files
+ * linked (hard links, a copy across file systems) into `<private>/checkout`, so the embedded
+ * PostgreSQL's programs in node_modules and the default `.queuebox/postgres` both lie under a
+ * directory the `postgres` user cannot enter.
+ */
+function privateCheckout(): { home: string; checkout: string } {
+  const repo = fileURLToPath(new URL('../../..', import.meta.url));
+  const home = mkdtempSync(join(tmpdir(), 'queuebox-dev-home-'));
+  chmodSync(home, 0o700);
+  const checkout = join(home, 'checkout');
+  mkdirSync(checkout);
+  const parts = ['package.json', 'pnpm-workspace.yaml', 'node_modules', 'packages', 'apps'];
+  for (const part of parts) {
+    const from = join(repo, part);
+    const linked = spawnSync('cp', ['-al', from, checkout]);
+    if (linked.status !== 0 && spawnSync('cp', ['-a', from, checkout]).status !== 0)
+      throw new Error(`Could not copy ${from} into ${checkout}: ${String(linked.stderr)}`);
+  }
+  return { home, checkout };
+}
+
+const isRoot = process.getuid?.() === 0;
 
 describe('queuebox dev', () => {
   const dirs: string[] = [];
@@ -170,6 +206,77 @@ describe('queuebox dev', () => {
     }
     expect((await second.exited).code).toBe(0);
     expect(leftovers(dataDir, again.postmasterPid)).toEqual([]);
+  });
+
+  it('runs from a checkout in a mode-0700 directory, twice, keeping the data and leaving no server', async () => {
+    const { home, checkout } = privateCheckout();
+    dirs.push(home);
+    const main = join(checkout, 'apps', 'queuebox', 'dist', 'main.js');
+    const run = (signal: NodeJS.Signals) => async (check: (output: string) => Promise<void>) => {
+      const qb = startQueueBox(['dev'], env, { cwd: checkout, main });
+      let output = '';
+      let pid = 0;
+      try {
+        await qb.waitFor(READY, START_MS);
+        output = qb.output();
+        pid = printed(output).postmasterPid;
+        await check(output);
+      } finally {
+        qb.child.kill(signal);
+      }
+      const stopped = await qb.exited;
+      expect(stopped.code).toBe(0);
+      return { output: stopped.stdout, pid };
+    };
+    const bannerDataDir = (output: string) =>
+      /embedded PostgreSQL [\d.]+ \(data in ([^,)]+)/.exec(output)?.[1] ?? '';
+
+    let info: Printed | undefined;
+    const first = await run('SIGTERM')(async (output) => {
+      info = printed(output);
+      const sql = postgres(info.pgUrl, { max: 1, onnotice: () => undefined });
+      try {
+        await sql`INSERT INTO outbox (topic, payload) VALUES ('order.created', ${sql.json({ orderId: 7 })})`;
+      } finally {
+        await sql.end();
+      }
+    });
+    const dataDir = bannerDataDir(first.output);
+    expect(first.output).toContain('Created a PostgreSQL cluster');
+    if (isRoot) {
+      // Neither the data nor the programs the server runs may sit under the private directory.
+      expect(first.output).toContain(
+        `(data in ${dataDir}, kept there because the user 'postgres' cannot enter ${home})`,
+      );
+      expect(first.output).toContain(
+        `The embedded PostgreSQL keeps its data in ${dataDir}, not in ${join(checkout, '.queuebox', 'postgres')}`,
+      );
+      expect(dataDir.startsWith(home)).toBe(false);
+      const programs = /programs in (\S+)\)/.exec(first.output)?.[1] ?? '';
+      expect(programs.startsWith(home)).toBe(false);
+      expect(statSync(dataDir).uid).not.toBe(0);
+      dirs.push(dirname(dataDir));
+    } else {
+      expect(dataDir).toBe(join(checkout, '.queuebox', 'postgres'));
+    }
+    expect(leftovers(dataDir, first.pid)).toEqual([]);
+
+    const second = await run('SIGINT')(async (output) => {
+      expect(bannerDataDir(output)).toBe(dataDir);
+      if (isRoot) {
+        // The server runs the programs from the reachable copy, not from node_modules.
+        const exe = readlinkSync(`/proc/${printed(output).postmasterPid}/exe`);
+        expect(exe.startsWith(home)).toBe(false);
+      }
+      const sql = postgres(printed(output).pgUrl, { max: 1, onnotice: () => undefined });
+      try {
+        expect(await sql`SELECT topic FROM outbox`).toEqual([{ topic: 'order.created' }]);
+      } finally {
+        await sql.end();
+      }
+    });
+    expect(second.output).not.toContain('Created a PostgreSQL cluster');
+    expect(leftovers(dataDir, second.pid)).toEqual([]);
   });
 
   it('names a PostgreSQL port that is in use', async () => {

@@ -149,6 +149,72 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
     expect((await qb.exited).code).toBe(0);
   });
 
+  it('refuses to start with change data capture enabled, naming the key', async () => {
+    const port = await freePort();
+    const file = writeConfig(
+      `${MINIMAL}
+outbox:
+  capture:
+    enabled: true
+    mode: postgres-logical
+    stateDirectory: /var/lib/queuebox/capture
+`,
+    );
+    const qb = startQueueBox([], {
+      ...env,
+      QUEUEBOX_CONFIG_FILE: file,
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+    });
+    // Without the refusal it starts and serves (with no capture); stop it so the test fails fast.
+    void qb.waitFor('is listening on port', 15_000).then(
+      () => qb.child.kill('SIGTERM'),
+      () => undefined,
+    );
+    const result = await qb.exited;
+    expect(result.stdout).not.toContain('is listening on port');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      '  - outbox.capture.enabled: change data capture (mode postgres-logical) is not available in this build of QueueBox',
+    );
+  });
+
+  it('refuses to migrate a renamed schema even with migrate: false, creating nothing', async () => {
+    const custom = await createFreshDatabase(pgUrl);
+    try {
+      await custom.sql`CREATE TABLE orders_outbox (id uuid PRIMARY KEY, subject text NOT NULL)`;
+      await custom.sql`CREATE TABLE orders_inbox (id uuid PRIMARY KEY)`;
+      const file = writeConfig(
+        `${MINIMAL}
+database:
+  migrate: false
+  outboxTableName: orders_outbox
+  inboxTableName: orders_inbox
+  columnMapping:
+    outbox:
+      topic: subject
+`,
+      );
+      const result = await runQueueBox(['migrate'], {
+        ...env,
+        QUEUEBOX_CONFIG_FILE: file,
+        QUEUEBOX_DATABASE_URL: custom.jdbcUrl,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(
+        'QueueBox could not migrate the database. Reason: The bundled migrations create the default schema, so they ' +
+          'cannot create the schema that database.outboxTableName, database.inboxTableName, ' +
+          "database.columnMapping.outbox describe. Set 'database.migrate' to false and apply your own schema.",
+      );
+      expect(result.stdout).not.toContain('Applied');
+      const tables = await custom.sql<{ name: string }[]>`
+        SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = current_schema() ORDER BY table_name`;
+      expect(tables.map((t) => t.name)).toEqual(['orders_inbox', 'orders_outbox']);
+    } finally {
+      await custom.drop();
+    }
+  });
+
   it('refuses tables that have no migration history', async () => {
     const bare = await createFreshDatabase(pgUrl);
     try {

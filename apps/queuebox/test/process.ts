@@ -28,9 +28,9 @@ export interface QueueBoxProcess {
 export function startQueueBox(
   args: string[],
   env: Record<string, string>,
-  options: { cwd?: string } = {},
+  options: { cwd?: string; main?: string } = {},
 ): QueueBoxProcess {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+  const child = spawn(process.execPath, [options.main ?? MAIN, ...args], {
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -29,6 +29,7 @@ const config = (routes: string[], sources: Record<string, HttpSourceConfig>): Ap
 
 const address: EmbeddedPostgresAddress = {
   dataDir: '/w/.queuebox/postgres',
+  dataDirMovedBecause: null,
   port: 41234,
   database: 'queuebox',
   username: 'postgres',

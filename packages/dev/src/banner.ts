@@ -28,7 +28,7 @@ export function devBanner(input: DevBannerInput): string {
 
   const lines = [
     '',
-    `QueueBox dev is running on an embedded PostgreSQL ${postgres.version} (data in ${postgres.dataDir}).`,
+    `QueueBox dev is running on an embedded PostgreSQL ${postgres.version} (data in ${postgres.dataDir}${postgres.dataDirMovedBecause === null ? '' : `, kept there because ${postgres.dataDirMovedBecause}`}).`,
     '',
     `PostgreSQL URL for your application (write outbox rows here): ${postgres.url}`,
     `  for example: INSERT INTO ${config.database.outboxTableName} (${columns.topic}, ${columns.payload}) ` +

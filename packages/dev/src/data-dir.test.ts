@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { inspectDataDir, previousPort } from './data-dir.js';
+import { dataDirName, inspectDataDir, placeDataDir, previousPort } from './data-dir.js';
+import { blockingDirectory } from './reachable.js';
 
 const made: string[] = [];
 afterAll(() => {
@@ -71,5 +72,67 @@ describe('the data directory check', () => {
       `/x/bin/postgres "-D" "${dir}" "-p" "45567" "-c" "listen_addresses=127.0.0.1"\n`,
     );
     expect(await previousPort(dir)).toBe(45567);
+  });
+});
+
+describe('where the data directory goes', () => {
+  const stranger = { uid: 4_000_000, gid: 4_000_000, name: 'stranger' };
+
+  /** mkdtemp makes mode 0700; the shared directory's parent must be open, as /var/tmp is. */
+  function openDir(): string {
+    const dir = scratch();
+    chmodSync(dir, 0o755);
+    return dir;
+  }
+
+  function privateCheckout(): string {
+    const home = scratch();
+    chmodSync(home, 0o700);
+    return join(home, 'checkout', '.queuebox', 'postgres');
+  }
+
+  it('keeps a reachable, a chosen, or a non-root data directory where it was asked', async () => {
+    const shared = join(openDir(), 'queuebox-dev');
+    const open = join(openDir(), '.queuebox', 'postgres');
+    expect(await placeDataDir(open, stranger, true, shared)).toEqual({
+      dataDir: open,
+      movedBecause: null,
+    });
+    const closed = privateCheckout();
+    expect((await placeDataDir(closed, stranger, false, shared)).dataDir).toBe(closed);
+    expect((await placeDataDir(closed, null, true, shared)).dataDir).toBe(closed);
+    expect(existsSync(shared)).toBe(false);
+  });
+
+  it('moves the default one out of a private directory, to the same place every time', async () => {
+    const shared = join(openDir(), 'queuebox-dev');
+    const wanted = privateCheckout();
+    const home = dirname(dirname(dirname(wanted)));
+    const first = await placeDataDir(wanted, stranger, true, shared);
+    expect(first).toEqual({
+      dataDir: join(shared, 'data', dataDirName(wanted), 'postgres'),
+      movedBecause: `the user 'stranger' cannot enter ${home}`,
+    });
+    expect(await placeDataDir(wanted, stranger, true, shared)).toEqual(first);
+    expect(await blockingDirectory(first.dataDir, stranger)).toBeNull();
+  });
+
+  it('leaves data that is already there in place', async () => {
+    const shared = join(openDir(), 'queuebox-dev');
+    const wanted = privateCheckout();
+    mkdirSync(wanted, { recursive: true });
+    writeFileSync(join(wanted, 'PG_VERSION'), '18\n');
+    expect((await placeDataDir(wanted, stranger, true, shared)).dataDir).toBe(wanted);
+  });
+
+  it('names a moved directory by the end of the asked path and a hash of all of it', () => {
+    expect(dataDirName('/root/shop/.queuebox/postgres')).toMatch(
+      /^root-shop-queuebox-postgres-[0-9a-f]{10}$/,
+    );
+    expect(dataDirName('/root/a/.queuebox/postgres')).not.toBe(
+      dataDirName('/root/b/.queuebox/postgres'),
+    );
+    const deep = dataDirName(`/${'x'.repeat(30)}/${'y'.repeat(30)}/.queuebox/postgres`);
+    expect(deep).toMatch(/^y{30}-queuebox-postgres-[0-9a-f]{10}$/);
   });
 });

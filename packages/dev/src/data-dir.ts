@@ -1,7 +1,10 @@
-import { chmod, chown, mkdir, readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, chown, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { DevError } from './dev-error.js';
 import type { RunAs } from './postgres-user.js';
+import { blockingDirectory, isCode } from './reachable.js';
+import { ensureOwnedDir, sharedRoot } from './shared-dir.js';
 
 export type DataDirState = 'new' | 'cluster';
 
@@ -60,39 +63,73 @@ export async function previousPort(dataDir: string): Promise<number | null> {
   return match?.[1] === undefined ? null : Number.parseInt(match[1], 10);
 }
 
+export interface DataDirPlace {
+  readonly dataDir: string;
+  /** Why the data directory is not the one asked for; null when it is. */
+  readonly movedBecause: string | null;
+}
+
 /**
- * Creates the data directory (and its parents, readable by everyone) and hands it to the user
- * the server runs as.
+ * Where the data directory goes. Under root the server runs as another user, who must reach it.
+ * A movable one (the default `.queuebox/postgres` under the working directory) that this user
+ * cannot reach moves to `<shared root>/data/<the asked path, as a name>/postgres`: the same
+ * directory for every run from the same place, so the data is kept between runs. A directory
+ * given on purpose, or one that already holds data, stays where it is (the start then names
+ * what blocks it), so data never appears to vanish.
+ */
+export async function placeDataDir(
+  wanted: string,
+  runAs: RunAs | null,
+  movable: boolean,
+  shared: string = sharedRoot(),
+): Promise<DataDirPlace> {
+  const asked = { dataDir: wanted, movedBecause: null };
+  if (runAs === null || !movable) return asked;
+  const blocked = await blockingDirectory(wanted, runAs);
+  if (blocked === null) return asked;
+  const existing = await readdir(wanted).catch(() => []);
+  if (existing.length > 0) return asked;
+  const parent = join(shared, 'data');
+  const home = join(parent, dataDirName(wanted));
+  for (const dir of [shared, parent, home]) await ensureOwnedDir(dir);
+  return {
+    dataDir: join(home, 'postgres'),
+    movedBecause: `the user '${runAs.name}' cannot enter ${blocked}`,
+  };
+}
+
+/**
+ * A readable, unique directory name for a path: its last segments (whole ones, up to about 48
+ * characters, leading dots dropped), plus a hash of all of it.
+ */
+export function dataDirName(path: string): string {
+  const segments = path
+    .split(/[\\/]+/)
+    .map((segment) => segment.replace(/^\.+/, '').replace(/[^A-Za-z0-9._-]+/g, '-'))
+    .filter((segment) => segment !== '');
+  const kept: string[] = [];
+  for (const segment of segments.reverse()) {
+    if (kept.length > 0 && [segment, ...kept].join('-').length > 48) break;
+    kept.unshift(segment.slice(-48));
+  }
+  const hash = createHash('sha256').update(path).digest('hex').slice(0, 10);
+  return [...kept, hash].join('-');
+}
+
+/**
+ * Creates the data directory (and its parents, enterable by everyone whatever the umask) and
+ * hands it to the user the server runs as.
  */
 export async function prepareDataDir(dataDir: string, runAs: RunAs | null): Promise<void> {
-  await mkdir(dirname(dataDir), { recursive: true, mode: 0o755 });
+  const parent = dirname(dataDir);
+  const first = await mkdir(parent, { recursive: true, mode: 0o755 });
+  if (first !== undefined) {
+    for (let dir = parent; dir.length >= first.length; dir = dirname(dir)) await chmod(dir, 0o755);
+  }
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   if (runAs === null) return;
   await chown(dataDir, runAs.uid, runAs.gid);
   await chmod(dataDir, 0o700);
-}
-
-/**
- * Under root the server runs as another user, who must be able to walk down to `path`; a home
- * directory such as /root forbids that. Reported here, before initdb or postgres fails on it.
- */
-export async function assertReachable(
-  path: string,
-  runAs: RunAs,
-  what: string,
-  remedy: string,
-): Promise<void> {
-  for (let dir = dirname(path); ; dir = dirname(dir)) {
-    const info = await stat(dir);
-    const bit = info.uid === runAs.uid ? 0o100 : info.gid === runAs.gid ? 0o010 : 0o001;
-    if ((info.mode & bit) === 0) {
-      throw new DevError(
-        `The embedded PostgreSQL runs as the user '${runAs.name}' (PostgreSQL does not run as root), and that user ` +
-          `cannot enter ${dir}, so it cannot reach ${what} ${path}. ${remedy}`,
-      );
-    }
-    if (dirname(dir) === dir) return;
-  }
 }
 
 function processAlive(pid: number): boolean {
@@ -110,8 +147,4 @@ async function processName(pid: number): Promise<string | null> {
     (name) => name.trim(),
     () => null,
   );
-}
-
-export function isCode(error: unknown, code: string): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && error.code === code;
 }

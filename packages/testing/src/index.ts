@@ -6,3 +6,14 @@ export * from './services.js';
 export * from './postgres-database.js';
 export * from './ports.js';
 export * from './http-sink.js';
+// A PostgreSQL of a test's own (to stop, crash or restart), from @queuebox/dev, where `queuebox
+// dev` starts its embedded one: under root it runs as `postgres`, with programs and data where
+// that user can reach them.
+export {
+  startPrivatePostgres,
+  scratchDataDir,
+  systemPostgresBinaries,
+  type PrivatePostgres,
+  type PrivatePostgresOptions,
+  type PostgresBinaries,
+} from '@queuebox/dev';

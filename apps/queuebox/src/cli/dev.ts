@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { loadConfig } from '@queuebox/config';
 import { sanitizeError, toError, type Logger } from '@queuebox/core';
 import type * as DevKit from '@queuebox/dev';
@@ -82,9 +82,17 @@ async function startDev(run: DevRun, abort: AbortSignal): Promise<(() => Promise
     const prepared = await devStep('prepare the embedded PostgreSQL', () =>
       kit.prepareEmbeddedPostgres({
         dataDir,
+        movableDataDir: options.dataDir === null,
+        logger,
         ...(options.postgresPort === null ? {} : { port: options.postgresPort }),
       }),
     );
+    if (prepared.dataDirMovedBecause !== null) {
+      logger.info(
+        `The embedded PostgreSQL keeps its data in ${prepared.dataDir}, not in ${dataDir}, because ` +
+          `${prepared.dataDirMovedBecause}; every run from ${run.cwd} uses that directory.`,
+      );
+    }
     const receiver = await devStep('start the demo receiver', () => kit.startDemoReceiver(logger));
     undo.push(() => receiver.close());
     const env = {
@@ -102,13 +110,13 @@ async function startDev(run: DevRun, abort: AbortSignal): Promise<(() => Promise
     await refuseBusyPorts(kit, config.server.httpPort, config.server.managementPort);
     if (abort.aborted) return await unwind().then(() => null);
 
-    const database = await devStep('start the embedded PostgreSQL', () => prepared.start(logger));
+    const database = await devStep('start the embedded PostgreSQL', () => prepared.start());
     undo.push(async () => {
       await database.stop();
       logger.info(`The embedded PostgreSQL stopped; its data stays in ${database.dataDir}.`);
     });
     logger.info(
-      `The embedded PostgreSQL ${database.version} is running on port ${database.port} (pid ${database.pid}, log ${database.logFile}).`,
+      `The embedded PostgreSQL ${database.version} is running on port ${database.port} (pid ${database.pid}, log ${database.logFile}, programs in ${dirname(database.programs)}).`,
     );
     if (abort.aborted) return await unwind().then(() => null);
 

@@ -1,5 +1,5 @@
-import { loadConfig } from '@queuebox/config';
-import { systemClock, type Logger } from '@queuebox/core';
+import { loadConfig, migrationGuardMessage, renamedSchemaKeys } from '@queuebox/config';
+import { QueueBoxError, systemClock, type Logger } from '@queuebox/core';
 import { loadDatabaseProvider } from '../providers.js';
 import { readDemoConfig } from '../startup/demo-config.js';
 import { step } from '../startup/step.js';
@@ -7,6 +7,10 @@ import { step } from '../startup/step.js';
 /**
  * `queuebox migrate [--baseline <version>]` (spec §17.3): the same configuration and pool wait
  * as the service, applies the bundled migrations whatever `database.migrate` says, then exits.
+ * Because it ignores `database.migrate`, it runs the migration guard itself: the configuration
+ * checks renames only when `migrate: true`, and the bundled files would create the default
+ * `outbox` and `inbox` tables beside a renamed schema (§17.3: a renamed schema cannot use the
+ * command). Refused before the database is touched.
  */
 export async function runMigrate(
   env: Readonly<Record<string, string | undefined>>,
@@ -16,6 +20,11 @@ export async function runMigrate(
   const config = await step('load the configuration', () =>
     loadConfig({ env, demoConfigYaml: readDemoConfig() }),
   );
+  await step('migrate the database', () => {
+    const renamed = renamedSchemaKeys(config.database);
+    if (renamed.length > 0)
+      throw new QueueBoxError('config_invalid', migrationGuardMessage(renamed));
+  });
   const provider = await step('load the database provider', () =>
     loadDatabaseProvider(config.database.type),
   );

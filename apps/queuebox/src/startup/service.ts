@@ -10,12 +10,12 @@ import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
-import { refuseUnbuiltSources } from './broker-guard.js';
 import { readDemoConfig } from './demo-config.js';
 import { adminRoutes, dataRoutes } from './http-part.js';
 import { buildOutbox, planOutbox } from './outbox-part.js';
 import { ShutdownSequence } from './shutdown.js';
 import { step } from './step.js';
+import { refuseUnbuiltFeatures } from './unbuilt-guard.js';
 
 export interface ServiceOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -41,7 +41,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const config = await step('load the configuration', () =>
     loadConfig({ env: options.env, demoConfigYaml: readDemoConfig() }),
   );
-  await step('check the sources', () => refuseUnbuiltSources(config));
+  await step('start this configuration', () => refuseUnbuiltFeatures(config));
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
   const outboxPlan = await step('build the destinations', () =>

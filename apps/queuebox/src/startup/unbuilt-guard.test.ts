@@ -1,0 +1,86 @@
+import { loadConfig } from '@queuebox/config';
+import { describe, expect, it } from 'vitest';
+import { refuseUnbuiltFeatures, unbuiltFeatureProblems } from './unbuilt-guard.js';
+
+const BASE = `
+destinations:
+  sink:
+    type: http
+    baseUrl: http://127.0.0.1:9
+routes:
+  - topicPattern: "**"
+    destination: sink
+`;
+
+function config(yaml: string, env: Record<string, string> = {}) {
+  return loadConfig({
+    env: {
+      QUEUEBOX_CONFIG_FILE: '/virtual/queuebox.yml',
+      QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://127.0.0.1:5432/test',
+      QUEUEBOX_DATABASE_USERNAME: 'postgres',
+      QUEUEBOX_DATABASE_PASSWORD: 'pw',
+      ...env,
+    },
+    readFile: (path) => (path === '/virtual/queuebox.yml' ? `${BASE}${yaml}` : undefined),
+  });
+}
+
+const CAPTURE = `
+outbox:
+  capture:
+    enabled: true
+    mode: MODE
+    stateDirectory: /var/lib/queuebox/capture
+`;
+
+describe('settings this build cannot act on', () => {
+  it('passes a configuration of built features, including a capture mode left disabled', () => {
+    expect(unbuiltFeatureProblems(config(''))).toEqual([]);
+    // A mode without `enabled` is a replica that does not own capture: it polls at
+    // reconciliationIntervalMs, which this build does.
+    expect(
+      unbuiltFeatureProblems(config('outbox:\n  capture:\n    mode: postgres-logical\n')),
+    ).toEqual([]);
+  });
+
+  it('names enabled capture on PostgreSQL', () => {
+    expect(() =>
+      refuseUnbuiltFeatures(config(CAPTURE.replace('MODE', 'postgres-logical'))),
+    ).toThrow(
+      'The configuration has 1 error. Fix each one and start QueueBox again.\n' +
+        '  - outbox.capture.enabled: change data capture (mode postgres-logical) is not available in this build of ' +
+        'QueueBox; set outbox.capture.enabled to false and outbox.capture.mode to polling, and the outbox is ' +
+        'delivered by polling every outbox.pollIntervalMs',
+    );
+  });
+
+  it('names SQL Server and sqlserver-cdc capture, and every broker source, at once', () => {
+    const problems = unbuiltFeatureProblems(
+      config(
+        `${CAPTURE.replace('MODE', 'sqlserver-cdc')}
+sources:
+  orders:
+    type: rabbitmq
+    queueName: orders
+    connectionUrl: amqp://127.0.0.1:5672
+    idempotencyKeyPath: $.id
+  hooks:
+    path: /hooks
+    idempotencyKeyPath: $.id
+    eventTypePath: $.type
+`,
+        {
+          QUEUEBOX_DATABASE_TYPE: 'sqlserver',
+          QUEUEBOX_DATABASE_URL: 'jdbc:sqlserver://127.0.0.1:1433;databaseName=q',
+        },
+      ),
+    );
+    expect(problems).toEqual([
+      'database.type: sqlserver databases are not available in this build of QueueBox; use postgresql',
+      expect.stringMatching(
+        /^outbox\.capture\.enabled: change data capture \(mode sqlserver-cdc\) is not available/,
+      ),
+      'sources.orders: type rabbitmq sources are not available in this build of QueueBox; use an http source',
+    ]);
+  });
+});

@@ -1,0 +1,41 @@
+import { ConfigError } from '@queuebox/config';
+import type { AppConfig } from '@queuebox/core';
+
+/**
+ * Settings the configuration accepts (they are the reference's keys) but this build cannot act
+ * on yet: broker sources (RabbitMQ, Kafka, NATS consumers), change data capture, SQL Server.
+ * Each one stops the start with a line naming the key, instead of a start that silently never
+ * consumes the queue or never captures. Broker destinations are refused the same way by the
+ * routing check ("no publisher supports destination ..."). Settings that only matter once one
+ * of these is on (`outbox.capture.slot`, a source's `queueName`) need no line of their own.
+ */
+export function unbuiltFeatureProblems(config: AppConfig): string[] {
+  const problems: string[] = [];
+  if (config.database.type !== 'postgresql') {
+    problems.push(
+      `database.type: ${config.database.type} databases are not available in this build of QueueBox; use postgresql`,
+    );
+  }
+  const capture = config.outbox.capture;
+  if (capture.enabled) {
+    problems.push(
+      `outbox.capture.enabled: change data capture (mode ${capture.mode}) is not available in this build of ` +
+        'QueueBox; set outbox.capture.enabled to false and outbox.capture.mode to polling, and the outbox ' +
+        'is delivered by polling every outbox.pollIntervalMs',
+    );
+  }
+  for (const [name, source] of Object.entries(config.sources)) {
+    if (source.type !== 'http') {
+      problems.push(
+        `sources.${name}: type ${source.type} sources are not available in this build of QueueBox; use an http source`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** Throws one configuration error, in the format of the loader's, listing every problem. */
+export function refuseUnbuiltFeatures(config: AppConfig): void {
+  const problems = unbuiltFeatureProblems(config);
+  if (problems.length > 0) throw ConfigError.fromProblems(problems);
+}
