@@ -7,12 +7,15 @@
  *   is, one byte per character: a received header therefore reaches the destination byte for
  *   byte (Node reads header bytes as Latin-1);
  * - any other value (a character above U+00FF, or a control character such as CR, LF or NUL) is
- *   sent percent-encoded UTF-8: each UTF-8 byte outside `!`…`~`, and `%` itself, becomes `%XX`,
- *   so `decodeURIComponent` gives the text back (`订单-1` → `%E8%AE%A2%E5%8D%95-1`). A lone
- *   surrogate becomes U+FFFD first, as in any UTF-8 encoder.
+ *   sent percent-encoded UTF-8, exactly as `encodeURIComponent` writes it (`订单-1` →
+ *   `%E8%AE%A2%E5%8D%95-1`), so every URL decoder gives the text back, form decoders that read
+ *   `+` as a space included. A lone surrogate becomes U+FFFD first, as in any UTF-8 encoder
+ *   (`encodeURIComponent` would throw).
  */
 
 const UNSENDABLE = /[^\t\x20-\x7e\x80-\xff]/;
+/** The characters `encodeURIComponent` leaves as they are. */
+const UNRESERVED = /[A-Za-z0-9\-_.!~*'()]/;
 const HEX = Array.from(
   { length: 256 },
   (_, byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`,
@@ -34,7 +37,8 @@ export function headerText(value: unknown): string {
 function percentEncoded(value: string): string {
   let encoded = '';
   for (const byte of Buffer.from(value, 'utf8')) {
-    encoded += byte > 0x20 && byte < 0x7f && byte !== 0x25 ? String.fromCharCode(byte) : HEX[byte];
+    const char = String.fromCharCode(byte);
+    encoded += byte < 0x80 && UNRESERVED.test(char) ? char : HEX[byte];
   }
   return encoded;
 }
