@@ -1,11 +1,14 @@
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import {
   createFreshDatabase,
   freePort,
   requireService,
+  startHttpSink,
   type FreshDatabase,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, runQueueBox, startQueueBox, writeConfig } from './process.js';
+import { eventually } from './service.js';
 
 const pg = await requireService('postgres', 'app: the real process');
 const pgUrl = pg.available ? pg.url : '';
@@ -212,6 +215,70 @@ database:
       expect(tables.map((t) => t.name)).toEqual(['orders_inbox', 'orders_outbox']);
     } finally {
       await custom.drop();
+    }
+  });
+
+  it('ends within the shutdown bounds on SIGTERM while destinations hang', async () => {
+    // One receiver never answers a request; the other accepts TCP and never answers the TLS
+    // handshake, so the request is still connecting (undici's connect timeout is 30 s here).
+    const mute = await startHttpSink(() => undefined);
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const silentPort = (silent.address() as AddressInfo).port;
+    const shutdownTimeoutMs = 1000;
+    const port = await freePort();
+    const qb = startQueueBox([], {
+      ...env,
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+      QUEUEBOX_CONFIG_FILE: writeConfig(`
+outbox:
+  pollIntervalMs: 50
+  shutdownTimeoutMs: ${shutdownTimeoutMs}
+inbox:
+  relay:
+    enabled: false
+destinations:
+  mute:
+    type: http
+    baseUrl: ${mute.url}
+    timeoutMs: 60000
+  tls:
+    type: http
+    baseUrl: https://127.0.0.1:${silentPort}
+    timeoutMs: 60000
+routes:
+  - topicPattern: "mute.*"
+    destination: mute
+  - topicPattern: "tls.*"
+    destination: tls
+`),
+    });
+    let killer: NodeJS.Timeout | undefined;
+    try {
+      await qb.waitFor('is listening on port');
+      await db.sql`INSERT INTO outbox (topic, payload)
+        SELECT t, '{}' FROM unnest(ARRAY['mute.a', 'mute.b', 'tls.a', 'tls.b']) AS t`;
+      await eventually(() => mute.requests.length >= 2 && sockets.size >= 2);
+      const started = performance.now();
+      qb.child.kill('SIGTERM');
+      // Past this the test fails: the bound of spec §17.2 is 5 s + 2 × shutdownTimeoutMs.
+      killer = setTimeout(() => qb.child.kill('SIGKILL'), 15_000);
+      const result = await qb.exited;
+      const elapsed = performance.now() - started;
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('Shutdown complete');
+      expect(elapsed).toBeLessThan(5000 + 2 * shutdownTimeoutMs);
+      // Abandoned, not lost: the rows wait for the reclaim step.
+      const states = await db.sql<{ state: string }[]>`SELECT DISTINCT state FROM outbox`;
+      expect(states.map((row) => row.state)).toEqual(['processing']);
+    } finally {
+      clearTimeout(killer);
+      if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+      await mute.close();
+      await db.sql`DELETE FROM outbox`;
     }
   });
 

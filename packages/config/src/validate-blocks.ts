@@ -1,8 +1,9 @@
 /**
  * Rules for blocks that several sections share: text that must not be blank, JSONPath lists,
- * transforms, inbound and outbound auth, Kafka security and NATS credentials.
+ * transforms, inbound and outbound auth, outbound header names and values, Kafka security and
+ * NATS credentials.
  */
-import { JsonPathError, parseJsonPath } from '@queuebox/core';
+import { isFramingHeader, isHeaderToken, JsonPathError, parseJsonPath } from '@queuebox/core';
 import { displayPath, type Path, type Problems } from './problems.js';
 import type { RawConfig, RawInboundAuth, RawTransform } from './schema.js';
 import { httpUrlProblem } from './url-rules.js';
@@ -114,11 +115,39 @@ export function checkDestinationAuth(
     case 'basic':
       requireText(problems, [...path, 'username'], auth.username);
       return;
-    case 'header':
+    case 'header': {
       requireText(problems, [...path, 'headerName'], auth.headerName);
       requireText(problems, [...path, 'headerValue'], auth.headerValue.reveal());
+      const nameProblem = isBlank(auth.headerName) ? undefined : headerNameProblem(auth.headerName);
+      if (nameProblem !== undefined) problems.add([...path, 'headerName'], nameProblem);
+      const valueProblem = headerValueProblem(auth.headerValue.reveal());
+      if (valueProblem !== undefined) problems.add([...path, 'headerValue'], valueProblem);
       return;
+    }
   }
+}
+
+/** Why a header name cannot be configured, or undefined when it can. */
+export function headerNameProblem(name: string): string | undefined {
+  if (!isHeaderToken(name)) {
+    return `'${name}' is not a valid header name; use letters, digits and !#$%&'*+-.^_\`|~ only`;
+  }
+  if (isFramingHeader(name.toLowerCase())) {
+    return `'${name}' frames the request or the connection, which QueueBox does itself for every message; remove it`;
+  }
+  return undefined;
+}
+
+/** Why a header value cannot be configured (the value is not printed: it may be a secret). */
+export function headerValueProblem(value: string): string | undefined {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    // Tab is allowed inside a value; every other control character breaks the header line.
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) {
+      return 'must not hold a control character such as a line break (look for a trailing newline); HTTP cannot carry it';
+    }
+  }
+  return undefined;
 }
 
 interface KafkaSecurityKeys {

@@ -8,6 +8,8 @@ import {
   checkKafkaSecurity,
   checkNatsCredentials,
   checkTransform,
+  headerNameProblem,
+  headerValueProblem,
   requireText,
 } from './validate-blocks.js';
 import { isBlank } from './values.js';
@@ -40,6 +42,7 @@ function validateDestination(destination: RawDestination, path: Path, problems: 
           `'${destination.path}' must not hold a '.' or '..' segment, because the server resolves it and the target changes`,
         );
       }
+      checkStaticHeaders(problems, [...path, 'headers'], destination.headers);
       checkDestinationAuth(problems, [...path, 'auth'], destination.auth);
       return;
     }
@@ -67,6 +70,21 @@ function validateDestination(destination: RawDestination, path: Path, problems: 
       checkAddress(problems, path, 'subject', destination.subject, destination.subjectFrom);
       checkNatsCredentials(problems, path, destination);
       return;
+  }
+}
+
+/**
+ * Static headers of an HTTP destination: each one goes on every request, so a header HTTP cannot
+ * carry, or one the publisher sets itself, would fail or garble every message.
+ */
+function checkStaticHeaders(
+  problems: Problems,
+  path: Path,
+  headers: Readonly<Record<string, string>>,
+): void {
+  for (const [name, value] of Object.entries(headers)) {
+    const problem = headerNameProblem(name) ?? headerValueProblem(value);
+    if (problem !== undefined) problems.add([...path, name], problem);
   }
 }
 

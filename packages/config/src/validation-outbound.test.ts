@@ -84,6 +84,50 @@ describe('HTTP destinations (spec §6.1)', () => {
       'destinations.d.auth.headerValue: must not be blank',
     ]);
   });
+
+  it('refuses static headers HTTP cannot carry or the publisher sets itself', () => {
+    const yaml = `destinations:
+  d:
+    type: http
+    baseUrl: https://x
+    headers:
+      X-Ok: fine
+      X-Unicode: 订单
+      "bad name": x
+      Transfer-Encoding: chunked
+      Host: api.example.com
+      Proxy-Authorization: Basic eDp5
+      X-Folded: "a\\r\\nX-Injected: 1"
+      X-Trailing: |
+        value
+`;
+    expect(problems(yaml)).toEqual([
+      "destinations.d.headers.bad name: 'bad name' is not a valid header name; use letters, digits and !#$%&'*+-.^_`|~ only",
+      "destinations.d.headers.Transfer-Encoding: 'Transfer-Encoding' frames the request or the connection, which QueueBox does itself for every message; remove it",
+      "destinations.d.headers.Host: 'Host' frames the request or the connection, which QueueBox does itself for every message; remove it",
+      "destinations.d.headers.Proxy-Authorization: 'Proxy-Authorization' frames the request or the connection, which QueueBox does itself for every message; remove it",
+      'destinations.d.headers.X-Folded: must not hold a control character such as a line break (look for a trailing newline); HTTP cannot carry it',
+      'destinations.d.headers.X-Trailing: must not hold a control character such as a line break (look for a trailing newline); HTTP cannot carry it',
+    ]);
+  });
+
+  it('refuses a header auth whose name or value HTTP cannot carry, without printing the value', () => {
+    const auth = (name: string, value: string) =>
+      problems(
+        destination(
+          `{type: http, baseUrl: "https://x", auth: {type: header, headerName: "${name}", headerValue: "${value}"}}`,
+        ),
+      );
+    expect(auth('X-Api-Key', 'k-1')).toEqual([]);
+    expect(auth('X Api Key', 'k-1')).toEqual([
+      "destinations.d.auth.headerName: 'X Api Key' is not a valid header name; use letters, digits and !#$%&'*+-.^_`|~ only",
+    ]);
+    expect(auth('Connection', 'k-1')).toHaveLength(1);
+    const newline = auth('X-Api-Key', 'sekrit\\n');
+    expect(newline).toEqual([
+      'destinations.d.auth.headerValue: must not hold a control character such as a line break (look for a trailing newline); HTTP cannot carry it',
+    ]);
+  });
 });
 
 describe('broker destinations (spec §6.2–6.4)', () => {

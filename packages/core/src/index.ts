@@ -1,7 +1,7 @@
 /**
  * @queuebox/core: the domain model (states, rows, errors, secrets), the ports that services
- * talk through, and pure helpers (sanitizer, topic glob, templates, backoff). It performs no
- * I/O and depends on nothing at run time.
+ * talk through, and pure helpers (sanitizer, topic glob, templates, backoff, header rules). It
+ * performs no I/O and depends on nothing at run time.
  */
 export * from './states.js';
 export * from './model.js';
@@ -16,3 +16,5 @@ export * from './java-hash.js';
 export type * from './config/app-config.js';
 export * from './config/default-columns.js';
 export * from './json-path.js';
+export * from './header-rules.js';
+export * from './header-precedence.js';

@@ -37,12 +37,13 @@ export async function planOutbox(
   config: AppConfig,
   transformer: Transformer,
   registry: Registry,
+  logger: Logger,
 ): Promise<OutboxPlan> {
   const routing = validateRouting(config, transformer, { publisherTypes: PUBLISHER_TYPES });
   await checkPrivateAddresses(config);
   const metrics = createOutboxMetrics(registry);
   const listeners = outboxMetricListeners(metrics);
-  const publishers = [createHttpPublisher({ config, onResponse: listeners.onResponse })];
+  const publishers = [createHttpPublisher({ config, onResponse: listeners.onResponse, logger })];
   return { routing, router: createMessageRouter(routing), metrics, publishers };
 }
 

@@ -45,7 +45,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
   const outboxPlan = await step('build the destinations', () =>
-    planOutbox(config, transformer, registry),
+    planOutbox(config, transformer, registry, logger),
   );
   const shutdown = new ShutdownSequence(logger);
   for (const publisher of outboxPlan.publishers)

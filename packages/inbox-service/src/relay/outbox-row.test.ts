@@ -82,6 +82,37 @@ describe('relayHeaders', () => {
     expect(Object.keys(headers)).toEqual(['x-inbox-id', 'x-source', 'x-idempotency-key']);
   });
 
+  it('does not copy the framing and hop-by-hop headers of the received request', () => {
+    const headers = relayHeaders(
+      claimed({
+        correlationId: null,
+        headers: {
+          host: 'queuebox.internal:8080',
+          'content-length': '120',
+          'Transfer-Encoding': 'chunked',
+          connection: 'keep-alive, X-Hop',
+          'x-hop': 'nominated by Connection',
+          'keep-alive': 'timeout=5',
+          expect: '100-continue',
+          te: 'trailers',
+          trailer: 'X-Checksum',
+          upgrade: 'h2c',
+          'proxy-connection': 'keep-alive',
+          'Proxy-Authorization': 'Basic eDp5',
+          'content-type': 'application/json',
+          'user-agent': 'stripe/1.0',
+        },
+      }),
+    );
+    expect(headers).toEqual({
+      'content-type': 'application/json',
+      'user-agent': 'stripe/1.0',
+      'x-inbox-id': '00000000-0000-4000-8000-000000000001',
+      'x-source': 'orders',
+      'x-idempotency-key': 'key-1',
+    });
+  });
+
   it('keeps a received __proto__ header a plain key', () => {
     const received = JSON.parse('{"__proto__":"p","a":"b"}') as Record<string, string>;
     const headers = relayHeaders(claimed({ headers: received }));

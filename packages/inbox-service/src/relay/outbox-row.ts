@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
+  framingHeadersOf,
+  RELAYED_ROW_HEADER,
   renderSourceTopic,
   type RelayClaimedMessage,
   type Headers,
@@ -14,7 +16,7 @@ import {
 
 /** The four headers only the relay sets; a received header of the same name is dropped. */
 export const RELAY_HEADERS = [
-  'x-inbox-id',
+  RELAYED_ROW_HEADER,
   'x-source',
   'x-idempotency-key',
   'X-Correlation-Id',
@@ -39,14 +41,18 @@ export function relayTopic(
 /**
  * The inbox headers without any key equal (in any letter case) to a relay header, then the
  * relay headers; `X-Correlation-Id` only when the row has a correlation id. A sender therefore
- * cannot set them.
+ * cannot set them. The received request's framing and hop-by-hop headers (`Transfer-Encoding`,
+ * `Content-Length`, `Host`, `Expect`, ...: core's `framingHeadersOf`) described that request,
+ * not the message, so they are not copied either; the inbox row keeps them (spec §7.5).
  */
 export function relayHeaders(message: RelayClaimedMessage): Headers {
-  const entries: [string, string][] = Object.entries(message.headers).filter(
-    ([name]) => !RELAY_HEADERS_LOWER.has(name.toLowerCase()),
-  );
+  const isFraming = framingHeadersOf(message.headers);
+  const entries: [string, string][] = Object.entries(message.headers).filter(([name]) => {
+    const lower = name.toLowerCase();
+    return !RELAY_HEADERS_LOWER.has(lower) && !isFraming(lower);
+  });
   entries.push(
-    ['x-inbox-id', message.id],
+    [RELAYED_ROW_HEADER, message.id],
     ['x-source', message.source],
     ['x-idempotency-key', message.idempotencyKey],
   );

@@ -5,10 +5,15 @@
  * keeps: a time budget over the whole exchange, cancellation by the caller's signal, a success
  * body discarded up to a bound (past it the socket is closed rather than drained), an error body
  * kept up to a bound for the failure text.
+ *
+ * Every error undici raises, thrown from `dispatch` or reported later, ends this one exchange
+ * with a failure text; a request undici refused to build also has the pool replaced (see
+ * destination-pool.ts), since the refusal cost the pool a connection.
  */
 import type { Dispatcher } from 'undici';
 import { sanitize } from '@queuebox/core';
 import { describeNetworkError } from './deadline.js';
+import type { DestinationPool } from './destination-pool.js';
 
 export type Exchange =
   | { readonly kind: 'response'; readonly status: number; readonly body: Uint8Array }
@@ -31,6 +36,15 @@ const EMPTY = new Uint8Array(0);
 
 type Controller = Dispatcher.DispatchController;
 
+/**
+ * undici's codes for a request it will not build (`new Request` in its client): an invalid
+ * header, path or method, or an option it does not support (`Expect`).
+ */
+const REFUSAL_CODES: ReadonlySet<unknown> = new Set([
+  'UND_ERR_INVALID_ARG',
+  'UND_ERR_NOT_SUPPORTED',
+]);
+
 class ExchangeHandler implements Dispatcher.DispatchHandler {
   private controller: Controller | null = null;
   private status = 0;
@@ -44,6 +58,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   constructor(
     private readonly request: ExchangeRequest,
     private readonly settle: (exchange: Exchange) => void,
+    private readonly onRefused: () => void,
   ) {
     this.timer = setTimeout(() => this.stop('timeout'), request.timeoutMs);
     const signal = request.signal;
@@ -78,6 +93,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseError(_controller: Controller, error: Error): void {
+    // Before a socket was given, an argument error means undici refused to build the request.
+    if (this.controller === null && REFUSAL_CODES.has((error as { code?: unknown }).code))
+      this.onRefused();
     this.finish(this.status !== 0 ? this.response() : { kind: 'error', text: this.explain(error) });
   }
 
@@ -114,17 +132,21 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 }
 
-export function exchange(pool: Dispatcher, request: ExchangeRequest): Promise<Exchange> {
+export function exchange(pool: DestinationPool, request: ExchangeRequest): Promise<Exchange> {
+  const dispatcher = pool.dispatcher;
   return new Promise<Exchange>((resolve) => {
-    const handler = new ExchangeHandler(request, resolve);
+    const handler = new ExchangeHandler(request, resolve, () => pool.replace(dispatcher));
     try {
-      pool.dispatch(
+      dispatcher.dispatch(
         { path: request.path, method: 'POST', headers: request.headers, body: request.body },
         handler,
       );
     } catch (error: unknown) {
-      // A closed pool or invalid options throw synchronously.
-      handler.onResponseError(null as unknown as Controller, error as Error);
+      // undici reports most errors to the handler; a closed pool or a bad handler throws.
+      handler.onResponseError(
+        null as unknown as Controller,
+        error instanceof Error ? error : new Error(String(error)),
+      );
     }
   });
 }

@@ -1,17 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  Secret,
-  type DestinationConfig,
-  type Json,
-  type OutboxMessage,
-  type Publisher,
-} from '@queuebox/core';
+import { Secret, type DestinationConfig, type Publisher } from '@queuebox/core';
 import { outboxMessage } from '../routing/testing/outbox-message.js';
 import { httpDestination } from '../routing/testing/routing-config.js';
-import { createHttpPublisher } from './http-publisher.js';
 import type { HttpStatusClass } from './status-class.js';
+import { rawValues, send, testPublisher } from './testing/publisher-harness.js';
 import { startHttpSink, type HttpSink } from '@queuebox/testing';
 
 let sink: HttpSink;
@@ -33,39 +27,11 @@ function publisherFor(
   destinations: Record<string, DestinationConfig>,
   maxErrorBodyBytes = 2048,
 ): Publisher {
-  publisher = createHttpPublisher({
-    config: {
-      destinations,
-      http: { maxErrorBodyBytes, blockPrivateAddresses: false },
-      outbox: { concurrency: 4 },
-    },
+  publisher = testPublisher(destinations, {
+    maxErrorBodyBytes,
     onResponse: (statusClass) => statusClasses.push(statusClass),
   });
   return publisher;
-}
-
-function send(
-  target: Publisher,
-  message: OutboxMessage = outboxMessage(),
-  options: { destination?: string; payload?: Json; signal?: AbortSignal } = {},
-) {
-  return target.publish({
-    message,
-    destination: options.destination ?? 'receiver',
-    payload: options.payload ?? message.payload,
-    routingKey: null,
-    address: null,
-    signal: options.signal ?? new AbortController().signal,
-  });
-}
-
-/** Raw header pairs with the given name (case-insensitive), as sent over the wire. */
-function rawValues(raw: readonly string[], name: string): string[] {
-  const values: string[] = [];
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]?.toLowerCase() === name.toLowerCase()) values.push(raw[i + 1] ?? '');
-  }
-  return values;
 }
 
 describe('HTTP publisher: request', () => {

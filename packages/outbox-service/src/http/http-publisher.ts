@@ -4,11 +4,18 @@
  * slow receiver never holds another's connections. Any 2xx is success; everything else, a 3xx
  * included (redirects are never followed, an SSRF guard), fails the attempt with a sanitized,
  * bounded text that becomes the row's `last_error`.
+ *
+ * The publisher owns the request's framing and the destination's credentials: a row's framing
+ * headers are never sent, no row can make undici refuse the request, and a relayed row cannot
+ * replace the destination's auth or static headers (request-headers.ts); a request undici
+ * refuses anyway costs no connection (destination-pool.ts). `close()` is bounded
+ * (bounded-close.ts), so a hanging destination never holds a shutdown.
  */
-import { Pool } from 'undici';
 import {
   sanitize,
   type AppConfig,
+  type Logger,
+  type HeaderMap,
   type HttpDestinationConfig,
   type OutboxConfig,
   type PublishOutcome,
@@ -18,7 +25,9 @@ import {
 import { authHeaderSource, type AuthHeader, type AuthHeaderSource } from './destination-auth.js';
 import { httpErrorText } from './error-text.js';
 import { createOAuth2TokenManager, type OAuth2TokenManager } from './oauth2-token-manager.js';
-import { headerMap, requestHeaders, type HeaderMap } from './request-headers.js';
+import { CLOSE_GRACE_MS } from './bounded-close.js';
+import { DestinationPool } from './destination-pool.js';
+import { requestHeaders, staticHeaderMap, wireEntry } from './request-headers.js';
 import { exchange } from './http-exchange.js';
 import { statusClassOf, type HttpStatusClass } from './status-class.js';
 import { joinUrl, requestTarget } from './url-builder.js';
@@ -33,10 +42,12 @@ export interface HttpPublisherOptions {
   readonly tokenManager?: OAuth2TokenManager;
   /** Sockets per destination; default `outbox.concurrency`, so every in-flight message has one. */
   readonly connections?: number;
+  /** Where a row header that cannot be sent is reported; silent by default. */
+  readonly logger?: Logger;
 }
 
 interface HttpTarget {
-  readonly pool: Pool;
+  readonly pool: DestinationPool;
   readonly path: string;
   readonly timeoutMs: number;
   readonly staticHeaders: HeaderMap;
@@ -72,10 +83,15 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
       );
     }
     const { message } = request;
-    const headers = requestHeaders(message, target.staticHeaders, authHeader, message.headers);
+    const headers = requestHeaders(
+      message,
+      target.staticHeaders,
+      authHeader === null ? null : wireEntry(authHeader),
+    );
+    if (headers.unsent !== null) warnUnsent(options.logger, message.id, headers.unsent);
     const outcome = await exchange(target.pool, {
       path: target.path,
-      headers,
+      headers: headers.list,
       body: JSON.stringify(request.payload),
       timeoutMs: target.timeoutMs,
       signal: request.signal,
@@ -93,7 +109,7 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     supports: (destination) => targets.has(destination),
     publish,
     async close() {
-      await Promise.all([...targets.values()].map((t) => t.pool.close()));
+      await Promise.all([...targets.values()].map((t) => t.pool.close(CLOSE_GRACE_MS)));
       if (ownsTokens) await tokens.close();
     },
   };
@@ -105,25 +121,39 @@ function target(
   connections: number,
 ): HttpTarget {
   const url = joinUrl(destination.baseUrl, destination.path);
-  const pool = new Pool(url.origin, {
-    connections,
-    // 1 = keep-alive without pipelining: a slow response never delays the next message.
-    pipelining: 1,
-    connect: { timeout: Math.max(1, Math.floor(destination.timeoutMs / 2)) },
-    // http-exchange bounds the whole request; undici's per-phase timers would only race it.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  });
+  const pool = new DestinationPool(
+    url.origin,
+    {
+      connections,
+      // 1 = keep-alive without pipelining: a slow response never delays the next message.
+      pipelining: 1,
+      connect: { timeout: Math.max(1, Math.floor(destination.timeoutMs / 2)) },
+      // http-exchange bounds the whole request; undici's per-phase timers would only race it.
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    },
+    // A retired pool's requests end within their own timeout.
+    destination.timeoutMs,
+  );
   return {
     pool,
     path: requestTarget(url),
     timeoutMs: destination.timeoutMs,
-    staticHeaders: headerMap(destination.headers),
+    staticHeaders: staticHeaderMap(destination.headers),
     auth: authHeaderSource(destination.auth, tokens, destination.timeoutMs),
   };
 }
 
 const SUCCESS: PublishOutcome = { ok: true };
+
+/** One line per attempt; the names are JSON-quoted so a CR or LF in one never splits the line. */
+function warnUnsent(logger: Logger | undefined, messageId: string, names: readonly string[]): void {
+  const quoted = names.map((name) => sanitize(JSON.stringify(name))).join(', ');
+  logger?.warn(
+    `Message ${messageId} has header name(s) ${quoted} that HTTP cannot carry, so QueueBox sent it without them. A header name is a token: letters, digits and !#$%&'*+-.^_\`|~ only.`,
+    { messageId },
+  );
+}
 
 function failure(error: string, retryable: boolean): PublishOutcome {
   return { ok: false, error, retryable };

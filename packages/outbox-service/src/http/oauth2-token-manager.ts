@@ -8,6 +8,7 @@
  */
 import { Agent } from 'undici';
 import { sanitize, systemClock, type Clock, type Secret } from '@queuebox/core';
+import { closeWithin, CLOSE_GRACE_MS } from './bounded-close.js';
 import { Deadline, describeNetworkError } from './deadline.js';
 import { httpErrorText } from './error-text.js';
 import { readBodyPrefix } from './response-body.js';
@@ -99,7 +100,7 @@ export function createOAuth2TokenManager(
     },
     async close() {
       cache.clear();
-      await agent.close();
+      await closeWithin(agent, CLOSE_GRACE_MS);
     },
   };
 }

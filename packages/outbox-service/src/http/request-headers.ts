@@ -1,50 +1,89 @@
 /**
- * The header list of one HTTP publish (spec §6.1, §16.2). Standard headers first, then the
- * custom headers merged static < auth < row, the later writer winning. Header names are
- * case-insensitive, so the merge is too (a row `authorization` replaces the auth header). The
+ * The header list of one HTTP publish (spec §6.1, §16.2): the standard headers first, then the
+ * custom headers (static, auth, row) in the precedence of core's `mergeCustomHeaders`. The
  * standard headers are deliberately NOT merged with the custom ones: a row header named like a
  * standard one is sent as a second line, as the reference did.
+ *
+ * Nothing a row holds can make the request unsendable: the publisher frames its own request, so
+ * a row's framing headers (core's `framingHeadersOf`) are left out; a name that is not a token
+ * is left out and reported; every value goes in its wire form (wire-headers.ts).
  */
-import type { Headers, OutboxMessage } from '@queuebox/core';
+import {
+  framingHeadersOf,
+  isHeaderToken,
+  mergeCustomHeaders,
+  type HeaderEntry,
+  type HeaderMap,
+  type Headers,
+  type OutboxMessage,
+} from '@queuebox/core';
+import { headerText, wireValue } from './wire-headers.js';
 
-/** Lower-case name → [name as written, value]. */
-export type HeaderMap = Map<string, readonly [string, string]>;
-
-export function headerMap(
-  ...sources: readonly (Readonly<Record<string, string>> | null)[]
-): HeaderMap {
-  const merged: HeaderMap = new Map();
-  for (const source of sources) {
-    if (source === null) continue;
-    for (const [name, value] of Object.entries(source))
-      merged.set(name.toLowerCase(), [name, value]);
-  }
-  return merged;
+export interface RequestHeaders {
+  /** A flat `[name, value, name, value, ...]` list, the undici form that keeps duplicate names. */
+  readonly list: string[];
+  /** Row header names that cannot be sent (not a token), or null when every one went out. */
+  readonly unsent: string[] | null;
 }
 
-/** A flat `[name, value, name, value, ...]` list, the undici form that keeps duplicate names. */
+/**
+ * A destination's static headers in wire form, keyed by lower-case name. The configuration
+ * refuses framing headers and bad names there; they are skipped here all the same, so a
+ * publisher built from any config never builds a request undici refuses.
+ */
+export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
+  const isFraming = framingHeadersOf(headers);
+  const map: HeaderMap = new Map();
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (isFraming(lower) || !isHeaderToken(name)) continue;
+    map.set(lower, [name, wireValue(value)]);
+  }
+  return map;
+}
+
+/** The auth header in wire form (an OAuth2 token is whatever the token endpoint returned). */
+export function wireEntry(entry: HeaderEntry): HeaderEntry {
+  const value = wireValue(entry[1]);
+  return value === entry[1] ? entry : [entry[0], value];
+}
+
 export function requestHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
-  authHeader: readonly [string, string] | null,
-  rowHeaders: Headers,
-): string[] {
+  authHeader: HeaderEntry | null,
+): RequestHeaders {
   const list = [
     'Content-Type',
     'application/json',
     'X-Message-Id',
     message.id,
     'X-Topic',
-    message.topic,
+    wireValue(message.topic),
     'X-Attempt',
     String(message.attempt),
   ];
-  if (message.key !== null) list.push('X-Message-Key', message.key);
+  if (message.key !== null) list.push('X-Message-Key', wireValue(message.key));
 
-  const custom = new Map(staticHeaders);
-  if (authHeader !== null) custom.set(authHeader[0].toLowerCase(), authHeader);
-  for (const [name, value] of Object.entries(rowHeaders))
-    custom.set(name.toLowerCase(), [name, value]);
-  for (const [name, value] of custom.values()) list.push(name, value);
-  return list;
+  const rowHeaders = objectOrEmpty(message.headers);
+  const isFraming = framingHeadersOf(rowHeaders);
+  const row: HeaderMap = new Map();
+  let unsent: string[] | null = null;
+  for (const [name, value] of Object.entries(rowHeaders)) {
+    const lower = name.toLowerCase();
+    if (isFraming(lower)) continue;
+    if (!isHeaderToken(name)) {
+      (unsent ??= []).push(name);
+      continue;
+    }
+    row.set(lower, [name, wireValue(headerText(value))]);
+  }
+  for (const [name, value] of mergeCustomHeaders(staticHeaders, authHeader, row).values())
+    list.push(name, value);
+  return { list, unsent };
+}
+
+/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
+function objectOrEmpty(headers: Headers): Headers {
+  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
 }

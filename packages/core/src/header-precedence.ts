@@ -1,0 +1,42 @@
+/**
+ * Which writer wins when a destination's static headers, its auth header and a row's headers
+ * name the same header (case-insensitively), for every destination type.
+ *
+ * - An application's own row: static < auth < row, the row being the last writer (spec §6). The
+ *   application owns the row, so it may override what the destination sends.
+ * - A row the relay wrote (it carries `x-inbox-id`): row < static < auth. Its headers are what a
+ *   webhook sender or broker producer sent, so on the spec's order a sender could choose the
+ *   credential QueueBox presents to the destination (a forged `X-Api-Key` replacing the
+ *   configured one). This departs from spec §6 and §8.3 on purpose (docs/decisions.md).
+ */
+
+/** The header the relay sets on every outbox row it writes (spec §8.3), and a sender cannot set. */
+export const RELAYED_ROW_HEADER = 'x-inbox-id';
+
+/** `[name as written, value]`. */
+export type HeaderEntry = readonly [name: string, value: string];
+
+/** Lower-case name → entry. */
+export type HeaderMap = Map<string, HeaderEntry>;
+
+/**
+ * The custom headers of one message in the precedence above, later writers replacing earlier
+ * ones by lower-case name (the name keeps the winner's spelling). `row` holds the row's headers
+ * keyed by lower-case name, so a relayed row is one that holds `x-inbox-id`; it is not modified.
+ */
+export function mergeCustomHeaders(
+  staticHeaders: HeaderMap,
+  auth: HeaderEntry | null,
+  row: HeaderMap,
+): HeaderMap {
+  if (row.has(RELAYED_ROW_HEADER)) {
+    const merged: HeaderMap = new Map(row);
+    for (const [lower, entry] of staticHeaders) merged.set(lower, entry);
+    if (auth !== null) merged.set(auth[0].toLowerCase(), auth);
+    return merged;
+  }
+  const merged: HeaderMap = new Map(staticHeaders);
+  if (auth !== null) merged.set(auth[0].toLowerCase(), auth);
+  for (const [lower, entry] of row) merged.set(lower, entry);
+  return merged;
+}
