@@ -22,21 +22,21 @@ export type HeaderMap = Map<string, HeaderEntry>;
 /**
  * The custom headers of one message in the precedence above, later writers replacing earlier
  * ones by lower-case name (the name keeps the winner's spelling). `row` holds the row's headers
- * keyed by lower-case name, so a relayed row is one that holds `x-inbox-id`; it is not modified.
+ * keyed by lower-case name, so a relayed row is one that holds `x-inbox-id`. The merge is built
+ * in `row` itself, which is returned (one map per message on the publish path).
  */
 export function mergeCustomHeaders(
   staticHeaders: HeaderMap,
   auth: HeaderEntry | null,
   row: HeaderMap,
 ): HeaderMap {
-  if (row.has(RELAYED_ROW_HEADER)) {
-    const merged: HeaderMap = new Map(row);
-    for (const [lower, entry] of staticHeaders) merged.set(lower, entry);
-    if (auth !== null) merged.set(auth[0].toLowerCase(), auth);
-    return merged;
+  const relayed = row.has(RELAYED_ROW_HEADER);
+  const authName = auth === null ? null : auth[0].toLowerCase();
+  // On an application's row a row header keeps its place; checked before static ones are added.
+  const authWins = authName !== null && (relayed || !row.has(authName));
+  for (const [lower, entry] of staticHeaders) {
+    if (relayed || !row.has(lower)) row.set(lower, entry);
   }
-  const merged: HeaderMap = new Map(staticHeaders);
-  if (auth !== null) merged.set(auth[0].toLowerCase(), auth);
-  for (const [lower, entry] of row) merged.set(lower, entry);
-  return merged;
+  if (authWins && auth !== null && authName !== null) row.set(authName, auth);
+  return row;
 }

@@ -34,19 +34,29 @@ export function isFramingHeader(lowerCaseName: string): boolean {
 }
 
 /**
- * The framing test for one header set: the fixed names, plus the lower-case names its
- * `Connection` header nominates (RFC 9110 §7.6.1: `Connection: close, X-Hop` makes `X-Hop`
- * hop-by-hop). Without a `Connection` header (the usual case) it is `isFramingHeader` itself.
+ * The lower-case names a `Connection` header value nominates (RFC 9110 §7.6.1: `Connection:
+ * close, X-Hop` makes `X-Hop` hop-by-hop too).
+ */
+export function connectionOptions(value: string): string[] {
+  const options: string[] = [];
+  for (const option of value.split(',')) {
+    const lower = option.trim().toLowerCase();
+    if (lower !== '') options.push(lower);
+  }
+  return options;
+}
+
+/**
+ * The framing test for one header set: the fixed names plus the ones its `Connection` header
+ * nominates. Without a `Connection` header (the usual case) it is `isFramingHeader` itself.
  */
 export function framingHeadersOf(headers: Headers): (lowerCaseName: string) => boolean {
   let nominated: Set<string> | null = null;
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.length !== 10 || name.toLowerCase() !== 'connection' || typeof value !== 'string')
-      continue;
-    for (const option of value.split(',')) {
-      const lower = option.trim().toLowerCase();
-      if (lower !== '') (nominated ??= new Set()).add(lower);
-    }
+  for (const name of Object.keys(headers)) {
+    if (name.length !== 10 || name.toLowerCase() !== 'connection') continue;
+    const value: unknown = headers[name];
+    if (typeof value === 'string')
+      for (const option of connectionOptions(value)) (nominated ??= new Set()).add(option);
   }
   if (nominated === null) return isFramingHeader;
   const options = nominated;

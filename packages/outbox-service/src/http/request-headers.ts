@@ -9,7 +9,9 @@
  * is left out and reported; every value goes in its wire form (wire-headers.ts).
  */
 import {
+  connectionOptions,
   framingHeadersOf,
+  isFramingHeader,
   isHeaderToken,
   mergeCustomHeaders,
   type HeaderEntry,
@@ -65,18 +67,25 @@ export function requestHeaders(
   ];
   if (message.key !== null) list.push('X-Message-Key', wireValue(message.key));
 
+  // One pass over the row (this runs per message); the rare Connection header is undone after.
   const rowHeaders = objectOrEmpty(message.headers);
-  const isFraming = framingHeadersOf(rowHeaders);
   const row: HeaderMap = new Map();
+  let connection: unknown = undefined;
   let unsent: string[] | null = null;
   for (const [name, value] of Object.entries(rowHeaders)) {
     const lower = name.toLowerCase();
-    if (isFraming(lower)) continue;
+    if (isFramingHeader(lower)) {
+      if (lower === 'connection') connection = value;
+      continue;
+    }
     if (!isHeaderToken(name)) {
       (unsent ??= []).push(name);
       continue;
     }
     row.set(lower, [name, wireValue(headerText(value))]);
+  }
+  if (typeof connection === 'string') {
+    for (const option of connectionOptions(connection)) row.delete(option);
   }
   for (const [name, value] of mergeCustomHeaders(staticHeaders, authHeader, row).values())
     list.push(name, value);
