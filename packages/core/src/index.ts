@@ -16,3 +16,5 @@ export * from './java-hash.js';
 export type * from './config/app-config.js';
 export * from './config/default-columns.js';
 export * from './json-path.js';
+export * from './json-text.js';
+export * from './json-payload.js';

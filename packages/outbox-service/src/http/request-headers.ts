@@ -45,6 +45,10 @@ export function requestHeaders(
   if (authHeader !== null) custom.set(authHeader[0].toLowerCase(), authHeader);
   for (const [name, value] of Object.entries(rowHeaders))
     custom.set(name.toLowerCase(), [name, value]);
-  for (const [name, value] of custom.values()) list.push(name, value);
+  for (const [lower, [name, value]] of custom) {
+    // The body is the publisher's own (the stored jsonb text, or a transform's result), never the
+    // bytes a relayed webhook arrived with, so a copied length would not match it.
+    if (lower !== 'content-length') list.push(name, value);
+  }
   return list;
 }
