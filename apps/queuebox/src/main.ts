@@ -51,11 +51,13 @@ async function main(): Promise<number> {
       process.once('SIGINT', stop);
     });
   } catch (error: unknown) {
-    logger.error(
+    const text =
       error instanceof Error && error.name === 'StartupFailure'
         ? error.message
-        : sanitizeError(error),
-    );
+        : sanitizeError(error);
+    // A configuration error lists one problem per line; the logger writes a line break as an
+    // escape (a record is one line), so each line of this operator text is a record of its own.
+    for (const line of text.split('\n')) if (line.trim() !== '') logger.error(line);
     return 1;
   }
 }

@@ -59,8 +59,10 @@ sources:
     await db?.drop();
   });
 
-  const post = (body: object, headers: Record<string, string> = {}) => {
-    const text = JSON.stringify(body);
+  const post = (body: object, headers: Record<string, string> = {}) =>
+    postText(JSON.stringify(body), headers);
+  /** Posts this exact text, signed: numbers as the sender wrote them. */
+  const postText = (text: string, headers: Record<string, string> = {}) => {
     const signature = `sha256=${createHmac('sha256', SECRET).update(text).digest('hex')}`;
     return fetch(`${service.base}/inbox/stripe`, {
       method: 'POST',
@@ -161,5 +163,35 @@ sources:
       return seen.length === 5 ? seen : undefined;
     });
     expect(steps).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('delivers the numbers as jsonb holds them: received text in, stored text out', async () => {
+    const res = await postText(
+      '{"id": 12345678901234567890, "type": "num.test", "customer": "cus_num", "amount": 1.50, "big": 1e30, "huge": 1e400}',
+    );
+    expect(res.status).toBe(202);
+    const { messageId } = (await res.json()) as { messageId: string };
+    const [stored] = await db.sql<{ key: string; text: string }[]>`
+      SELECT idempotency_key AS key, payload::text AS text FROM inbox WHERE id = ${messageId}`;
+    expect(stored!.key).toBe('12345678901234567890');
+    const delivered = await eventually(() =>
+      sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
+    );
+    expect(delivered.headers['x-idempotency-key']).toBe('12345678901234567890');
+    expect(delivered.body).toBe(stored!.text);
+    expect(delivered.body).toBe(
+      `{"id": 12345678901234567890, "big": 1000000000000000000000000000000, "huge": 1${'0'.repeat(400)}, "type": "num.test", "amount": 1.50, "customer": "cus_num"}`,
+    );
+  });
+
+  it('keeps two events whose ids differ only past 2^53 as two rows', async () => {
+    const first = await postText('{"id": 9007199254740993, "type": "num.near", "customer": "c"}');
+    const second = await postText('{"id": 9007199254740992, "type": "num.near", "customer": "c"}');
+    expect([first.status, second.status]).toEqual([202, 202]);
+    const rows = await db.sql<{ key: string }[]>`
+      SELECT idempotency_key AS key FROM inbox WHERE event_type = 'num.near' ORDER BY key`;
+    expect(rows.map((r) => r.key)).toEqual(['9007199254740992', '9007199254740993']);
+    const repeat = await postText('{"id": 9007199254740993, "type": "num.near", "customer": "c"}');
+    expect(repeat.status).toBe(200);
   });
 });

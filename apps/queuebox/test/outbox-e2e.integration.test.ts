@@ -125,6 +125,27 @@ routes:
       expect(request.headers['x-static']).toBe('row-wins');
     });
 
+    it('sends the payload as jsonb holds it, every number exactly as stored', async () => {
+      const [inserted] = await db.sql.unsafe<{ id: string }[]>(
+        `INSERT INTO ${table} (${col('topic')}, ${col('payload')}) VALUES ('order.numbers', $1::text::jsonb) RETURNING ${col('id')} AS id`,
+        [
+          '{"id": 12345678901234567890, "amount": 1.50, "big": 1e30, "tiny": -1e-21, "zero": 0.0, "huge": 1e400}',
+        ],
+      );
+      const id = inserted!.id;
+      await eventually(async () => (await row(id)).state === 'sent');
+      const request = sink.requests.find((r) => r.headers['x-message-id'] === id)!;
+      const [stored] = await db.sql.unsafe<{ text: string }[]>(
+        `SELECT ${col('payload')}::text AS text FROM ${table} WHERE ${col('id')} = $1`,
+        [id],
+      );
+      // jsonb's own text: numeric keeps the digits and the scale (1.50), never a double's form.
+      expect(request.body).toBe(stored!.text);
+      expect(request.body).toBe(
+        `{"id": 12345678901234567890, "big": 1000000000000000000000000000000, "huge": 1${'0'.repeat(400)}, "tiny": -0.000000000000000000001, "zero": 0.0, "amount": 1.50}`,
+      );
+    });
+
     it('retries with a growing delay and the sanitized last_error, then delivers', async () => {
       const [inserted] = await insert('order.paid', { mode: 'fail-twice' });
       const id = inserted!.id;

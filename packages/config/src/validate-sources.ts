@@ -32,7 +32,25 @@ export function validateSources(config: RawConfig, problems: Problems): void {
   }
 }
 
+/** The width of the inbox `source` column (spec §3.3): every row of the source stores its name. */
+const MAX_SOURCE_NAME_LENGTH = 255;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 function validateShared(name: string, source: RawSource, path: Path, problems: Problems): void {
+  // A name the column cannot hold would fail every store with 500, which senders retry for ever.
+  const length = [...name].length;
+  if (length > MAX_SOURCE_NAME_LENGTH) {
+    problems.add(
+      path,
+      `the source name is ${length} characters long; the inbox stores it in a ${MAX_SOURCE_NAME_LENGTH}-character column, so use at most ${MAX_SOURCE_NAME_LENGTH}`,
+    );
+  }
+  if (name.includes('\u0000') || LONE_SURROGATE.test(name)) {
+    problems.add(
+      path,
+      'the source name holds a NUL character or half of a surrogate pair, which the inbox cannot store; rename the source',
+    );
+  }
   const topic = source.topic ?? defaultSourceTopic(source.type);
   if (source.consumption === 'push') {
     requireText(problems, [...path, 'topic'], source.topic);

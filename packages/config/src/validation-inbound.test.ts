@@ -40,6 +40,21 @@ describe('JSONPath keys (spec §7.1)', () => {
   });
 });
 
+describe('source names (spec §3.3)', () => {
+  it('refuses a name longer than the 255-character source column, counted in characters', () => {
+    const source = (name: string) =>
+      `sources:\n  "${name}": {path: /s, consumption: pull, idempotencyKeyPath: $.id}\n`;
+    expect(problems(source('😀'.repeat(255)))).toEqual([]);
+    const long = 'x'.repeat(256);
+    expect(problems(source(long))).toEqual([
+      `sources.${long}: the source name is 256 characters long; the inbox stores it in a 255-character column, so use at most 255`,
+    ]);
+    expect(problems(source('a\\0b'))).toEqual([
+      'sources.a\u0000b: the source name holds a NUL character or half of a surrogate pair, which the inbox cannot store; rename the source',
+    ]);
+  });
+});
+
 describe('HTTP sources (spec §7.2, §7.5)', () => {
   it('needs one of idempotencyKeyPath, idempotencyKeyHeader, idempotencyKeyExpression', () => {
     expect(problems('sources:\n  s: {path: /s, consumption: pull}')).toEqual([

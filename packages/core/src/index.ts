@@ -18,3 +18,6 @@ export * from './config/default-columns.js';
 export * from './json-path.js';
 export * from './header-rules.js';
 export * from './header-precedence.js';
+
+export * from './json-text.js';
+export * from './json-payload.js';

@@ -1,3 +1,4 @@
+import type { JsonPayload } from './json-payload.js';
 import type { Consumption, InboxState, OutboxState } from './states.js';
 
 /** JSON as it travels through QueueBox: payloads are objects or arrays, transforms may return any. */
@@ -12,7 +13,8 @@ export interface OutboxMessage {
   readonly topic: string;
   readonly key: string | null;
   readonly aggregateType: string | null;
-  readonly payload: Json;
+  /** The payload as the database holds it (`payload::text`), parsed only if a transform runs. */
+  readonly payload: JsonPayload;
   readonly headers: Headers;
   readonly state: OutboxState;
   readonly attempt: number;
@@ -47,7 +49,7 @@ export interface InboxMessage {
   readonly idempotencyKey: string;
   readonly aggregateId: string | null;
   readonly eventType: string | null;
-  readonly payload: Json;
+  readonly payload: JsonPayload;
   readonly headers: Headers;
   readonly correlationId: string | null;
   readonly consumption: Consumption;
@@ -75,7 +77,11 @@ export interface NewInboxMessage {
   readonly idempotencyKey: string;
   readonly aggregateId: string | null;
   readonly eventType: string | null;
-  readonly payload: Json;
+  /**
+   * The received JSON text when no source transform ran (stored as the database parses it, so
+   * no number passes through a double), else the transform's result.
+   */
+  readonly payload: JsonPayload;
   readonly headers: Headers;
   readonly correlationId: string | null;
   readonly consumption: Consumption;

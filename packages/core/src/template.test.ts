@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { JsonPayload } from './json-payload.js';
 import type { Json } from './model.js';
 import {
   addressTemplateProblems,
@@ -9,7 +10,18 @@ import {
 } from './template.js';
 
 function row(payload: Json, overrides: Partial<TemplateFields> = {}): TemplateFields {
-  return { topic: 'orders.created', key: null, aggregateType: null, payload, ...overrides };
+  return {
+    topic: 'orders.created',
+    key: null,
+    aggregateType: null,
+    payload: JsonPayload.fromValue(payload),
+    ...overrides,
+  };
+}
+
+/** A row whose payload is stored text, as the claim returns it (`payload::text`). */
+function stored(text: string): TemplateFields {
+  return row(null, { payload: JsonPayload.fromText(text) });
 }
 
 describe('renderTemplate (RoutingKeyTemplateContractTest)', () => {
@@ -60,6 +72,29 @@ describe('renderTemplate', () => {
     expect(render('s')).toBe('x y');
     expect(render('o')).toBe('{"a":[1,"b"]}');
     expect(render('l')).toBe('[1,2]');
+  });
+
+  it('renders numbers as stored: an integer keeps every digit, other numbers their JSON form', () => {
+    const fields = stored(
+      '{"id": 12345678901234567890, "near": 9007199254740993, "big": 1000000000000000000000000000000, "amount": 1.50, "neg": -0, "o": {"n": 12345678901234567890, "f": 1.50, "s": "a b"}}',
+    );
+    const render = (name: string) => renderTemplate(`{{ payload.${name} }}`, fields, 'd');
+    expect(render('id')).toBe('12345678901234567890');
+    expect(render('near')).toBe('9007199254740993');
+    expect(render('big')).toBe('1000000000000000000000000000000');
+    expect(render('amount')).toBe('1.5');
+    expect(render('neg')).toBe('0');
+    expect(render('o')).toBe('{"n":12345678901234567890,"f":1.50,"s":"a b"}');
+    expect(render('o.n')).toBe('12345678901234567890');
+  });
+
+  it('reads the stored text as JSON.parse would: escaped names, escaped strings, the last of two names', () => {
+    const fields = stored(
+      '{"r\\u0065gion": "x", "region": "e\\u0075", "dup": 1, "dup": 2, "q": "a\\"b"}',
+    );
+    expect(renderTemplate('{{ payload.region }}', fields, 'd')).toBe('eu');
+    expect(renderTemplate('{{ payload.dup }}', fields, 'd')).toBe('2');
+    expect(renderTemplate('{{ payload.q }}', fields, 'd')).toBe('a"b');
   });
 
   it('keeps an empty string, but renders the default for null', () => {

@@ -4,7 +4,9 @@
  * the relay's source topic and the Kafka key template are plain literal replacements, kept
  * separate because the reference never parsed them with the full language.
  */
-import type { Json } from './model.js';
+import type { JsonPayload } from './json-payload.js';
+import type { JsonPathSegments } from './json-path.js';
+import { findJsonPath, jsonSourceText } from './json-text.js';
 
 /** The row fields a routing-key or address template can read. */
 export interface TemplateFields {
@@ -12,7 +14,7 @@ export interface TemplateFields {
   readonly key: string | null;
   readonly aggregateType: string | null;
   /** The payload as stored: the router runs before any transform. */
-  readonly payload: Json;
+  readonly payload: JsonPayload;
 }
 
 const PLACEHOLDER = /\{\{\s*([^}]+?)\s*}}/g;
@@ -93,18 +95,14 @@ function payloadPath(name: string): string[] | undefined {
 }
 
 /**
- * Traverses objects only: an array index or an empty segment is missing. Own properties only,
- * so `payload.__proto__` or `payload.constructor` never reach the prototype chain.
+ * Traverses objects only: an array index or an empty segment is missing. The payload's text is
+ * read, not a parsed copy, so a number renders as stored (an integer keeps every digit) and a
+ * routing key costs no parse of the whole payload; an object or array renders as compact JSON
+ * text with its numbers as stored.
  */
-function payloadText(payload: Json, path: readonly string[]): string | undefined {
-  let node: Json = payload;
-  for (const segment of path) {
-    if (segment === '' || node === null || typeof node !== 'object' || Array.isArray(node)) {
-      return undefined;
-    }
-    if (!Object.hasOwn(node, segment)) return undefined;
-    node = node[segment] ?? null;
-  }
-  if (node === null) return undefined;
-  return typeof node === 'string' ? node : JSON.stringify(node);
+function payloadText(payload: JsonPayload, path: readonly string[]): string | undefined {
+  if (path.includes('')) return undefined;
+  const segments: JsonPathSegments = path.map((name) => ({ kind: 'property', name }));
+  const span = findJsonPath(payload.text, segments);
+  return span === undefined ? undefined : (jsonSourceText(payload.text, span) ?? undefined);
 }

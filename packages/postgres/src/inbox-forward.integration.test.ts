@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  RelayClaimedMessage,
-  InboxStore,
-  NewInboxMessage,
-  RelayForward,
+import {
+  JsonPayload,
+  type RelayClaimedMessage,
+  type InboxStore,
+  type NewInboxMessage,
+  type RelayForward,
 } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -83,7 +84,7 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
 
       it('writes the outbox row of spec §8.3 and marks the inbox row processed, in one statement', async () => {
         const claimed = await claimOne(
-          inboxMessage({ aggregateId: 'order-9', payload: { a: [1, 'x'] } }),
+          inboxMessage({ aggregateId: 'order-9', payload: JsonPayload.fromValue({ a: [1, 'x'] }) }),
         );
         clock.set(new Date('2030-01-01T00:00:05.000Z'));
         const forward = relayForward(claimed);

@@ -1,4 +1,5 @@
 import {
+  JsonPayload,
   javaStringHashCode,
   type RelayClaimedMessage,
   type InboxStore,
@@ -247,7 +248,7 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
       const created: string[] = [];
       const storeRound = async (round: number) => {
         for (const aggregateId of aggregates) {
-          const m = inboxMessage({ aggregateId, payload: { round } });
+          const m = inboxMessage({ aggregateId, payload: JsonPayload.fromValue({ round }) });
           await store.store(m, { initialDelayMs: 0 });
           created.push(m.id);
         }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, InboxStore, NewInboxMessage } from '@queuebox/core';
+import { JsonPayload, type Clock, type InboxStore, type NewInboxMessage } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresInboxStore } from './inbox-store.js';
@@ -15,7 +15,7 @@ function message(overrides: Partial<NewInboxMessage> = {}): NewInboxMessage {
     idempotencyKey: randomUUID(),
     aggregateId: 'order-1',
     eventType: 'order.created',
-    payload: { n: 1 },
+    payload: JsonPayload.fromValue({ n: 1 }),
     headers: { 'content-type': 'application/json' },
     correlationId: 'corr-1',
     consumption: 'push',
@@ -89,8 +89,11 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
     });
 
     it('answers duplicate for a repeated (source, key) and keeps the first row', async () => {
-      const first = message({ payload: { v: 'first' } });
-      const repeat = message({ idempotencyKey: first.idempotencyKey, payload: { v: 'second' } });
+      const first = message({ payload: JsonPayload.fromValue({ v: 'first' }) });
+      const repeat = message({
+        idempotencyKey: first.idempotencyKey,
+        payload: JsonPayload.fromValue({ v: 'second' }),
+      });
       expect(await store.store(first, { initialDelayMs: 0 })).toEqual({ kind: 'stored' });
       expect(await store.store(repeat, { initialDelayMs: 0 })).toEqual({ kind: 'duplicate' });
       const found = await rows();
@@ -107,7 +110,7 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
     });
 
     it('writes a dead row with no delay for storeDead', async () => {
-      const m = message({ payload: { raw: 'not json' } });
+      const m = message({ payload: JsonPayload.fromValue({ raw: 'not json' }) });
       const before = await dbNow();
       expect(await store.store(m, { initialDelayMs: 60_000, dead: true })).toEqual({
         kind: 'stored',
@@ -171,7 +174,9 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
     });
 
     it('keeps call order in scheduled_at within a group', async () => {
-      const calls = Array.from({ length: 50 }, (_, n) => message({ payload: { n } }));
+      const calls = Array.from({ length: 50 }, (_, n) =>
+        message({ payload: JsonPayload.fromValue({ n }) }),
+      );
       await Promise.all(calls.map((m) => store.store(m, { initialDelayMs: 0 })));
       expect((await rows()).map((r) => r.payload.n as number)).toEqual(calls.map((_, n) => n));
     });

@@ -182,7 +182,8 @@ function insertParameters(items: readonly PendingStore[]): Cell[][] {
       m.idempotencyKey,
       m.aggregateId,
       m.eventType,
-      JSON.stringify(m.payload),
+      // The received text as it is: PostgreSQL parses it, so no number passes through a double.
+      m.payload.text,
       JSON.stringify(m.headers),
       m.correlationId,
       m.consumption,

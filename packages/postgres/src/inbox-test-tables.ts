@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_INBOX_COLUMNS,
   DEFAULT_OUTBOX_COLUMNS,
+  JsonPayload,
   silentLogger,
   type Clock,
   type InboxColumn,
@@ -153,7 +154,7 @@ export function inboxMessage(overrides: Partial<NewInboxMessage> = {}): NewInbox
     idempotencyKey: randomUUID(),
     aggregateId: null,
     eventType: 'order.created',
-    payload: { n: 1 },
+    payload: JsonPayload.fromValue({ n: 1 }),
     headers: {},
     correlationId: null,
     consumption: 'push',

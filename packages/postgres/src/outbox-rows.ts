@@ -1,11 +1,20 @@
-import type { ClaimedOutboxMessage, Headers, Json, OutboxState } from '@queuebox/core';
+import {
+  JsonPayload,
+  type ClaimedOutboxMessage,
+  type Headers,
+  type OutboxState,
+} from '@queuebox/core';
 import type { TableNames } from './table-names.js';
 
 /**
  * The columns a claim returns, aliased to the model's field names. Aliases are quoted camelCase
  * so the mapping does not depend on a column-name transform the pool might be given, and
  * `sequence` travels as text because postgres.js would otherwise hand back int8 as a string or
- * a number depending on pool options.
+ * a number depending on pool options. `payload` travels as text too: `jsonb`'s own output, which
+ * is what the publisher sends when no transform runs. postgres.js would parse it into JavaScript
+ * values, where 12345678901234567890 becomes 12345678901234567000, and the publisher would then
+ * serialise it again; the cast costs the database nothing (it is the text a jsonb column is sent
+ * as anyway).
  */
 export function claimedColumns(tables: TableNames, alias: string): string {
   const c = tables.outboxColumns;
@@ -14,7 +23,7 @@ export function claimedColumns(tables: TableNames, alias: string): string {
     `${alias}.${c.topic} AS "topic"`,
     `${alias}.${c.key} AS "key"`,
     `${alias}.${c.aggregateType} AS "aggregateType"`,
-    `${alias}.${c.payload} AS "payload"`,
+    `${alias}.${c.payload}::text AS "payload"`,
     `${alias}.${c.headers} AS "headers"`,
     `${alias}.${c.state} AS "state"`,
     `${alias}.${c.attempt} AS "attempt"`,
@@ -32,7 +41,7 @@ export interface ClaimedRow {
   readonly topic: string;
   readonly key: string | null;
   readonly aggregateType: string | null;
-  readonly payload: Json;
+  readonly payload: string;
   readonly headers: Headers | null;
   readonly state: string;
   readonly attempt: number;
@@ -50,7 +59,7 @@ export function toClaimedMessage(row: ClaimedRow): ClaimedOutboxMessage {
     topic: row.topic,
     key: row.key,
     aggregateType: row.aggregateType,
-    payload: row.payload,
+    payload: JsonPayload.fromText(row.payload),
     headers: row.headers ?? {},
     state: row.state as OutboxState,
     attempt: row.attempt,

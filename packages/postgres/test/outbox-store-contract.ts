@@ -109,6 +109,19 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       });
     });
 
+    it('returns the payload as jsonb writes it, every number exactly as stored', async () => {
+      const { sql, tables } = context();
+      const c = tables.outboxColumns;
+      await sql.unsafe(
+        `INSERT INTO ${tables.outbox} (${c.topic}, ${c.payload}) VALUES ('a.numbers', $1::text::jsonb)`,
+        ['{"id": 12345678901234567890, "amount": 1.50, "big": 1e30}'],
+      );
+      const [claimed] = await store.claim(1, LEASE);
+      expect(claimed!.payload.text).toBe(
+        '{"id": 12345678901234567890, "big": 1000000000000000000000000000000, "amount": 1.50}',
+      );
+    });
+
     it('judges "due" by the app clock', async () => {
       await rows.insertRaw([
         { topic: 'in-an-hour', scheduledAt: new Date(Date.now() + 3_600_000) },

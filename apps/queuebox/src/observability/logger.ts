@@ -76,12 +76,31 @@ function toTextLine(jsonLine: string): string {
   const record = JSON.parse(jsonLine) as Record<string, unknown>;
   const context = Object.entries(record)
     .filter(([key]) => !FIXED.has(key))
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
+    .map(
+      ([key, value]) =>
+        `${oneLine(key)}=${typeof value === 'string' ? oneLine(value) : JSON.stringify(value)}`,
+    )
     .join(' ');
   const level = String(record.level).padEnd(5);
-  const message = typeof record.message === 'string' ? record.message : '';
+  const message = typeof record.message === 'string' ? oneLine(record.message) : '';
   const logger = typeof record.logger_name === 'string' ? record.logger_name : 'queuebox';
   return `${String(record['@timestamp'])} ${level} [main] ${logger}${context ? ` ${context}` : ''} - ${message}\n`;
+}
+
+/**
+ * Control characters and the Unicode line separators as escapes (`\n`, `\u2028`): a topic, an
+ * event type or a key is sender data, and a line break in it must never start a line of its own
+ * that a reader or a log pipeline would take for another record. JSON lines escape them already.
+ */
+// eslint-disable-next-line no-control-regex
+const LINE_BREAKING = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+function oneLine(text: string): string {
+  return text.replace(
+    LINE_BREAKING,
+    (char) => ESCAPES[char] ?? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** ISO-8601 with the local offset and milliseconds, as the reference's text layout printed. */

@@ -1,11 +1,15 @@
-import type { Headers, Json, OutboxMessage } from '../model.js';
+import type { JsonPayload } from '../json-payload.js';
+import type { Headers, OutboxMessage } from '../model.js';
 
 /** What the router resolved for one row, handed to the publisher of its destination. */
 export interface PublishRequest {
   readonly message: OutboxMessage;
   readonly destination: string;
-  /** The payload after the route and destination transforms. */
-  readonly payload: Json;
+  /**
+   * The payload after the route and destination transforms; the row's own payload (its stored
+   * text, sent as it is) when no transform ran.
+   */
+  readonly payload: JsonPayload;
   /** RabbitMQ routing key / Kafka record key, when the route or destination set one. */
   readonly routingKey: string | null;
   /** RabbitMQ exchange / Kafka topic / NATS subject, resolved from the template or column. */

@@ -12,7 +12,6 @@ import {
   QueueBoxError,
   compileConfigured,
   parseJsonPath,
-  readJsonPath,
   sanitize,
   toError,
   type Json,
@@ -22,7 +21,7 @@ import {
   type Transformer,
 } from '@queuebox/core';
 import type { HeaderLookup } from '../auth/auth-validator.js';
-import { attributeValue } from './attribute-value.js';
+import { attributeValue, pathValue } from './attribute-value.js';
 
 /** Key expressions run under fixed limits (spec §19.3), unlike transforms, which configure theirs. */
 export const KEY_EXPRESSION_LIMITS: TransformLimits = { timeoutMs: 100, maxDepth: 100 };
@@ -36,7 +35,10 @@ export type AttributeStep =
 
 /** A received message as the chain reads it: the ORIGINAL body (before any transform) and its headers. */
 export interface AttributeMessage {
+  /** The parsed body, which expressions and paths read. */
   readonly body: Json;
+  /** The body's JSON text, which a path reads a big number from (every digit as written). */
+  readonly text: string;
   readonly header: HeaderLookup;
 }
 
@@ -133,7 +135,7 @@ function pathStep(path: string, keyPath: string): CompiledStep {
   }
   return {
     description: `path '${path}'`,
-    read: (message) => attributeValue(readJsonPath(segments, message.body)),
+    read: (message) => pathValue(segments, message),
   };
 }
 

@@ -25,7 +25,16 @@ const transformer = fakeTransformer({
 
 function message(body: Json, headers: Record<string, string> = {}) {
   const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-  return { body, header: (name: string) => lower.get(name.toLowerCase()) };
+  return {
+    body,
+    text: JSON.stringify(body),
+    header: (name: string) => lower.get(name.toLowerCase()),
+  };
+}
+
+/** A message received as this JSON text (numbers as the sender wrote them). */
+function received(text: string) {
+  return { body: JSON.parse(text) as Json, text, header: () => undefined };
 }
 
 function attributes(result: HttpExtractionResult) {
@@ -126,6 +135,41 @@ describe('HTTP extraction precedence', () => {
       eventType: null,
       aggregateId: null,
       publishTime: null,
+    });
+  });
+
+  it('reads a JSON integer by path with every digit, and other numbers in their JSON form', async () => {
+    const extraction = compileHttpExtraction(
+      'ids',
+      httpSource({
+        idempotencyKeyPath: ['$.id'],
+        aggregateIdPath: ['$.data[-1].n'],
+        eventTypePath: ['$.kind'],
+      }),
+      { transformer, logger: recordingLogger() },
+    );
+    const read = async (text: string) => attributes(await extraction.extract(received(text)));
+    expect(await read('{"id": 9007199254740993, "data": [{"n": -12345678901234567890}]}')).toEqual({
+      idempotencyKey: '9007199254740993',
+      aggregateId: '-12345678901234567890',
+      eventType: null,
+      publishTime: null,
+    });
+    expect((await read('{"id": 9007199254740992}')).idempotencyKey).toBe('9007199254740992');
+    expect((await read('{"id": 9007199254740991}')).idempotencyKey).toBe('9007199254740991');
+    // JSON.parse keeps the last of two equal names; the exact read does too.
+    expect(
+      (await read('{"id": 12345678901234567891, "id": 12345678901234567892}')).idempotencyKey,
+    ).toBe('12345678901234567892');
+    expect((await read(`{"id": 1${'0'.repeat(30)}}`)).idempotencyKey).toBe(`1${'0'.repeat(30)}`);
+    // Not an integer token: the JSON form of spec §7.2, as before.
+    expect((await read('{"id": 1e30, "kind": 1.50}')).idempotencyKey).toBe('1e+30');
+    expect((await read('{"id": 1e30, "kind": 1.50}')).eventType).toBe('1.5');
+    expect((await read('{"id": 12345678901234567890.0}')).idempotencyKey).toBe(
+      '12345678901234567000',
+    );
+    expect(await extraction.extract(received('{"id": 1.5e400}'))).toMatchObject({
+      kind: 'missing-key',
     });
   });
 

@@ -1,3 +1,4 @@
+import { JsonPayload } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { fakeTransformer } from '../ingest/testing/fake-transformer.js';
 import { setup, stripe } from './testing/route-harness.js';
@@ -33,9 +34,12 @@ describe('422 transform', () => {
 
   it('Skip: stores the original body', async () => {
     const t = setup({ stripe: withTransform('Skip') });
-    const res = await t.post('/inbox/stripe', '{"id":"1","a":true}');
+    const res = await t.post('/inbox/stripe', '{"id": "1", "a": true, "n": 12345678901234567890}');
     expect(res.status).toBe(202);
-    expect(t.store.rows[0]?.message.payload).toEqual({ id: '1', a: true });
+    // The received text itself, not a re-serialised copy: every digit reaches the database.
+    expect(t.store.rows[0]?.message.payload.text).toBe(
+      '{"id": "1", "a": true, "n": 12345678901234567890}',
+    );
     expect(await t.metric('queuebox_inbox_rejections_total')).toEqual([]);
   });
 
@@ -47,7 +51,7 @@ describe('422 transform', () => {
       id: messageId,
       idempotencyKey: 'evt_1',
       eventType: 't',
-      payload: { wrapped: { id: 'evt_1', type: 't' }, id: messageId },
+      payload: JsonPayload.fromValue({ wrapped: { id: 'evt_1', type: 't' }, id: messageId }),
     });
   });
 

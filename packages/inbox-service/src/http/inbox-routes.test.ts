@@ -1,4 +1,4 @@
-import { QueueBoxError, Secret, type SourceConfig } from '@queuebox/core';
+import { JsonPayload, QueueBoxError, Secret, type SourceConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { httpSource } from '../ingest/testing/http-source.js';
 import { UUID, KEY_MISSING, transformer, setup, stripe, chunked } from './testing/route-harness.js';
@@ -41,7 +41,9 @@ describe('202 new message', () => {
         idempotencyKey: 'evt_1',
         aggregateId: 'cus_9',
         eventType: 'invoice.paid',
-        payload: { id: 'evt_1', type: 'invoice.paid', customer: 'cus_9', n: 1 },
+        payload: JsonPayload.fromText(
+          '{"id":"evt_1","type":"invoice.paid","customer":"cus_9","n":1}',
+        ),
         headers: {
           'content-type': 'application/json',
           'x-correlation-id': 'corr-1',

@@ -4,14 +4,18 @@
  * 1 to 3 (drain, rate limit, capped body read) and turns the answer into a response. The order
  * is the reference's and is observable: an unauthenticated request never learns whether its
  * body parses, and a filtered message costs no expression evaluation.
+ *
+ * A message that could not be stored as it came (not UTF-8, too deep, a NUL, a key longer than
+ * its column) is answered 400 before the store, with a text naming what to fix: a store error
+ * would answer 500, and a sender retries a 500 for ever.
  */
 import {
+  JsonPayload,
   sanitize,
   sanitizeError,
   type Clock,
   type HttpSourceConfig,
   type InboxStore,
-  type Json,
   type Logger,
   type Transformer,
 } from '@queuebox/core';
@@ -28,6 +32,10 @@ import {
   sourceBindings,
   type SourceTransform,
 } from './source-transform.js';
+import { checkAttributes, checkHeaders } from '../validation/attribute-check.js';
+import { problemText, type InputProblem } from '../validation/input-problem.js';
+import { readReceivedJson } from '../validation/received-json.js';
+import { transformResultPayload } from '../validation/transform-result.js';
 
 export const KEY_MISSING_ERROR =
   'The request body does not carry the idempotency key that this source needs.';
@@ -112,26 +120,46 @@ export function createHttpIngest(
         correlationId,
       });
 
-      // 7. JSON, whatever the Content-Type says.
-      const parsed = parseJson(body);
-      if (parsed === INVALID) {
+      const refuse = (problem: InputProblem): IngestAnswer => {
+        const error = problemText(problem);
+        logger.debug(ingestLogTexts.refused(sourceName, error));
+        return answer(400, { error });
+      };
+
+      // 7. JSON, whatever the Content-Type says: UTF-8, JSON, and storable as it came.
+      const received = readReceivedJson(body);
+      if (!received.ok) {
+        if (received.problem.kind !== 'invalid-json') return refuse(received.problem);
         logger.debug(ingestLogTexts.invalidJson(sourceName));
         return answer(400, { error: 'Invalid JSON' });
       }
 
       // 8. Attributes, from the original body.
-      const extracted = await extraction.extract({ body: parsed, header: headers.lookup }, logger);
+      const extracted = await extraction.extract(
+        { body: received.value, text: received.text, header: headers.lookup },
+        logger,
+      );
       if (extracted.kind === 'missing-key') {
         logger.warn(ingestLogTexts.keyMissing(extracted.tried, sourceName));
         metrics.rejections.inc({ reason: 'extraction_failed' });
         return answer(400, { error: KEY_MISSING_ERROR });
       }
       const attributes = extracted.attributes;
-      const id = deps.newId();
+      const attributeProblem = checkAttributes(attributes);
+      if (attributeProblem !== null) {
+        const error = problemText(attributeProblem);
+        logger.warn(ingestLogTexts.attributeRefused(sourceName, error));
+        metrics.rejections.inc({ reason: 'extraction_failed' });
+        return answer(400, { error });
+      }
       const storedHeaders = headers.stored(excluded);
+      const headerProblem = checkHeaders(storedHeaders);
+      if (headerProblem !== null) return refuse(headerProblem);
+      const id = deps.newId();
 
-      // 9. Source transform, before the duplicate check.
-      let payload: Json = parsed;
+      // 9. Source transform, before the duplicate check. Without one, the received text is
+      // stored: PostgreSQL parses the sender's digits, no double in between.
+      let payload = JsonPayload.fromText(received.text);
       if (transform !== null) {
         const bindings = sourceBindings({
           messageId: id,
@@ -141,11 +169,12 @@ export function createHttpIngest(
           idempotencyKey: attributes.idempotencyKey,
           eventType: attributes.eventType,
         });
-        const outcome = await transform.run(parsed, bindings);
-        if (outcome.ok) {
-          payload = outcome.value;
+        const outcome = await transform.run(received.value, bindings);
+        const result = outcome.ok ? transformResultPayload(outcome.value) : outcome;
+        if (result.ok) {
+          payload = result.payload;
         } else {
-          const reason = sanitize(outcome.reason);
+          const reason = sanitize(result.reason);
           if (transform.onError === 'Skip') {
             logger.warn(ingestLogTexts.transformSkipped(sourceName, reason));
           } else {
@@ -186,18 +215,4 @@ export function createHttpIngest(
       }
     },
   };
-}
-
-const INVALID = Symbol('invalid JSON');
-const DECODER = new TextDecoder('utf-8');
-/**
- * Malformed UTF-8 becomes U+FFFD instead of failing, as the reference's decoding did; a body
- * that is then not JSON text (empty, truncated, trailing garbage) is refused.
- */
-function parseJson(body: Uint8Array): Json | typeof INVALID {
-  try {
-    return JSON.parse(DECODER.decode(body)) as Json;
-  } catch {
-    return INVALID;
-  }
 }

@@ -13,6 +13,11 @@ export const ingestLogTexts = {
     `A request to source '${source}' failed authentication: ${reason}.`,
   invalidJson: (source: string) =>
     `A request to source '${source}' does not carry a JSON body. It is rejected with 400.`,
+  /** `reason` is a validation text: it names a field or a header, never a value. */
+  refused: (source: string, reason: string) =>
+    `A request to source '${source}' carries a message that cannot be stored as it came. It is rejected with 400. Reason: ${reason}`,
+  attributeRefused: (source: string, reason: string) =>
+    `A message of source '${source}' has an attribute that cannot be stored. The message is rejected with 400. Reason: ${reason}`,
   transformRejected: (source: string, strategy: string, reason: string) =>
     `The transform of source '${source}' failed (onError ${strategy}). The message is rejected with 422. Reason: ${reason}`,
   transformSkipped: (source: string, reason: string) =>

@@ -18,7 +18,11 @@ describe('ingest with the real JSONata engine', () => {
   const engine = () => createJsonataTransformer();
   const message = (body: unknown, headers: Record<string, string> = {}) => {
     const lower = new Map(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-    return { body: body as never, header: (name: string) => lower.get(name.toLowerCase()) };
+    return {
+      body: body as never,
+      text: JSON.stringify(body),
+      header: (name: string) => lower.get(name.toLowerCase()),
+    };
   };
 
   it('formats expression results: whole numbers lose the decimal point, text is trimmed', async () => {
@@ -115,7 +119,7 @@ describe('ingest with the real JSONata engine', () => {
     });
     expect(res.status).toBe(202);
     const { messageId } = (await res.json()) as { messageId: string };
-    expect(store.rows[0]?.message.payload).toEqual({
+    expect(store.rows[0]?.message.payload.value).toEqual({
       order: { id: 'o-1', total: 12.5 },
       tenant: 'acme',
       id: messageId,

@@ -1,4 +1,5 @@
 import {
+  JsonPayload,
   silentLogger,
   type InboxStore,
   type NewInboxMessage,
@@ -87,7 +88,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
   };
   const interleaved = (aggregates: number, perAggregate: number): NewInboxMessage[] =>
     Array.from({ length: aggregates * perAggregate }, (_, n) =>
-      inboxMessage({ aggregateId: `agg-${n % aggregates}`, payload: { n } }),
+      inboxMessage({ aggregateId: `agg-${n % aggregates}`, payload: JsonPayload.fromValue({ n }) }),
     );
   const expectKeyOrderEqualsCreatedOrder = async () => {
     const outbox =
@@ -143,7 +144,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     expect(forwarded).toMatchObject({
       topic: 'orders.order.created',
       key: 'agg-x',
-      payload: special!.payload,
+      payload: special!.payload.value,
       state: 'pending',
       attempt: 0,
       max_attempts: 8,

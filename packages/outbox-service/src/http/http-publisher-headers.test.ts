@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Secret, type Headers, type Publisher } from '@queuebox/core';
+import { JsonPayload, Secret, type Headers, type Publisher } from '@queuebox/core';
 import { startHttpSink, type HttpSink, type SinkRequest } from '@queuebox/testing';
 import { RecordingLogger } from '../poller/testing/fakes.js';
 import { outboxMessage } from '../routing/testing/outbox-message.js';
@@ -78,7 +78,7 @@ describe('HTTP publisher: framing headers of a row', () => {
           target,
           outboxMessage({ headers: { ...headers, 'X-Kept': 'yes' } }),
           {
-            payload: { round, headers: Object.keys(headers) },
+            payload: JsonPayload.fromValue({ round, headers: Object.keys(headers) }),
           },
         );
         expect({ headers, outcome }).toEqual({ headers, outcome: { ok: true } });
@@ -86,7 +86,7 @@ describe('HTTP publisher: framing headers of a row', () => {
     }
     const ordinary = await Promise.all(
       Array.from({ length: 10 }, (_, n) =>
-        send(target, outboxMessage({ headers: { 'X-Kept': 'yes' } }), { payload: { n } }),
+        send(target, outboxMessage({ headers: { 'X-Kept': 'yes' } }), { payload: JsonPayload.fromValue({ n }) }),
       ),
     );
     expect(ordinary).toEqual(Array.from({ length: 10 }, () => ({ ok: true })));

@@ -1,7 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Secret, type DestinationConfig, type Publisher } from '@queuebox/core';
+import {
+  JsonPayload,
+  Secret,
+  type DestinationConfig,
+  type Publisher,
+} from '@queuebox/core';
 import { outboxMessage } from '../routing/testing/outbox-message.js';
 import { httpDestination } from '../routing/testing/routing-config.js';
 import type { HttpStatusClass } from './status-class.js';
@@ -40,7 +45,9 @@ describe('HTTP publisher: request', () => {
       receiver: httpDestination({ baseUrl: `${sink.url}/api/`, path: '/v1//events/' }),
     });
     const message = outboxMessage({ topic: 'orders.created', attempt: 0 });
-    const outcome = await send(target, message, { payload: { transformed: true } });
+    const outcome = await send(target, message, {
+      payload: JsonPayload.fromValue({ transformed: true }),
+    });
 
     expect(outcome).toEqual({ ok: true });
     expect(sink.requests).toHaveLength(1);
@@ -105,6 +112,21 @@ describe('HTTP publisher: request', () => {
     const { rawHeaders, headers } = sink.requests[0]!;
     expect(rawValues(rawHeaders, 'x-topic')).toEqual(['orders.created', 'from-row']);
     expect(headers['x-topic']).toBe('orders.created, from-row');
+  });
+
+  it('sends the stored text as the body, with its own length, never a relayed Content-Length', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    // A webhook's compact body was relayed with its length; the stored jsonb text is longer.
+    const text = '{"id": 12345678901234567890, "amount": 1.50}';
+    const outcome = await send(
+      target,
+      outboxMessage({ payload: JsonPayload.fromText(text), headers: { 'Content-Length': '36' } }),
+    );
+    expect(outcome).toEqual({ ok: true });
+    expect(sink.requests[0]!.body).toBe(text);
+    expect(rawValues(sink.requests[0]!.rawHeaders, 'content-length')).toEqual([
+      String(Buffer.byteLength(text)),
+    ]);
   });
 
   it('reuses keep-alive connections across messages', async () => {

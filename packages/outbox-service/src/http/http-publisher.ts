@@ -1,5 +1,5 @@
 /**
- * The HTTP publisher (spec §6.1): `POST <baseUrl + path>` with the payload as JSON. One pooled
+ * The HTTP publisher (spec §6.1): `POST <baseUrl + path>` with the payload's JSON text. One pooled
  * keep-alive undici `Pool` per destination name, so sockets are reused across messages and one
  * slow receiver never holds another's connections. Any 2xx is success; everything else, a 3xx
  * included (redirects are never followed, an SSRF guard), fails the attempt with a sanitized,
@@ -92,7 +92,8 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     const outcome = await exchange(target.pool, {
       path: target.path,
       headers: headers.list,
-      body: JSON.stringify(request.payload),
+      // The stored text as it is, unless a transform made a new payload.
+      body: request.payload.text,
       timeoutMs: target.timeoutMs,
       signal: request.signal,
       maxErrorBytes,

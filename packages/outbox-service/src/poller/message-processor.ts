@@ -4,7 +4,7 @@ import {
   sanitizeError,
   type ClaimedOutboxMessage,
   type Fence,
-  type Json,
+  type JsonPayload,
   type LogFields,
   type Logger,
   type OutboxCompletion,
@@ -137,7 +137,7 @@ export class MessageProcessor {
       return;
     }
 
-    let payload: Json = message.payload;
+    let payload: JsonPayload = message.payload;
     if (routing.routeTransform !== null || routing.destinationTransform !== null) {
       const result = await this.deps.pipeline.run(message, routing);
       if (result.kind === 'dead') {
@@ -173,7 +173,7 @@ export class MessageProcessor {
     publisher: Publisher,
     routing: RoutingResult,
     message: ClaimedOutboxMessage,
-    payload: Json,
+    payload: JsonPayload,
     signal: AbortSignal,
   ): Promise<PublishOutcome> {
     const { metrics } = this.deps;

@@ -173,7 +173,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
       inFlightKeys.add(key);
       await delay(1);
       inFlightKeys.delete(key);
-      const n = (request.message.payload as { n: number }).n;
+      const n = (request.message.payload.value as { n: number }).n;
       // Every third row fails its first attempt and holds its key back while it waits.
       if (n % 3 === 0 && request.message.attempt === 0)
         return { ok: false, error: 'HTTP 500: Error', retryable: true };

@@ -1,3 +1,4 @@
+import { JsonPayload } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakePublisher, fakePipeline, fakeRouter, transformStage, until } from './testing/fakes.js';
 import { pollerHarness, type PollerHarness } from './testing/harness.js';
@@ -25,7 +26,7 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     for (const request of h.publisher.requests) {
       expect(request.message.attempt).toBe(0);
       expect(request.destination).toBe('orders');
-      expect(request.payload).toEqual(h.store.row(request.message.id).payload);
+      expect(request.payload.value).toEqual(h.store.row(request.message.id).payload);
     }
     await until(() => h!.poller.inFlight === 0);
     expect(await h.metric('queuebox_outbox_messages_total', { status: 'sent' })).toBe(3);
@@ -145,12 +146,15 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
   it('publishes the transformed payload and keeps the stored one', async () => {
     h = pollerHarness({
       router: fakeRouter({ '*': { destination: 'orders', routeTransform: transformStage } }),
-      pipeline: fakePipeline((m) => ({ kind: 'success', payload: { wrapped: m.payload } })),
+      pipeline: fakePipeline((m) => ({
+        kind: 'success',
+        payload: JsonPayload.fromValue({ wrapped: m.payload.value }),
+      })),
     });
     const [id] = await h.insert({ topic: 't', payload: { n: 1 } });
     h.poller.start();
     await until(() => h!.store.row(id!).state === 'sent');
-    expect(h.publisher.requests[0]!.payload).toEqual({ wrapped: { n: 1 } });
+    expect(h.publisher.requests[0]!.payload.value).toEqual({ wrapped: { n: 1 } });
     expect(h.store.row(id!).payload).toEqual({ n: 1 });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AppConfig } from '@queuebox/core';
+import { JsonPayload, type AppConfig } from '@queuebox/core';
 import { createJsonataTransformer } from '../transform/jsonata-transformer.js';
 import { createMessageRouter } from './message-router.js';
 import { validateRouting } from './routing-validator.js';
@@ -86,7 +86,11 @@ describe('router: route selection', () => {
 });
 
 describe('router: routing key precedence', () => {
-  const message = outboxMessage({ topic: 'orders.created', key: 'k-1', payload: { region: 'eu' } });
+  const message = outboxMessage({
+    topic: 'orders.created',
+    key: 'k-1',
+    payload: JsonPayload.fromValue({ region: 'eu' }),
+  });
 
   it('renders the route template with the route default, winning over the destination template', () => {
     const r = router({
@@ -147,7 +151,11 @@ describe('router: resolved address', () => {
       },
       routes: [route('mq.**', 'mq'), route('k.**', 'k'), route('n.**', 'n')],
     });
-    const fields = { aggregateType: 'Order', key: 'k-9', payload: { region: 'eu' } };
+    const fields = {
+      aggregateType: 'Order',
+      key: 'k-9',
+      payload: JsonPayload.fromValue({ region: 'eu' }),
+    };
     expect(r.route(outboxMessage({ topic: 'mq.a', ...fields }))?.address).toBe('ex.Order.eu');
     expect(r.route(outboxMessage({ topic: 'k.a', ...fields }))?.address).toBe('k.a');
     expect(r.route(outboxMessage({ topic: 'n.a', ...fields }))?.address).toBe('events.k-9');
@@ -173,12 +181,12 @@ describe('router: resolved address', () => {
       destinations: { k: kafkaDestination({ topic: '{{ payload.target }}' }) },
       routes: [route('**', 'k')],
     });
-    const result = r.route(outboxMessage({ payload: { target: '  ' } }))!;
+    const result = r.route(outboxMessage({ payload: JsonPayload.fromValue({ target: '  ' }) }))!;
     expect(result.address).toBe('');
     expect(result.addressProblem).toBe(
       "The address template of destination 'k' rendered empty (topic '{{ payload.target }}')",
     );
-    expect(r.route(outboxMessage({ payload: {} }))?.address).toBe('');
+    expect(r.route(outboxMessage({ payload: JsonPayload.fromValue({}) }))?.address).toBe('');
   });
 
   it('marks an empty *From column', () => {

@@ -1,4 +1,4 @@
-import type { DestinationType, Json, OutboxMessage } from '@queuebox/core';
+import type { DestinationType, Json, JsonPayload, OutboxMessage } from '@queuebox/core';
 
 /** A compiled transform stage with its configured error strategy (spec §5.4). */
 export interface TransformStage {
@@ -38,7 +38,8 @@ export interface MessageRouter {
 
 /** Result of running the route then the destination stage on one row (spec §5.4). */
 export type PipelineResult =
-  | { readonly kind: 'success'; readonly payload: Json }
+  /** The row's own payload when every stage was skipped, else the last stage's result. */
+  | { readonly kind: 'success'; readonly payload: JsonPayload }
   | { readonly kind: 'error'; readonly reason: string }
   | { readonly kind: 'dead' };
 

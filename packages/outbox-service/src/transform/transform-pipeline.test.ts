@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TransformConfig, TransformOnError } from '@queuebox/core';
+import { JsonPayload, type TransformConfig, type TransformOnError } from '@queuebox/core';
 import type { RoutingResult } from '../routing/routing-result.js';
 import { outboxMessage } from '../routing/testing/outbox-message.js';
 import { createJsonataTransformer } from './jsonata-transformer.js';
@@ -44,7 +44,7 @@ function pipelineWithFailures() {
   return { pipeline, failures };
 }
 
-const message = outboxMessage({ payload: { n: 1 }, attempt: 3 });
+const message = outboxMessage({ payload: JsonPayload.fromValue({ n: 1 }), attempt: 3 });
 const DEST_PATH = 'destinations.orders.transform.expression';
 
 describe('transform pipeline', () => {
@@ -52,7 +52,7 @@ describe('transform pipeline', () => {
     const { pipeline } = pipelineWithFailures();
     expect(await pipeline.run(message, routing(null, null))).toEqual({
       kind: 'success',
-      payload: { n: 1 },
+      payload: JsonPayload.fromValue({ n: 1 }),
     });
   });
 
@@ -62,7 +62,7 @@ describe('transform pipeline', () => {
       message,
       routing(stage('{"n": n + 1}'), stage('{"n": n * 10}', 'Fail', DEST_PATH)),
     );
-    expect(result).toEqual({ kind: 'success', payload: { n: 20 } });
+    expect(result).toEqual({ kind: 'success', payload: JsonPayload.fromValue({ n: 20 }) });
   });
 
   it('binds $messageId, $topic, $attempt and $timestamp from the row', async () => {
@@ -76,12 +76,12 @@ describe('transform pipeline', () => {
     );
     expect(result).toEqual({
       kind: 'success',
-      payload: {
+      payload: JsonPayload.fromValue({
         id: message.id,
         topic: 'orders.created',
         attempt: 3,
         ts: '2025-01-02T03:04:05.678Z',
-      },
+      }),
     });
   });
 
@@ -91,7 +91,7 @@ describe('transform pipeline', () => {
       outboxMessage({ attempt: 0 }),
       routing(stage('$attempt'), null),
     );
-    expect(result).toEqual({ kind: 'success', payload: 0 });
+    expect(result).toEqual({ kind: 'success', payload: JsonPayload.fromValue(0) });
   });
 
   it('Fail returns an error naming the stage, sanitized, and counts fail', async () => {
@@ -142,9 +142,27 @@ describe('transform pipeline', () => {
       },
     };
     const result = await pipeline.run(message, routing(stage(FAILING, 'Skip'), spy));
-    expect(result).toEqual({ kind: 'success', payload: { n: 1 } });
+    expect(result).toEqual({ kind: 'success', payload: JsonPayload.fromValue({ n: 1 }) });
     expect(destinationRan).toBe(false);
     expect(failures.map(([s]) => s)).toEqual(['skip']);
+  });
+
+  it('route Skip delivers the stored text as it is, every digit of a big integer included', async () => {
+    const { pipeline } = pipelineWithFailures();
+    const stored = outboxMessage({ payload: JsonPayload.fromText('{"id": 12345678901234567890}') });
+    const result = await pipeline.run(stored, routing(stage(FAILING, 'Skip'), null));
+    expect(result).toEqual({ kind: 'success', payload: stored.payload });
+    if (result.kind === 'success') expect(result.payload.text).toBe('{"id": 12345678901234567890}');
+  });
+
+  it('a stage sees JavaScript numbers: an integer past 2^53 loses its last digits', async () => {
+    const { pipeline } = pipelineWithFailures();
+    const stored = outboxMessage({ payload: JsonPayload.fromText('{"id": 12345678901234567890}') });
+    const result = await pipeline.run(stored, routing(stage('{"id": id}'), null));
+    expect(result).toEqual({
+      kind: 'success',
+      payload: JsonPayload.fromText('{"id":12345678901234567000}'),
+    });
   });
 
   it('destination Skip delivers the route output', async () => {
@@ -153,7 +171,7 @@ describe('transform pipeline', () => {
       message,
       routing(stage('{"n": 99}'), stage(FAILING, 'Skip', DEST_PATH)),
     );
-    expect(result).toEqual({ kind: 'success', payload: { n: 99 } });
+    expect(result).toEqual({ kind: 'success', payload: JsonPayload.fromValue({ n: 99 }) });
     expect(failures).toEqual([
       ['skip', { keyPath: DEST_PATH, reason: 'boom password=[REDACTED]' }],
     ]);
@@ -183,7 +201,7 @@ describe('transform pipeline', () => {
     const pipeline = createTransformPipeline();
     expect(await pipeline.run(message, routing(stage(FAILING, 'Skip'), null))).toEqual({
       kind: 'success',
-      payload: { n: 1 },
+      payload: JsonPayload.fromValue({ n: 1 }),
     });
   });
 });

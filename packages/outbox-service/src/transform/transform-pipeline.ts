@@ -1,8 +1,16 @@
 /**
  * The outbox transform pipeline (spec §4.3 step 4, §5.4): the route stage, then the destination
  * stage, on every delivery attempt. The row keeps its stored payload; a retry transforms again.
+ * JSONata works on JavaScript values, so a transformed payload carries numbers as doubles: an
+ * integer beyond 2^53 loses its last digits (docs/transforms.md).
  */
-import { sanitize, type Json, type OutboxMessage, type TransformBindings } from '@queuebox/core';
+import {
+  JsonPayload,
+  sanitize,
+  type Json,
+  type OutboxMessage,
+  type TransformBindings,
+} from '@queuebox/core';
 import type {
   PipelineResult,
   RoutingResult,
@@ -51,10 +59,12 @@ export function createTransformPipeline(options: TransformPipelineOptions = {}):
         return { kind: 'success', payload: message.payload };
       }
       const bindings = outboxBindings(message);
+      // A stage that is skipped delivers its input as it came: the row's text, untouched, when
+      // the route stage is skipped.
       let payload = message.payload;
       for (const stage of [routeTransform, destinationTransform]) {
         if (stage === null) continue;
-        const step = await runStage(stage, payload, bindings, onFailure);
+        const step = await runStage(stage, payload.value, bindings, onFailure);
         if (step.kind === 'value') payload = step.payload;
         // A skipped stage delivers its own input; a skipped route stage also ends the pipeline,
         // so the destination stage never sees a payload its author did not expect.
@@ -67,7 +77,7 @@ export function createTransformPipeline(options: TransformPipelineOptions = {}):
 }
 
 type StageStep =
-  | { readonly kind: 'value'; readonly payload: Json }
+  | { readonly kind: 'value'; readonly payload: JsonPayload }
   | { readonly kind: 'skip' }
   | { readonly kind: 'stop'; readonly result: PipelineResult };
 
@@ -78,7 +88,7 @@ async function runStage(
   onFailure: TransformFailureListener,
 ): Promise<StageStep> {
   const outcome = await stage.evaluate(input, bindings);
-  if (outcome.ok) return { kind: 'value', payload: outcome.value };
+  if (outcome.ok) return { kind: 'value', payload: JsonPayload.fromValue(outcome.value) };
   // The reason can quote payload values (jsonata echoes tokens), so it is sanitized here.
   const failure = { keyPath: stage.keyPath, reason: sanitize(outcome.reason) };
   switch (stage.onError) {

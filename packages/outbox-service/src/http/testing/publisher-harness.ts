@@ -1,7 +1,7 @@
 /** Test helpers for the HTTP publisher (dev only; not exported by the package). */
 import type {
   DestinationConfig,
-  Json,
+  JsonPayload,
   Logger,
   OutboxMessage,
   PublishOutcome,
@@ -37,7 +37,7 @@ export function testPublisher(
 export function send(
   target: Publisher,
   message: OutboxMessage = outboxMessage(),
-  options: { destination?: string; payload?: Json; signal?: AbortSignal } = {},
+  options: { destination?: string; payload?: JsonPayload; signal?: AbortSignal } = {},
 ): Promise<PublishOutcome> {
   return target.publish({
     message,

@@ -1,15 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  ClaimedOutboxMessage,
-  Fence,
-  Headers,
-  Json,
-  NewOutboxMessage,
-  OutboxCompletion,
-  OutboxGauges,
-  OutboxStore,
-  OutboxState,
-  ReplayFilter,
+import {
+  JsonPayload,
+  type ClaimedOutboxMessage,
+  type Fence,
+  type Headers,
+  type Json,
+  type NewOutboxMessage,
+  type OutboxCompletion,
+  type OutboxGauges,
+  type OutboxStore,
+  type OutboxState,
+  type ReplayFilter,
 } from '@queuebox/core';
 
 /** One row of the fake table, with the columns the claim and fence rules read. */
@@ -252,7 +253,8 @@ export class InMemoryOutboxStore implements OutboxStore {
       topic: row.topic,
       key: row.key,
       aggregateType: row.aggregateType,
-      payload: row.payload,
+      // As the database: the claim hands back the stored JSON text.
+      payload: JsonPayload.fromValue(row.payload),
       headers: { ...row.headers },
       state: row.state,
       attempt: row.attempt,

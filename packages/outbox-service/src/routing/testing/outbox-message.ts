@@ -1,5 +1,5 @@
 /** Test fixtures: an outbox row with sensible defaults (dev only; not exported by the package). */
-import type { OutboxMessage } from '@queuebox/core';
+import { JsonPayload, type OutboxMessage } from '@queuebox/core';
 
 export function outboxMessage(overrides: Partial<OutboxMessage> = {}): OutboxMessage {
   return {
@@ -7,7 +7,7 @@ export function outboxMessage(overrides: Partial<OutboxMessage> = {}): OutboxMes
     topic: 'orders.created',
     key: null,
     aggregateType: null,
-    payload: { orderId: 42 },
+    payload: JsonPayload.fromValue({ orderId: 42 }),
     headers: {},
     state: 'processing',
     attempt: 0,
