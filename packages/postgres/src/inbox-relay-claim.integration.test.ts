@@ -197,6 +197,84 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
       expect(ids(claimed.slice(1))).toEqual(ids(others));
     });
 
+    /** Stores at once (one grouped insert): scheduled_at still follows the argument order. */
+    const storeBulk = async (messages: NewInboxMessage[]): Promise<NewInboxMessage[]> => {
+      await Promise.all(messages.map((m) => store.store(m, { initialDelayMs: 0 })));
+      return messages;
+    };
+    /** A head of `aggregateId` in flight (a lease far ahead, so no reclaim frees it). */
+    const busyAggregate = async (aggregateId: string) => {
+      const [head] = await storeAll([inboxMessage({ aggregateId })]);
+      await setProcessing(head!.id, `clock_timestamp() + interval '1 hour'`);
+    };
+
+    it('passes over a busy aggregate whose backlog is larger than the window (batch 100, window 500)', async () => {
+      await busyAggregate('X');
+      await storeBulk(agg('X', 600));
+      const [other, loose] = await storeAll([inboxMessage({ aggregateId: 'Y' }), inboxMessage()]);
+      expect(ids(await store.claimForRelay(100, LEASE))).toEqual([other!.id, loose!.id]);
+    });
+
+    it('passes over a busy backlog at batch 1 too (window 100), one row per claim', async () => {
+      await busyAggregate('X');
+      await storeBulk(agg('X', 150));
+      const [other, loose] = await storeAll([inboxMessage({ aggregateId: 'Y' }), inboxMessage()]);
+      expect(ids(await store.claimForRelay(1, LEASE))).toEqual([other!.id]);
+      expect(ids(await store.claimForRelay(1, LEASE))).toEqual([loose!.id]);
+      expect(await store.claimForRelay(1, LEASE)).toEqual([]);
+    });
+
+    it('looks past a free aggregate whose backlog is larger than the window', async () => {
+      const [hotHead] = await storeBulk(agg('hot', 600));
+      const [other, loose] = await storeAll([inboxMessage({ aggregateId: 'Y' }), inboxMessage()]);
+      expect(ids(await store.claimForRelay(100, LEASE))).toEqual([
+        hotHead!.id,
+        other!.id,
+        loose!.id,
+      ]);
+    });
+
+    it('fills a batch across several windows of busy and free backlogs, each aggregate by its head', async () => {
+      const [hotHead] = await storeBulk(agg('hot', 150));
+      await busyAggregate('X');
+      await storeBulk(agg('X', 150));
+      const tail = await storeAll([
+        inboxMessage({ aggregateId: 'a' }),
+        inboxMessage(),
+        inboxMessage({ aggregateId: 'a' }),
+        inboxMessage({ aggregateId: 'b' }),
+        inboxMessage({ aggregateId: 'hot' }),
+        inboxMessage(),
+      ]);
+      // Window 100 at a batch of 10: the first window is all `hot`, the next ones pass over X.
+      expect(ids(await store.claimForRelay(10, LEASE))).toEqual([
+        hotHead!.id,
+        tail[0]!.id,
+        tail[1]!.id,
+        tail[3]!.id,
+        tail[5]!.id,
+      ]);
+    });
+
+    it('reads a tie group larger than the window whole: the head of each aggregate is its least id', async () => {
+      // One publish time and one app clock: every row has the same scheduled_at and created_at.
+      const publishTime = new Date(Date.now() - 60_000);
+      const tied = Array.from({ length: 150 }, (_, n) =>
+        inboxMessage({ aggregateId: `t-${n % 3}`, publishTime }),
+      );
+      await storeBulk(tied);
+      const heads = ['t-0', 't-1', 't-2'].map(
+        (aggregateId) =>
+          tied
+            .filter((m) => m.aggregateId === aggregateId)
+            .map((m) => m.id)
+            .sort()[0]!,
+      );
+      const first = await store.claimForRelay(2, LEASE);
+      expect(ids(first)).toEqual([...heads].sort().slice(0, 2));
+      expect(ids(await store.claimForRelay(10, LEASE))).toEqual([...heads].sort().slice(2));
+    });
+
     it('skips a head another transaction holds, and never replaces it by a later row of its aggregate', async () => {
       const [a1, , b1] = await storeAll([
         inboxMessage({ aggregateId: 'A' }),

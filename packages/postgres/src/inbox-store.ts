@@ -12,9 +12,9 @@ import {
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import { claimedMessage, unquoted, type ClaimedRow } from './inbox-rows.js';
-import { inboxRelaySql } from './inbox-relay-sql.js';
+import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
-import { ASYNC_COMMIT, PLANNER_SETTINGS } from './outbox-claim.js';
+import { ASYNC_COMMIT } from './outbox-claim.js';
 import { pipelinedTransaction } from './pipelined-transaction.js';
 import { StatementGroup, type Settled } from './inbox-store-group.js';
 import type { TableNames } from './table-names.js';
@@ -100,13 +100,11 @@ export function createPostgresInboxStore(
       // lost claim is lost with it (see the forward statement), never the other way round.
       const [, , , rows] = await pipelinedTransaction(sql, [
         { text: ASYNC_COMMIT },
-        // The same planner guard as the outbox claim: without statistics the candidate scan
-        // would otherwise be a bitmap scan and a sort over every pending row.
-        { text: PLANNER_SETTINGS },
+        { text: relaySql.claimSettings },
         { text: relaySql.claimLock, params: [lockKey] },
         {
           text: relaySql.claim,
-          params: [limit, candidateWindow(limit), clock.now(), Math.round(leaseMs)],
+          params: [limit, relayCandidateWindow(limit), clock.now(), Math.round(leaseMs)],
         },
       ]);
       return (rows as ClaimedRow[]).map(claimedMessage);
@@ -158,17 +156,6 @@ export function createPostgresInboxStore(
 
 /** The outbox column default (spec §3.2), for a forward that names no ceiling. */
 const DEFAULT_MAX_ATTEMPTS = 5;
-
-/**
- * How many due rows the claim looks at to find `limit` aggregate heads. Wider than the batch,
- * so that a run of one aggregate shorter than the window does not hide the heads behind it (a
- * longer run is forwarded one row per claim until it is shorter); bounded, because each row of
- * the window is read and sorted on every claim (measured at 100 rows per claim: about 7 ms at
- * a window of 500, 10 ms at 2000).
- */
-function candidateWindow(limit: number): number {
-  return Math.min(Math.max(5 * limit, 100), 2000);
-}
 
 type Cell = string | number | null;
 

@@ -255,6 +255,29 @@ export function outboxStoreContract(context: () => OutboxContractContext): void 
       expect((await store.claim(10, LEASE)).map((m) => m.topic)).toEqual(['k-1']);
     });
 
+    it('a head in flight with a backlog larger than the window delays no NULL-key row or other key', async () => {
+      await store.insert([message('k-head', 'k')]);
+      const [head] = await store.claim(1, LEASE);
+      expect(head!.topic).toBe('k-head');
+      // 300 rows of k behind it, due first; the window of a batch of 100 is 256 rows.
+      await store.insert(Array.from({ length: 300 }, (_, n) => message(`k-${n}`, 'k')));
+      await store.insert([message('loose'), message('other', 'j')]);
+      expect((await store.claim(100, LEASE)).map((m) => m.topic)).toEqual(['loose', 'other']);
+    });
+
+    it('a row in flight holds its key even against a replayed row with a lower sequence', async () => {
+      await store.insert([message('k-1', 'k'), message('k-2', 'k')]);
+      const [k1] = await store.claim(10, LEASE);
+      await store.complete([{ kind: 'dead', fence: k1!, error: 'poison' }]);
+      const [k2] = await store.claim(10, LEASE);
+      expect(k2!.topic).toBe('k-2');
+      // k-1 comes back with its old sequence while k-2 is in flight: one row of a key at a time.
+      expect(await store.replay({ ids: [k1!.id] })).toBe(1);
+      expect(await store.claim(10, LEASE)).toEqual([]);
+      await store.complete([{ kind: 'sent', fence: k2! }]);
+      expect((await store.claim(10, LEASE)).map((m) => m.topic)).toEqual(['k-1']);
+    });
+
     it('a dead row releases its key', async () => {
       await store.insert([message('k-1', 'k'), message('k-2', 'k')]);
       const [k1] = await store.claim(10, LEASE);

@@ -14,6 +14,7 @@ import { createMetricsRegistry } from '../observability/metrics.js';
 import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import { adminRoutes } from '../startup/http-part.js';
+import { TransformSandbox } from './transform-sandbox.js';
 
 const pg = await requireService('postgres', 'app: admin routes');
 const pgUrl = pg.available ? pg.url : '';
@@ -43,6 +44,7 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
   let database: Database;
   let config: AppConfig;
   let app: Hono;
+  const sandbox = new TransformSandbox();
 
   beforeAll(async () => {
     db = await createFreshDatabase(pgUrl);
@@ -57,9 +59,10 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
     const transformer = createJsonataTransformer();
     const router = createMessageRouter(validateRouting(config, transformer));
     app = new Hono();
-    adminRoutes(config, database, transformer, router, silentLogger)!(app);
+    adminRoutes(config, database, sandbox, router, silentLogger)!(app);
   });
   afterAll(async () => {
+    await sandbox.close();
     await database?.close();
     await db?.drop();
   });
@@ -126,6 +129,79 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
       const res = await post('/admin/transform/test', body);
       expect(res.status).toBe(400);
       expect(((await res.json()) as { success: boolean }).success).toBe(false);
+    });
+
+    /** The longest the event loop stayed blocked while `work` ran, probed every 10 ms. */
+    const eventLoopStall = async <T>(
+      work: T | Promise<T>,
+    ): Promise<{ value: T; stallMs: number }> => {
+      let stallMs = 0;
+      let last = performance.now();
+      const probe = setInterval(() => {
+        const now = performance.now();
+        stallMs = Math.max(stallMs, now - last - 10);
+        last = now;
+      }, 10);
+      try {
+        return { value: await work, stallMs };
+      } finally {
+        clearInterval(probe);
+      }
+    };
+    const TIMEOUT_OR_MEMORY =
+      /^Expression evaluation (timeout after 1000 ms: Check for infinite loop\.|ran out of memory \(limit 64 MB\))/;
+
+    it('stops $string([1..1e7]) within its limit without stalling the event loop', async () => {
+      const started = performance.now();
+      const { value: res, stallMs } = await eventLoopStall(
+        post(
+          '/admin/transform/test',
+          JSON.stringify({ expression: '$string([1..1e7])', payload: {}, timeoutMs: 1000 }),
+        ),
+      );
+      expect(performance.now() - started).toBeLessThan(1000 + 700);
+      expect(stallMs).toBeLessThan(200);
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { success: boolean; error: string };
+      expect(body.success).toBe(false);
+      expect(body.error).toMatch(TIMEOUT_OR_MEMORY);
+    });
+
+    it('ends a memory bomb with an error, then answers a normal expression', async () => {
+      const { value: res, stallMs } = await eventLoopStall(
+        post(
+          '/admin/transform/test',
+          JSON.stringify({
+            expression: '$pad("", 200000000, "x") & $pad("", 200000000, "y")',
+            payload: {},
+            timeoutMs: 1000,
+          }),
+        ),
+      );
+      expect(stallMs).toBeLessThan(200);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(TIMEOUT_OR_MEMORY);
+      const normal = await post(
+        '/admin/transform/test',
+        JSON.stringify({ expression: 'a & "-" & $source', payload: { a: 'x' }, mockSource: 's' }),
+      );
+      expect(normal.status).toBe(200);
+      expect(((await normal.json()) as { result: unknown }).result).toBe('x-s');
+    });
+
+    it("answers the guard's own timeout reason when a cooperative expression runs out of time", async () => {
+      const res = await post(
+        '/admin/transform/test',
+        JSON.stringify({
+          expression: '($f := function($x){ $x > 1e12 ? $x : $f($x + 1) }; $f(0))',
+          payload: {},
+          timeoutMs: 200,
+        }),
+      );
+      expect(await res.json()).toEqual({
+        success: false,
+        error: 'Expression evaluation timeout after 200 ms: Check for infinite loop.',
+      });
     });
 
     it('401 without a valid signature, 413 above admin.maxPayloadBytes before authenticating', async () => {
@@ -252,9 +328,9 @@ describe.skipIf(!pg.available)('admin routes on a real database', () => {
     const disabled = testConfig(db, YAML('  enabled: false'));
     const transformer = createJsonataTransformer();
     const router = createMessageRouter(validateRouting(disabled, transformer));
-    expect(adminRoutes(disabled, database, transformer, router, silentLogger)).toBeUndefined();
+    expect(adminRoutes(disabled, database, sandbox, router, silentLogger)).toBeUndefined();
 
-    const operatorRoutes = adminRoutes(config, database, transformer, router, silentLogger)!;
+    const operatorRoutes = adminRoutes(config, database, sandbox, router, silentLogger)!;
     const apps = buildHttpApps({
       managementPort: 9999,
       maxBodyBytes: 1 << 20,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import type { AdminConfig, Json, Transformer } from '@queuebox/core';
+import type { AdminConfig, Json } from '@queuebox/core';
 import type { AuthValidator } from '@queuebox/inbox-service';
 import type { Hono } from 'hono';
 import { isObject, readAdminRequest } from './admin-request.js';
+import type { TransformSandbox } from './transform-sandbox.js';
 
 const DEFAULT_TIMEOUT_MS = 100;
 const DEFAULT_TOPIC = 'test.topic';
@@ -10,13 +11,14 @@ const MAX_DEPTH = 100;
 
 /**
  * `POST /admin/transform/test` (spec §11.6): evaluates a JSONata expression against a payload
- * with the context a first delivery gets; it sends and writes nothing.
+ * with the context a first delivery gets; it sends and writes nothing. The evaluation runs in
+ * the sandbox's worker thread, bounded in time and memory (see transform-sandbox.ts).
  */
 export function transformTestRoute(
   app: Hono,
   admin: AdminConfig,
   auth: AuthValidator | null,
-  transformer: Transformer,
+  sandbox: TransformSandbox,
 ): void {
   app.post('/admin/transform/test', async (c) => {
     const request = await readAdminRequest(c, admin, auth);
@@ -25,21 +27,6 @@ export function transformTestRoute(
     if (typeof parsed === 'string')
       return c.json({ success: false, error: `Invalid request: ${parsed}` }, 400);
 
-    let compiled;
-    try {
-      compiled = transformer.compile(parsed.expression, {
-        timeoutMs: parsed.timeoutMs,
-        maxDepth: MAX_DEPTH,
-      });
-    } catch (error: unknown) {
-      return c.json(
-        {
-          success: false,
-          error: `Invalid expression: ${error instanceof Error ? error.message : String(error)}`,
-        },
-        400,
-      );
-    }
     const context = {
       messageId: randomUUID(),
       topic: parsed.mockTopic,
@@ -48,9 +35,26 @@ export function transformTestRoute(
     };
     const bindings: Record<string, Json> = { ...context };
     if (parsed.mockSource !== null) bindings.source = parsed.mockSource;
-    const outcome = await compiled.evaluate(parsed.payload, bindings);
-    if (!outcome.ok) return c.json({ success: false, error: outcome.reason }, 400);
-    return c.json({ success: true, result: outcome.value, context }, 200);
+    const outcome = await sandbox.run({
+      expression: parsed.expression,
+      payload: parsed.payload,
+      bindings,
+      timeoutMs: parsed.timeoutMs,
+      maxDepth: MAX_DEPTH,
+    });
+    switch (outcome.kind) {
+      case 'invalid':
+        return c.json({ success: false, error: `Invalid expression: ${outcome.reason}` }, 400);
+      case 'failed':
+        return c.json({ success: false, error: outcome.reason }, 400);
+      case 'result':
+        // The worker's JSON text goes in as it is: the bytes c.json would have written.
+        return c.body(
+          `{"success":true,"result":${outcome.json},"context":${JSON.stringify(context)}}`,
+          200,
+          { 'Content-Type': 'application/json' },
+        );
+    }
   });
 }
 

@@ -1,6 +1,7 @@
-import { serve, type ServerType } from '@hono/node-server';
+import { serve, type Http2Bindings, type HttpBindings, type ServerType } from '@hono/node-server';
 import type { Server } from 'node:http';
 import type { Hono } from 'hono';
+import { dotSegmentNotFound, hasDotSegment } from './dot-segments.js';
 
 /** A started HTTP server that can be closed with a grace period and a hard bound. */
 export interface RunningServer {
@@ -13,8 +14,11 @@ export async function startServer(
   port: number,
   hostname = '0.0.0.0',
 ): Promise<RunningServer> {
+  // Checked on the raw request target: the adapter normalizes dot segments away before routing.
+  const fetch = (request: Request, env: HttpBindings | Http2Bindings) =>
+    hasDotSegment(env.incoming.url ?? '') ? dotSegmentNotFound() : app.fetch(request, env);
   const server = await new Promise<ServerType>((resolve, reject) => {
-    const started = serve({ fetch: app.fetch, port, hostname }, () => resolve(started));
+    const started = serve({ fetch, port, hostname }, () => resolve(started));
     started.once('error', reject);
   });
   const http = server as Server;

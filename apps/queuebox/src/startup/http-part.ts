@@ -5,6 +5,7 @@ import type { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import { adminAuthenticator } from '../admin/admin-request.js';
 import { replayRoute } from '../admin/replay-route.js';
+import type { TransformSandbox } from '../admin/transform-sandbox.js';
 import { transformTestRoute } from '../admin/transform-test-route.js';
 
 /** The inbox source routes, mounted on the data port. */
@@ -27,18 +28,21 @@ export function dataRoutes(
     });
 }
 
-/** The admin routes (spec §11.6), present only with `admin.enabled`. */
+/**
+ * The admin routes (spec §11.6), present only with `admin.enabled`. `sandbox` evaluates the
+ * transform tests; the caller owns it (and closes it at shutdown).
+ */
 export function adminRoutes(
   config: AppConfig,
   database: Database,
-  transformer: Transformer,
+  sandbox: TransformSandbox,
   router: MessageRouter,
   logger: Logger,
 ): ((app: Hono) => void) | undefined {
   if (!config.admin.enabled) return undefined;
   const auth = adminAuthenticator(config.admin);
   return (app) => {
-    transformTestRoute(app, config.admin, auth, transformer);
+    transformTestRoute(app, config.admin, auth, sandbox);
     replayRoute(app, {
       admin: config.admin,
       auth,

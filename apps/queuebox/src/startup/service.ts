@@ -2,6 +2,7 @@ import { loadConfig } from '@queuebox/config';
 import { systemClock, type AppConfig, type Logger } from '@queuebox/core';
 import { InboxRelay } from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
+import { TransformSandbox } from '../admin/transform-sandbox.js';
 import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
@@ -81,7 +82,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
     const drain = new RequestDrain();
     const apps = await step('build the HTTP routes', () => {
-      const admin = adminRoutes(config, db, transformer, outboxPlan.router, logger);
+      let admin: ReturnType<typeof adminRoutes>;
+      if (config.admin.enabled) {
+        const sandbox = new TransformSandbox();
+        shutdown.resource('the transform test worker', () => sandbox.close());
+        admin = adminRoutes(config, db, sandbox, outboxPlan.router, logger);
+      }
       return buildHttpApps({
         managementPort: config.server.managementPort,
         maxBodyBytes: config.inbox.maxBodyBytes,

@@ -224,6 +224,30 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     expect(total).toBe(80);
   });
 
+  it('forwards other rows within one cycle while a stuck aggregate has a backlog larger than the window', async () => {
+    // The defaults: batch 100, so a candidate window of 500 rows. X's head is stuck in flight
+    // (another replica's lease, an hour long) with 600 rows behind it, all due first.
+    const [head] = await storeAll([inboxMessage({ aggregateId: 'X' })]);
+    await db.sql`UPDATE inbox SET state = 'processing', claim_token = gen_random_uuid(),
+      lease_expires_at = clock_timestamp() + interval '1 hour' WHERE id = ${head!.id}`;
+    const backlog = Array.from({ length: 600 }, () => inboxMessage({ aggregateId: 'X' }));
+    await Promise.all(backlog.map((m) => store.store(m, { initialDelayMs: 0 })));
+    const [other, loose] = await storeAll([inboxMessage({ aggregateId: 'Y' }), inboxMessage()]);
+    const relay = new InboxRelay({
+      store,
+      relay: { ...RELAY, batchSize: 100 },
+      sources: SOURCES,
+      registry: new Registry(),
+      logger: silentLogger,
+    });
+    await relay.cycle();
+    const outbox = await db.sql`SELECT key, headers->>'x-inbox-id' AS inbox_id FROM outbox`;
+    expect(outbox.map((r) => r.inbox_id as string).sort()).toEqual([other!.id, loose!.id].sort());
+    const [left] = await db.sql`SELECT count(*)::int AS n FROM inbox
+      WHERE aggregate_id = 'X' AND state = 'pending'`;
+    expect(left!.n).toBe(600);
+  });
+
   it('recovers the claims of a relay that died before forwarding, without a second outbox row', async () => {
     const stored = await storeAll(interleaved(3, 2));
     // The "dead" relay claimed the heads of all three aggregates under a short lease.

@@ -30,6 +30,11 @@ export const GUARD_BINDING = '__queuebox_guard';
 /** Continuous evaluation time after which the guard lets other work run. */
 const YIELD_SLICE_MS = 10;
 
+/** The reason an evaluation that ran past `timeoutMs` fails with (also when it is stopped from outside). */
+export function evaluationTimeoutReason(timeoutMs: number): string {
+  return `Expression evaluation timeout after ${timeoutMs} ms: Check for infinite loop.`;
+}
+
 /** The evaluation broke a limit; the message is the reason a row or a response shows. */
 export class TransformLimitError extends Error {
   override readonly name = 'TransformLimitError';
@@ -61,11 +66,8 @@ export class EvaluationGuard {
       );
     }
     const now = performance.now();
-    if (now - this.#startedAt > this.#timeoutMs) {
-      this.fail(
-        `Expression evaluation timeout after ${this.#timeoutMs} ms: Check for infinite loop.`,
-      );
-    }
+    if (now - this.#startedAt > this.#timeoutMs)
+      this.fail(evaluationTimeoutReason(this.#timeoutMs));
     if (now - this.#lastYieldAt < YIELD_SLICE_MS) return undefined;
     this.#lastYieldAt = now;
     // setImmediate, not a resolved promise: only a macrotask lets timers and sockets run.

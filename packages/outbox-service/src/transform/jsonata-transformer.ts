@@ -22,6 +22,8 @@ import {
 import { toJsonOutcome } from './json-result.js';
 import { LruCache } from './lru-cache.js';
 
+export { evaluationTimeoutReason } from './evaluation-guard.js';
+
 /** Spec §19.3: the compiled-expression cache holds 1 000 entries. */
 export const EXPRESSION_CACHE_SIZE = 1000;
 

@@ -1,0 +1,122 @@
+import {
+  createFreshDatabase,
+  freePort,
+  requireService,
+  type FreshDatabase,
+} from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, startQueueBox, writeConfig, type QueueBoxProcess } from './process.js';
+
+const pg = await requireService('postgres', 'app: admin transform test in the real process');
+const pgUrl = pg.available ? pg.url : '';
+
+const CONFIG = `
+destinations:
+  sink:
+    type: http
+    baseUrl: http://127.0.0.1:9
+routes:
+  - topicPattern: "**"
+    destination: sink
+admin:
+  enabled: true
+  insecure: true
+`;
+
+const TIMEOUT_REASON = 'Expression evaluation timeout after 1000 ms: Check for infinite loop.';
+const MEMORY_REASON = /^Expression evaluation ran out of memory \(limit 64 MB\)/;
+
+/**
+ * The built service (dist/main.js) runs the admin transform test in its worker thread: the
+ * expression that used to block the whole process for seconds is stopped at its limit while the
+ * process keeps answering.
+ */
+describe.skipIf(!pg.available)('admin transform test in the real process', () => {
+  let db: FreshDatabase;
+  let qb: QueueBoxProcess;
+  let base: string;
+
+  beforeAll(async () => {
+    assertBuilt();
+    if (!pg.available) return;
+    db = await createFreshDatabase(pgUrl);
+    const port = await freePort();
+    qb = startQueueBox([], {
+      QUEUEBOX_CONFIG_FILE: writeConfig(CONFIG),
+      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
+      QUEUEBOX_DATABASE_USERNAME: db.user,
+      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+    });
+    await qb.waitFor('is listening on port');
+    base = `http://127.0.0.1:${port}`;
+  });
+
+  afterAll(async () => {
+    if (qb) {
+      qb.child.kill('SIGTERM');
+      expect((await qb.exited).code).toBe(0);
+    }
+    await db?.drop();
+  });
+
+  const test = async (expression: string, timeoutMs = 1000) => {
+    const started = performance.now();
+    const res = await fetch(`${base}/admin/transform/test`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ expression, payload: { n: 2 }, timeoutMs }),
+    });
+    const body = (await res.json()) as { success: boolean; error: string; result?: unknown };
+    return { status: res.status, body, ms: performance.now() - started };
+  };
+
+  /** Liveness answer times, probed every 50 ms until `until` settles. */
+  const probeLiveness = async (until: Promise<unknown>): Promise<number[]> => {
+    let done = false;
+    void until.finally(() => (done = true));
+    const times: number[] = [];
+    while (!done) {
+      const started = performance.now();
+      const res = await fetch(`${base}/health/live`);
+      expect(res.status).toBe(200);
+      times.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return times;
+  };
+
+  it('answers a normal expression from the worker', async () => {
+    expect(await test('n * 21')).toMatchObject({
+      status: 200,
+      body: { success: true, result: 42 },
+    });
+  });
+
+  it('stops $string([1..1e7]) within its limit while /health/live keeps answering at once', async () => {
+    const bomb = test('$string([1..1e7])');
+    const liveness = await probeLiveness(bomb);
+    const { status, body, ms } = await bomb;
+    expect(status).toBe(400);
+    expect(body.success).toBe(false);
+    expect(body.error === TIMEOUT_REASON || MEMORY_REASON.test(body.error)).toBe(true);
+    expect(ms).toBeLessThan(1000 + 700);
+    expect(liveness.length).toBeGreaterThan(0);
+    expect(Math.max(...liveness)).toBeLessThan(200);
+    // The replacement worker is warm: the next ordinary request is quick again.
+    const next = await test('n + 1');
+    expect(next).toMatchObject({ status: 200, body: { success: true, result: 3 } });
+  });
+
+  it('ends a memory bomb with an error, not a crash, and keeps serving', async () => {
+    const bomb = test('$pad("", 200000000, "x") & $pad("", 200000000, "y")', 1000);
+    const liveness = await probeLiveness(bomb);
+    const { status, body } = await bomb;
+    expect(status).toBe(400);
+    expect(body.success).toBe(false);
+    expect(body.error === TIMEOUT_REASON || MEMORY_REASON.test(body.error)).toBe(true);
+    expect(Math.max(...liveness)).toBeLessThan(200);
+    expect(await test('n')).toMatchObject({ status: 200, body: { success: true, result: 2 } });
+    expect(qb.child.exitCode).toBeNull();
+  });
+});
