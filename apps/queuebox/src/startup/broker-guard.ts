@@ -1,13 +1,16 @@
 import { QueueBoxError, type AppConfig } from '@queuebox/core';
+import { brokerRegistered, providers, type ProviderRegistry } from '../providers.js';
 
 /**
- * Broker sources (RabbitMQ, Kafka, NATS consumers) are not part of this build yet. A
- * configuration that names one stops the start with a clear line instead of silently never
- * consuming the queue.
+ * A source of a broker kind that this build has no provider for (provider registry) stops the
+ * start with a clear line instead of silently never consuming the queue.
  */
-export function refuseUnbuiltSources(config: AppConfig): void {
+export function refuseUnbuiltSources(
+  config: AppConfig,
+  registry: ProviderRegistry = providers,
+): void {
   const problems = Object.entries(config.sources)
-    .filter(([, source]) => source.type !== 'http')
+    .filter(([, source]) => source.type !== 'http' && !brokerRegistered(source.type, registry))
     .map(
       ([name, source]) =>
         `sources.${name}: type ${source.type} sources are not available in this build of QueueBox; use an http source`,
