@@ -45,7 +45,11 @@ describe('the provider registry', () => {
   });
 
   it('fails naming the provider, the package and the shape when the export is wrong', async () => {
-    const { createSourceConsumer: _dropped, ...withoutConsumer } = shapedBroker;
+    const withoutConsumer = {
+      kind: shapedBroker.kind,
+      name: shapedBroker.name,
+      createPublisher: () => shapedBroker.createPublisher({} as never, {} as never),
+    };
     const registry: ProviderRegistry = {
       rabbitmq: broker('@queuebox/rabbitmq', () =>
         Promise.resolve({ provider: withoutConsumer as BrokerProvider }),

@@ -55,7 +55,7 @@ export function settledWithin(
   return new Promise((resolve, reject) => {
     for (const query of queries) {
       query.catch((error: unknown) => {
-        if (isConnectionLoss(error)) reject(error);
+        if (error instanceof Error && isConnectionLoss(error)) reject(error);
       });
     }
     withTimeout(Promise.allSettled(queries), boundMs, () => new NoAnswerError(boundMs)).then(

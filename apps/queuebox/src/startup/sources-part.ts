@@ -38,7 +38,7 @@ export async function buildSourceConsumers(
     if (sources.length === 0) continue;
     const provider = await loadBrokerProvider(type, registry);
     for (const [name, source] of sources) {
-      const consumer = provider.createSourceConsumer(name, source as never, {
+      const consumer = provider.createSourceConsumer(name, source, {
         handler: deps.handlerFor(name, source),
         logger: deps.logger.child({ source: name }),
       });
