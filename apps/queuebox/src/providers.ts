@@ -1,4 +1,10 @@
-import { QueueBoxError, toError, type DatabaseProvider } from '@queuebox/core';
+import {
+  QueueBoxError,
+  toError,
+  type BrokerProvider,
+  type BrokerType,
+  type DatabaseProvider,
+} from '@queuebox/core';
 
 /**
  * The provider registry (architecture §4): every database, broker and capture provider is one
@@ -6,29 +12,65 @@ import { QueueBoxError, toError, type DatabaseProvider } from '@queuebox/core';
  * package instead of crashing on a bare module error. A dynamic import hides a missing package
  * from the compiler, which is why `checkProviders` runs in the build, in CI, and against the
  * production install the container image copies.
+ *
+ * A broker package joins with one line, `rabbitmq: broker('@queuebox/rabbitmq', () =>
+ * import('@queuebox/rabbitmq')),` (and its entry in package.json): its destinations get its
+ * publisher and its sources its consumer. A broker kind without a line here stops the start.
  */
-interface ProviderEntry<T> {
-  readonly packageName: string;
-  readonly kind: string;
-  load(): Promise<{ readonly provider: T }>;
-}
-
 export const providers = {
-  postgresql: {
-    packageName: '@queuebox/postgres',
-    kind: 'database',
-    load: () => import('@queuebox/postgres'),
-  },
-} satisfies Record<string, ProviderEntry<unknown>>;
+  postgresql: database('@queuebox/postgres', () => import('@queuebox/postgres')),
+} satisfies ProviderRegistry;
 
 export type ProviderName = keyof typeof providers;
 
+export type ProviderKind = 'database' | 'broker';
+
+export interface DatabaseProviderModule {
+  readonly provider: DatabaseProvider;
+}
+
+export interface BrokerProviderModule {
+  readonly provider: BrokerProvider;
+}
+
+export interface ProviderEntry<M = unknown> {
+  readonly packageName: string;
+  readonly kind: ProviderKind;
+  load(): Promise<M>;
+}
+
+export type ProviderRegistry = Readonly<Record<string, ProviderEntry>>;
+
+export function database(
+  packageName: string,
+  load: () => Promise<DatabaseProviderModule>,
+): ProviderEntry<DatabaseProviderModule> {
+  return { packageName, kind: 'database', load };
+}
+
+export function broker(
+  packageName: string,
+  load: () => Promise<BrokerProviderModule>,
+): ProviderEntry<BrokerProviderModule> {
+  return { packageName, kind: 'broker', load };
+}
+
+/** The functions each kind's provider must export beside `kind` and `name`. */
+const FACTORIES: Record<ProviderKind, readonly string[]> = {
+  database: ['open'],
+  broker: ['createPublisher', 'createSourceConsumer'],
+};
+
 /** Loads one provider and checks its shape; a missing package raises the named error. */
-export async function loadProvider<N extends ProviderName>(
-  name: N,
-): Promise<Awaited<ReturnType<(typeof providers)[N]['load']>>['provider']> {
-  const entry: ProviderEntry<{ kind?: unknown; name?: unknown }> = providers[name];
-  let loaded: { readonly provider: { kind?: unknown; name?: unknown } } | undefined;
+export async function loadProvider(
+  name: string,
+  registry: ProviderRegistry = providers,
+): Promise<unknown> {
+  const entry = registry[name];
+  if (entry === undefined) {
+    throw new QueueBoxError('provider_missing', `No provider '${name}' is registered.`);
+  }
+  let loaded: unknown;
   try {
     loaded = await entry.load();
   } catch (error: unknown) {
@@ -38,34 +80,58 @@ export async function loadProvider<N extends ProviderName>(
       { cause: error },
     );
   }
-  const provider = loaded?.provider;
-  if (provider?.kind !== entry.kind || provider.name !== name) {
+  const provider = (loaded as { provider?: Record<string, unknown> } | undefined)?.provider;
+  const missing = FACTORIES[entry.kind].filter((key) => typeof provider?.[key] !== 'function');
+  if (provider?.kind !== entry.kind || provider.name !== name || missing.length > 0) {
     throw new QueueBoxError(
       'provider_missing',
-      `The provider '${name}' in ${entry.packageName} does not export the expected shape (a ${entry.kind} provider named '${name}'). Reinstall ${entry.packageName} at the version of the app.`,
+      `The provider '${name}' in ${entry.packageName} does not export the expected shape (a ${entry.kind} provider named '${name}' with ${FACTORIES[entry.kind].join(' and ')}). Reinstall ${entry.packageName} at the version of the app.`,
     );
   }
-  return provider as never;
+  return provider;
 }
 
 export async function loadDatabaseProvider(
   type: 'postgresql' | 'sqlserver',
+  registry: ProviderRegistry = providers,
 ): Promise<DatabaseProvider> {
-  if (!(type in providers)) {
+  if (registry[type]?.kind !== 'database') {
     throw new QueueBoxError(
       'provider_missing',
       `The provider '${type}' is not part of this build of QueueBox. Use database.type postgresql.`,
     );
   }
-  return loadProvider(type as ProviderName);
+  return (await loadProvider(type, registry)) as DatabaseProvider;
+}
+
+/** Whether this build has a provider for the broker kind. */
+export function brokerRegistered(
+  type: BrokerType,
+  registry: ProviderRegistry = providers,
+): boolean {
+  return registry[type]?.kind === 'broker';
+}
+
+/** A registered broker's provider; callers check `brokerRegistered` first. */
+export async function loadBrokerProvider(
+  type: BrokerType,
+  registry: ProviderRegistry = providers,
+): Promise<BrokerProvider> {
+  if (!brokerRegistered(type, registry)) {
+    throw new QueueBoxError(
+      'provider_missing',
+      `The broker '${type}' is not part of this build of QueueBox.`,
+    );
+  }
+  return (await loadProvider(type, registry)) as BrokerProvider;
 }
 
 /** Loads every registered provider; returns one problem line per provider that failed. */
-export async function checkProviders(): Promise<string[]> {
+export async function checkProviders(registry: ProviderRegistry = providers): Promise<string[]> {
   const problems: string[] = [];
-  for (const name of Object.keys(providers) as ProviderName[]) {
+  for (const name of Object.keys(registry)) {
     try {
-      await loadProvider(name);
+      await loadProvider(name, registry);
     } catch (error: unknown) {
       problems.push(toError(error).message);
     }

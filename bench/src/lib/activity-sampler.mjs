@@ -49,7 +49,6 @@ export function startActivitySampler({ database, everyMs = 50 }) {
   const backendPids = new Set();
   const samples = [];
   let running = true;
-  let ticks = 0;
   const loop = (async () => {
     while (running) {
       const t = now();
@@ -58,7 +57,6 @@ export function startActivitySampler({ database, everyMs = 50 }) {
           await sql`select pid, state, wait_event_type, wait_event, left(query, 400) as query
           from pg_stat_activity
           where datname = ${database} and pid <> pg_backend_pid() and backend_type = 'client backend'`;
-        ticks += 1;
         const active = [];
         for (const row of rows) {
           backendPids.add(row.pid);

@@ -18,7 +18,6 @@ import {
   RESULTS_DIR,
   freePort,
   log,
-  now,
   percentile,
   round,
   sleep,

@@ -12,6 +12,7 @@ export * from './transform/transform-pipeline.js';
 export type * from './routing/routing-plan.js';
 export * from './routing/message-router.js';
 export * from './routing/routing-validator.js';
+export * from './publish/publisher-registry.js';
 export * from './http/http-publisher.js';
 export * from './http/oauth2-token-manager.js';
 export * from './http/private-address.js';

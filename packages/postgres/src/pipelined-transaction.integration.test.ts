@@ -1,4 +1,10 @@
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
+import postgres from 'postgres';
+import {
+  createFreshDatabase,
+  requireService,
+  startFaultProxy,
+  type FreshDatabase,
+} from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { pipelinedTransaction } from './pipelined-transaction.js';
 
@@ -62,5 +68,81 @@ describe.skipIf(!pg.available)('pipelinedTransaction', () => {
     await Promise.all(runs);
     const [count] = await db.sql`SELECT count(*)::int AS n FROM t`;
     expect(count!['n']).toBe(40);
+  });
+
+  it('fails a transaction whose reserve postgres.js strands when the connection drops, then recovers', async () => {
+    // postgres.js 3.4.9 hands a reserve queued behind a connection that closes to that
+    // connection's reconnect, which then drops it: the reserve never settles (porsager/postgres
+    // #1195). A claim stuck there stopped the poller for good after one database outage.
+    const proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
+    const sql = postgres({
+      host: proxy.host,
+      port: proxy.port,
+      database: db.name,
+      username: db.user,
+      max: 1,
+      connect_timeout: 1,
+      onnotice: () => undefined,
+    });
+    try {
+      const holder = await sql.reserve();
+      await holder`SELECT 1`;
+      const stranded = pipelinedTransaction(sql, [{ text: 'SELECT 1 AS one' }]);
+      const settled = stranded.then(
+        () => 'resolved',
+        (error: unknown) => (error instanceof Error ? error.message : String(error)),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      proxy.cut();
+      const outcome = await Promise.race([
+        settled,
+        new Promise((resolve) => setTimeout(() => resolve('still pending after 5 s'), 5_000)),
+      ]);
+      expect(outcome).toBe('No database connection became free within 1000 ms.');
+      const [rows] = await pipelinedTransaction(sql, [{ text: 'SELECT 2 AS two' }]);
+      expect(rows).toEqual([{ two: 2 }]);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await proxy.close();
+    }
+  });
+
+  it('fails at once when the connection drops mid-transaction, though postgres.js leaves queued statements pending', async () => {
+    // A statement with parameters is described before it runs; postgres.js queues the ones
+    // after it in the reserved connection's own queue and never fails them when the
+    // connection drops. Waiting for every statement to settle hung the claim for good.
+    const proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
+    const sql = postgres({
+      host: proxy.host,
+      port: proxy.port,
+      database: db.name,
+      username: db.user,
+      max: 1,
+      connect_timeout: 1,
+      onnotice: () => undefined,
+    });
+    try {
+      const inFlight = pipelinedTransaction(sql, [
+        { text: 'SELECT pg_sleep($1::float8)', params: [3] },
+        { text: 'INSERT INTO t VALUES ($1, $2)', params: [7, 'never'] },
+      ]);
+      const settled = inFlight.then(
+        () => 'resolved',
+        (error: unknown) => (error as { code?: string }).code ?? String(error),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      proxy.cut();
+      const outcome = await Promise.race([
+        settled,
+        new Promise((resolve) => setTimeout(() => resolve('still pending after 2 s'), 2_000)),
+      ]);
+      expect(outcome).toBe('ECONNRESET');
+      const [rows] = await pipelinedTransaction(sql, [{ text: 'SELECT 3 AS three' }]);
+      expect(rows).toEqual([{ three: 3 }]);
+      expect(await db.sql`SELECT id FROM t`).toHaveLength(0);
+    } finally {
+      await sql.end({ timeout: 1 });
+      await proxy.close();
+    }
   });
 });

@@ -1,5 +1,6 @@
 import type postgres from 'postgres';
 import type { Param } from './outbox-query.js';
+import { abandon, answerBoundMs, reserveWithin, settledWithin } from './reserved-connection.js';
 
 /** One statement of a pipelined transaction; `prepare` keeps a named plan per connection. */
 export interface PipelinedStatement {
@@ -23,33 +24,40 @@ const PREPARED = { prepare: true } as const;
  * succeeded. Statements are named prepared statements: use this only for texts whose generic
  * plan is right, or pin the plan with `SET LOCAL` settings placed before them.
  *
+ * A lost connection or a transaction that does not answer within the pool's connect timeout
+ * fails (see reserved-connection.ts: postgres.js can leave either waiting for good).
+ *
  * Returns the rows of every statement, in order; their shape is the caller's to state.
  */
 export async function pipelinedTransaction(
   sql: postgres.Sql,
   statements: readonly PipelinedStatement[],
 ): Promise<unknown[][]> {
-  const connection = await sql.reserve();
+  const boundMs = answerBoundMs(sql);
+  const connection = await reserveWithin(sql, boundMs);
+  // `.then` (inside settledWithin) is what sends a postgres.js query, so they go out in order.
+  const queries = [
+    connection.unsafe('BEGIN', [], PREPARED),
+    ...statements.map((s) => connection.unsafe(s.text, (s.params ?? []) as Param[], PREPARED)),
+    connection.unsafe('COMMIT', [], PREPARED),
+  ];
+  let settled: PromiseSettledResult<unknown>[];
   try {
-    // `.then` (inside allSettled) is what sends a postgres.js query, so they go out in order.
-    const queries = [
-      connection.unsafe('BEGIN', [], PREPARED),
-      ...statements.map((s) => connection.unsafe(s.text, (s.params ?? []) as Param[], PREPARED)),
-      connection.unsafe('COMMIT', [], PREPARED),
-    ];
-    const settled = await Promise.allSettled(queries);
-    for (const outcome of settled) {
-      if (outcome.status === 'rejected') throw outcome.reason;
-    }
-    const commit = settled[settled.length - 1] as PromiseFulfilledResult<postgres.RowList<[]>>;
-    // COMMIT of a transaction that failed answers ROLLBACK without an error of its own.
-    if (commit.value.command !== 'COMMIT') {
-      throw new Error(`The transaction was rolled back (${commit.value.command}).`);
-    }
-    return settled
-      .slice(1, -1)
-      .map((outcome) => (outcome as PromiseFulfilledResult<unknown[]>).value);
-  } finally {
-    connection.release();
+    settled = await settledWithin(queries, boundMs);
+  } catch (error: unknown) {
+    await abandon(connection, queries, error);
+    throw error;
   }
+  connection.release();
+  for (const outcome of settled) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+  }
+  const commit = settled[settled.length - 1] as PromiseFulfilledResult<postgres.RowList<[]>>;
+  // COMMIT of a transaction that failed answers ROLLBACK without an error of its own.
+  if (commit.value.command !== 'COMMIT') {
+    throw new Error(`The transaction was rolled back (${commit.value.command}).`);
+  }
+  return settled
+    .slice(1, -1)
+    .map((outcome) => (outcome as PromiseFulfilledResult<unknown[]>).value);
 }

@@ -30,6 +30,20 @@ describe('poolOptions', () => {
     expect(JSON.stringify(options)).not.toContain('s3cret');
   });
 
+  it('reconnects within a second however many attempts failed', () => {
+    const { backoff } = poolOptions(databaseConfig());
+    expect(backoff).toBeTypeOf('function');
+    const delay = backoff as (attempts: number) => number;
+    for (const attempts of [0, 1, 3, 7, 20, 1000]) {
+      for (let draw = 0; draw < 20; draw++) {
+        const seconds = delay(attempts);
+        expect(seconds).toBeGreaterThanOrEqual(0);
+        expect(seconds).toBeLessThanOrEqual(1);
+      }
+    }
+    expect(delay(0)).toBeLessThanOrEqual(0.05);
+  });
+
   it('takes the first of several hosts', () => {
     const config = databaseConfig();
     const options = poolOptions({

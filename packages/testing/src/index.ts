@@ -1,6 +1,7 @@
 /**
  * @queuebox/testing (dev only): finds the real services the integration tests use, gives each
- * test file a database of its own, and (later) a TCP fault proxy. Never a runtime dependency.
+ * test file a database of its own, and a TCP fault proxy for outage tests. Never a runtime
+ * dependency.
  */
 export * from './services.js';
 export * from './postgres-database.js';
@@ -17,3 +18,5 @@ export {
   type PrivatePostgresOptions,
   type PostgresBinaries,
 } from '@queuebox/dev';
+
+export * from './fault-proxy.js';

@@ -1,7 +1,7 @@
 import type {
   AppConfig,
+  BrokerType,
   Database,
-  DestinationType,
   Logger,
   Publisher,
   Transformer,
@@ -15,35 +15,61 @@ import {
   createOutboxMetrics,
   createTransformPipeline,
   outboxMetricListeners,
+  PublisherRegistry,
   validateRouting,
   type MessageRouter,
   type OutboxMetrics,
   type RoutingPlan,
 } from '@queuebox/outbox-service';
 import type { Registry } from 'prom-client';
-
-/** The destination types this build can publish to; a configured other type stops the start. */
-const PUBLISHER_TYPES: readonly DestinationType[] = ['http'];
+import {
+  brokerRegistered,
+  loadBrokerProvider,
+  providers,
+  type ProviderRegistry,
+} from '../providers.js';
 
 /** What spec §17.1 steps 3–4 build before the database is touched. */
 export interface OutboxPlan {
   readonly routing: RoutingPlan;
   readonly router: MessageRouter;
   readonly metrics: OutboxMetrics;
-  readonly publishers: readonly Publisher[];
+  readonly publishers: PublisherRegistry;
 }
 
+/**
+ * Spec §17.1 steps 3-4. HTTP is built in; a broker type has a publisher when its provider is
+ * registered, and a destination of any other type stops the start ("no publisher supports").
+ */
 export async function planOutbox(
   config: AppConfig,
   transformer: Transformer,
   registry: Registry,
   logger: Logger,
+  providerRegistry: ProviderRegistry = providers,
 ): Promise<OutboxPlan> {
-  const routing = validateRouting(config, transformer, { publisherTypes: PUBLISHER_TYPES });
+  const brokers = [
+    ...new Set(
+      Object.values(config.destinations)
+        .map((destination) => destination.type)
+        .filter((type): type is BrokerType => type !== 'http'),
+    ),
+  ].filter((type) => brokerRegistered(type, providerRegistry));
+  const routing = validateRouting(config, transformer, { publisherTypes: ['http', ...brokers] });
   await checkPrivateAddresses(config);
   const metrics = createOutboxMetrics(registry);
   const listeners = outboxMetricListeners(metrics);
-  const publishers = [createHttpPublisher({ config, onResponse: listeners.onResponse, logger })];
+  const built: Publisher[] = [createHttpPublisher({ config, onResponse: listeners.onResponse, logger })];
+  try {
+    for (const type of brokers) {
+      const provider = await loadBrokerProvider(type, providerRegistry);
+      built.push(provider.createPublisher(config, { logger }));
+    }
+  } catch (error: unknown) {
+    await Promise.allSettled(built.map((publisher) => publisher.close()));
+    throw error;
+  }
+  const publishers = new PublisherRegistry(built);
   return { routing, router: createMessageRouter(routing), metrics, publishers };
 }
 

@@ -14,6 +14,7 @@ import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
 import { adminRoutes, dataRoutes } from './http-part.js';
 import { buildOutbox, planOutbox } from './outbox-part.js';
+import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
 import { ShutdownSequence } from './shutdown.js';
 import { step } from './step.js';
 import { refuseUnbuiltFeatures } from './unbuilt-guard.js';
@@ -49,8 +50,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     planOutbox(config, transformer, registry, logger),
   );
   const shutdown = new ShutdownSequence(logger);
-  for (const publisher of outboxPlan.publishers)
-    shutdown.resource(`the ${publisher.type} publisher`, () => publisher.close());
+  // Spec §17.2: the Kafka and NATS publishers stop with the services, after the poller (below).
+  const publisherServices = [...outboxPlan.publishers].filter(
+    (publisher) => publisher.type === 'kafka' || publisher.type === 'nats',
+  );
+  for (const publisher of outboxPlan.publishers) {
+    if (!publisherServices.includes(publisher))
+      shutdown.resource(`the ${publisher.type} publisher`, () => publisher.close());
+  }
 
   try {
     const provider = await step('load the database provider', () =>
@@ -79,6 +86,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (retention) health.push({ name: 'retention-service', check: () => retention.running });
     if (config.inbox.relay.enabled)
       health.push({ name: 'inbox-relay', check: () => relay.running });
+    const consumers = await step('build the sources', () =>
+      buildSourceConsumers(config, { handlerFor: brokerIngestNotBuilt, logger }),
+    );
+    health.push(...sourceHealth(consumers));
 
     const drain = new RequestDrain();
     const apps = await step('build the HTTP routes', () => {
@@ -100,7 +111,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     });
 
     // Spec §17.2 step 2 order; the HTTP step (registered below) runs before all of these.
+    for (const consumer of consumers)
+      shutdown.service(`the source ${consumer.source}`, () => consumer.close());
     shutdown.service('the outbox poller', () => poller.close());
+    for (const publisher of publisherServices)
+      shutdown.service(`the ${publisher.type} publisher`, () => publisher.close());
     shutdown.service('the inbox relay', () => relay.close());
     if (retention) shutdown.service('the retention service', () => retention.close());
 
@@ -109,6 +124,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     poller.start();
     retention?.start();
     relay.start();
+    for (const consumer of consumers)
+      await step(`start the source ${consumer.source}`, () => consumer.start());
 
     const hostname = options.hostname ?? '0.0.0.0';
     let managementPort: number | null = null;

@@ -1,5 +1,6 @@
 import { ConfigError } from '@queuebox/config';
 import type { AppConfig } from '@queuebox/core';
+import { brokerRegistered, providers, type ProviderRegistry } from '../providers.js';
 
 /**
  * Settings the configuration accepts (they are the reference's keys) but this build cannot act
@@ -9,7 +10,10 @@ import type { AppConfig } from '@queuebox/core';
  * routing check ("no publisher supports destination ..."). Settings that only matter once one
  * of these is on (`outbox.capture.slot`, a source's `queueName`) need no line of their own.
  */
-export function unbuiltFeatureProblems(config: AppConfig): string[] {
+export function unbuiltFeatureProblems(
+  config: AppConfig,
+  registry: ProviderRegistry = providers,
+): string[] {
   const problems: string[] = [];
   if (config.database.type !== 'postgresql') {
     problems.push(
@@ -25,7 +29,7 @@ export function unbuiltFeatureProblems(config: AppConfig): string[] {
     );
   }
   for (const [name, source] of Object.entries(config.sources)) {
-    if (source.type !== 'http') {
+    if (source.type !== 'http' && !brokerRegistered(source.type, registry)) {
       problems.push(
         `sources.${name}: type ${source.type} sources are not available in this build of QueueBox; use an http source`,
       );
@@ -35,7 +39,10 @@ export function unbuiltFeatureProblems(config: AppConfig): string[] {
 }
 
 /** Throws one configuration error, in the format of the loader's, listing every problem. */
-export function refuseUnbuiltFeatures(config: AppConfig): void {
-  const problems = unbuiltFeatureProblems(config);
+export function refuseUnbuiltFeatures(
+  config: AppConfig,
+  registry: ProviderRegistry = providers,
+): void {
+  const problems = unbuiltFeatureProblems(config, registry);
   if (problems.length > 0) throw ConfigError.fromProblems(problems);
 }

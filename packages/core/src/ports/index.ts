@@ -7,3 +7,5 @@ export * from './outbox-store.js';
 export * from './database.js';
 export * from './inbox-store.js';
 export * from './retention-store.js';
+export * from './source-consumer.js';
+export * from './broker.js';

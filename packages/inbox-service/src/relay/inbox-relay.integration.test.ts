@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // end-to-end test reaches the PostgreSQL store and its test tables by path; the test runs on
 // workspace sources, and nothing outside tests imports across packages this way.
 import { createPostgresInboxStore } from '@queuebox/postgres';
+/* eslint-disable import-x/no-relative-packages -- the test tables move to @queuebox/testing (issue 12 item 2) */
 import {
   createTestTables,
   inboxMessage,
@@ -20,6 +21,7 @@ import {
   testPool,
   type TestTables,
 } from '../../../postgres/src/inbox-test-tables.js';
+/* eslint-enable import-x/no-relative-packages */
 import { InboxRelay } from './inbox-relay.js';
 
 const pg = await requireService('postgres', 'inbox-service: relay on PostgreSQL');

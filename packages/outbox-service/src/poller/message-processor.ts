@@ -12,6 +12,7 @@ import {
   type Publisher,
 } from '@queuebox/core';
 import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
+import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, RoutingResult, TransformPipeline } from '../routing/routing-result.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';
 import { ShutdownAbandonedError } from './poller-errors.js';
@@ -30,7 +31,7 @@ export type ProcessorMetrics = Pick<
 export interface MessageProcessorDeps {
   readonly router: MessageRouter;
   readonly pipeline: TransformPipeline;
-  readonly publishers: readonly Publisher[];
+  readonly publishers: PublisherRegistry;
   /** The group-commit writer: resolves whether the fence held. */
   readonly complete: (completion: OutboxCompletion) => Promise<boolean>;
   readonly metrics: ProcessorMetrics;
@@ -131,7 +132,7 @@ export class MessageProcessor {
   private async deliver(task: Task, routing: RoutingResult): Promise<void> {
     const { message, signal } = task;
     const { destination } = routing;
-    const publisher = this.publisherFor(destination);
+    const publisher = this.publisherFor(routing);
     if (!publisher) {
       await this.dead(task, deadReasons.noPublisher(destination));
       return;
@@ -258,10 +259,12 @@ export class MessageProcessor {
     return task.logger;
   }
 
-  private publisherFor(destination: string): Publisher | null {
+  /** Spec §4.3 step 3: the publisher of the destination's type; cached per destination name. */
+  private publisherFor(routing: RoutingResult): Publisher | null {
+    const { destination } = routing;
     let publisher = this.publisherByDestination.get(destination);
     if (publisher === undefined) {
-      publisher = this.deps.publishers.find((p) => p.supports(destination)) ?? null;
+      publisher = this.deps.publishers.publisherFor(routing.destinationType, destination);
       this.publisherByDestination.set(destination, publisher);
     }
     return publisher;

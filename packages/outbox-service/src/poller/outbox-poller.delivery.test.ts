@@ -143,6 +143,28 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     expect(h.publisher.requests).toHaveLength(0);
   });
 
+  it("hands a row to the publisher of its destination's type, not the first that would take it", async () => {
+    const http = new FakePublisher('http');
+    const rabbit = new FakePublisher('rabbitmq');
+    h = pollerHarness({
+      router: fakeRouter({
+        'order.created': { destination: 'orders' },
+        'order.shipped': { destination: 'events', destinationType: 'rabbitmq' },
+      }),
+      publishers: [http, rabbit],
+    });
+    const [created, shipped] = await h.insert(
+      { topic: 'order.created', payload: {} },
+      { topic: 'order.shipped', payload: {} },
+    );
+    h.poller.start();
+    await until(
+      () => h!.store.row(created!).state === 'sent' && h!.store.row(shipped!).state === 'sent',
+    );
+    expect(http.requests.map((r) => r.destination)).toEqual(['orders']);
+    expect(rabbit.requests.map((r) => r.destination)).toEqual(['events']);
+  });
+
   it('publishes the transformed payload and keeps the stored one', async () => {
     h = pollerHarness({
       router: fakeRouter({ '*': { destination: 'orders', routeTransform: transformStage } }),

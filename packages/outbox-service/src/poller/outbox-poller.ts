@@ -5,10 +5,10 @@ import {
   type Logger,
   type OutboxConfig,
   type OutboxStore,
-  type Publisher,
   type WakeSignal,
 } from '@queuebox/core';
 import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
+import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, TransformPipeline } from '../routing/routing-result.js';
 import { settledWithin, sleep } from './abortable-sleep.js';
 import { CompletionWriter } from './completion-writer.js';
@@ -38,7 +38,8 @@ export interface OutboxPollerDeps {
   readonly store: OutboxStore;
   readonly router: MessageRouter;
   readonly pipeline: TransformPipeline;
-  readonly publishers: readonly Publisher[];
+  /** One publisher per destination type; a row goes to its routed destination type's. */
+  readonly publishers: PublisherRegistry;
   readonly metrics: PollerMetrics;
   readonly logger: Logger;
   /** Capture (or anything in-process) wakes the poller through this; a conflated one by default. */

@@ -19,6 +19,7 @@ import {
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { createHttpPublisher } from '../http/http-publisher.js';
 import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
+import { PublisherRegistry } from '../publish/publisher-registry.js';
 import { OutboxPoller, type OutboxPollerConfig } from './outbox-poller.js';
 import { fakeRouter, passThroughPipeline, RecordingLogger, until } from './testing/fakes.js';
 
@@ -132,7 +133,7 @@ describe.skipIf(!ready)(SUITE, () => {
       store: postgresAdapter.createPostgresOutboxStore(db.sql, tables, systemClock),
       router: fakeRouter({ '*': { destination: 'sink' } }),
       pipeline: passThroughPipeline,
-      publishers: [publisher],
+      publishers: new PublisherRegistry([publisher]),
       metrics,
       logger,
     });

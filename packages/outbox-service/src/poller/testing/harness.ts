@@ -2,6 +2,7 @@ import { Registry } from 'prom-client';
 import type { NewOutboxMessage } from '@queuebox/core';
 import { createOutboxMetrics, type OutboxMetrics } from '../../metrics/outbox-metrics.js';
 import type { MessageRouter, TransformPipeline } from '../../routing/routing-result.js';
+import { PublisherRegistry } from '../../publish/publisher-registry.js';
 import { OutboxPoller, type OutboxPollerConfig } from '../outbox-poller.js';
 import { FakePublisher, fakeRouter, passThroughPipeline, RecordingLogger } from './fakes.js';
 import { InMemoryOutboxStore } from './in-memory-outbox-store.js';
@@ -35,7 +36,7 @@ export function pollerHarness(options: HarnessOptions = {}) {
     store,
     router: options.router ?? fakeRouter({ '*': { destination: 'orders' } }),
     pipeline: options.pipeline ?? passThroughPipeline,
-    publishers,
+    publishers: new PublisherRegistry(publishers),
     metrics,
     logger,
     // No jitter: delays are exactly base × 2^attempt.

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import type { BrokerProvider } from '@queuebox/core';
+import {
+  broker,
+  brokerRegistered,
+  checkProviders,
+  database,
+  loadBrokerProvider,
+  loadDatabaseProvider,
+  providers,
+  type BrokerProviderModule,
+  type ProviderRegistry,
+} from './providers.js';
+
+/** A broker provider of the right shape; its factories are never called here. */
+const shapedBroker: BrokerProvider = {
+  kind: 'broker',
+  name: 'rabbitmq',
+  createPublisher: () => {
+    throw new Error('not called');
+  },
+  createSourceConsumer: () => {
+    throw new Error('not called');
+  },
+};
+
+// A specifier the compiler cannot see, as a package left out of the install is to Node.
+const ABSENT = '@queuebox/absent-broker';
+const importAbsent = () => import(ABSENT) as Promise<BrokerProviderModule>;
+
+describe('the provider registry', () => {
+  it('loads every provider of this build', async () => {
+    expect(await checkProviders()).toEqual([]);
+    expect(Object.keys(providers)).toEqual(['postgresql']);
+    expect((await loadDatabaseProvider('postgresql')).name).toBe('postgresql');
+  });
+
+  it('fails naming the provider and the package when the package is missing', async () => {
+    const registry: ProviderRegistry = { rabbitmq: broker(ABSENT, importAbsent) };
+    const [problem, ...rest] = await checkProviders(registry);
+    expect(rest).toEqual([]);
+    expect(problem).toMatch(
+      /^The provider 'rabbitmq' is missing: add the package @queuebox\/absent-broker to the QueueBox runtime install\. Reason: .*absent-broker/,
+    );
+  });
+
+  it('fails naming the provider, the package and the shape when the export is wrong', async () => {
+    const withoutConsumer = {
+      kind: shapedBroker.kind,
+      name: shapedBroker.name,
+      createPublisher: () => shapedBroker.createPublisher({} as never, {} as never),
+    };
+    const registry: ProviderRegistry = {
+      rabbitmq: broker('@queuebox/rabbitmq', () =>
+        Promise.resolve({ provider: withoutConsumer as BrokerProvider }),
+      ),
+      nats: broker('@queuebox/nats', () => Promise.resolve({ provider: shapedBroker })),
+      postgresql: database('@queuebox/postgres', () =>
+        Promise.resolve({ provider: shapedBroker as never }),
+      ),
+      kafka: broker('@queuebox/kafka', () => Promise.resolve({} as BrokerProviderModule)),
+    };
+    expect(await checkProviders(registry)).toEqual([
+      "The provider 'rabbitmq' in @queuebox/rabbitmq does not export the expected shape (a broker provider named 'rabbitmq' with createPublisher and createSourceConsumer). Reinstall @queuebox/rabbitmq at the version of the app.",
+      "The provider 'nats' in @queuebox/nats does not export the expected shape (a broker provider named 'nats' with createPublisher and createSourceConsumer). Reinstall @queuebox/nats at the version of the app.",
+      "The provider 'postgresql' in @queuebox/postgres does not export the expected shape (a database provider named 'postgresql' with open). Reinstall @queuebox/postgres at the version of the app.",
+      "The provider 'kafka' in @queuebox/kafka does not export the expected shape (a broker provider named 'kafka' with createPublisher and createSourceConsumer). Reinstall @queuebox/kafka at the version of the app.",
+    ]);
+  });
+
+  it('knows which broker kinds this build has, and loads a registered one', async () => {
+    expect(brokerRegistered('rabbitmq')).toBe(false);
+    const registry: ProviderRegistry = {
+      rabbitmq: broker('@queuebox/rabbitmq', () => Promise.resolve({ provider: shapedBroker })),
+    };
+    expect(brokerRegistered('rabbitmq', registry)).toBe(true);
+    expect(brokerRegistered('kafka', registry)).toBe(false);
+    expect(await loadBrokerProvider('rabbitmq', registry)).toBe(shapedBroker);
+    await expect(loadBrokerProvider('kafka', registry)).rejects.toThrow(
+      "The broker 'kafka' is not part of this build of QueueBox.",
+    );
+  });
+
+  it('refuses a database type this build does not have', async () => {
+    await expect(loadDatabaseProvider('sqlserver')).rejects.toThrow(
+      "The provider 'sqlserver' is not part of this build of QueueBox. Use database.type postgresql.",
+    );
+  });
+});
