@@ -52,7 +52,7 @@ describe('the provider registry', () => {
     };
     const registry: ProviderRegistry = {
       rabbitmq: broker('@queuebox/rabbitmq', () =>
-        Promise.resolve({ provider: withoutConsumer as BrokerProvider }),
+        Promise.resolve({ provider: withoutConsumer as unknown as BrokerProvider }),
       ),
       nats: broker('@queuebox/nats', () => Promise.resolve({ provider: shapedBroker })),
       postgresql: database('@queuebox/postgres', () =>

@@ -59,7 +59,9 @@ export async function planOutbox(
   await checkPrivateAddresses(config);
   const metrics = createOutboxMetrics(registry);
   const listeners = outboxMetricListeners(metrics);
-  const built: Publisher[] = [createHttpPublisher({ config, onResponse: listeners.onResponse, logger })];
+  const built: Publisher[] = [
+    createHttpPublisher({ config, onResponse: listeners.onResponse, logger }),
+  ];
   try {
     for (const type of brokers) {
       const provider = await loadBrokerProvider(type, providerRegistry);

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger, type InboxStore } from '@queuebox/core';
+import {
+  DEFAULT_INBOX_COLUMNS,
+  DEFAULT_OUTBOX_COLUMNS,
+  silentLogger,
+  type DatabaseConfig,
+  type InboxStore,
+} from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-// As in the relay's end-to-end test: the PostgreSQL store by path, for tests only.
-import { createPostgresInboxStore } from '@queuebox/postgres';
+// The PostgreSQL store on the reference schema, migrated as QueueBox migrates it.
+import { createPostgresInboxStore, runMigrations, tableNamesFrom } from '@queuebox/postgres';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
-import {
-  createTestTables,
-  mutableClock,
-  type TestTables,
-} from '../../../postgres/src/inbox-test-tables.js';
 import { createHttpIngest, type HttpIngest } from './http-ingest.js';
 import { inboxMetrics } from './metrics.js';
 import { ReceivedHeaders } from './received-headers.js';
@@ -26,7 +27,6 @@ const pg = await requireService('postgres', 'inbox-service: ingest on PostgreSQL
  */
 describe.skipIf(!pg.available)('ingest checks on PostgreSQL', () => {
   let db: FreshDatabase;
-  let tables: TestTables;
   let store: InboxStore;
   let ingest: HttpIngest;
 
@@ -41,8 +41,13 @@ describe.skipIf(!pg.available)('ingest checks on PostgreSQL', () => {
 
   beforeAll(async () => {
     db = await createFreshDatabase(pg.available ? pg.url : '');
-    tables = await createTestTables(db.sql, 'default');
-    store = createPostgresInboxStore(db.sql, tables.names, mutableClock());
+    await runMigrations(db.sql, { logger: silentLogger });
+    const names = tableNamesFrom({
+      outboxTableName: 'outbox',
+      inboxTableName: 'inbox',
+      columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
+    } as DatabaseConfig);
+    store = createPostgresInboxStore(db.sql, names, { now: () => new Date() });
     ingest = createHttpIngest(
       'orders',
       httpSource({ idempotencyKeyHeader: 'Idempotency-Key', idempotencyKeyPath: ['$.id'] }),

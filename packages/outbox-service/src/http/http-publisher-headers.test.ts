@@ -86,7 +86,9 @@ describe('HTTP publisher: framing headers of a row', () => {
     }
     const ordinary = await Promise.all(
       Array.from({ length: 10 }, (_, n) =>
-        send(target, outboxMessage({ headers: { 'X-Kept': 'yes' } }), { payload: JsonPayload.fromValue({ n }) }),
+        send(target, outboxMessage({ headers: { 'X-Kept': 'yes' } }), {
+          payload: JsonPayload.fromValue({ n }),
+        }),
       ),
     );
     expect(ordinary).toEqual(Array.from({ length: 10 }, () => ({ ok: true })));

@@ -1,12 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  JsonPayload,
-  Secret,
-  type DestinationConfig,
-  type Publisher,
-} from '@queuebox/core';
+import { JsonPayload, Secret, type DestinationConfig, type Publisher } from '@queuebox/core';
 import { outboxMessage } from '../routing/testing/outbox-message.js';
 import { httpDestination } from '../routing/testing/routing-config.js';
 import type { HttpStatusClass } from './status-class.js';
