@@ -8,12 +8,14 @@ import {
 } from '@queuebox/core';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { Registry } from 'prom-client';
+import { registerMetricFamilies } from '../observability/metric-families.js';
 import { testConfig } from '../../test/app-config.js';
 import { broker, type ProviderRegistry } from '../providers.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
 import { planOutbox } from './outbox-part.js';
 import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
 
+const metrics = () => registerMetricFamilies(new Registry());
 const DB = { jdbcUrl: 'jdbc:postgresql://127.0.0.1:5432/unused', user: 'postgres' };
 
 const YAML = `
@@ -103,7 +105,7 @@ describe('broker kinds through the provider registry', () => {
 
   it('stops the start for a destination of a kind this build has no provider for', async () => {
     await expect(
-      planOutbox(config, createJsonataTransformer(), new Registry(), silentLogger),
+      planOutbox(config, createJsonataTransformer(), metrics(), silentLogger),
     ).rejects.toThrow(
       "destinations.events: no publisher supports destination 'events' of type 'rabbitmq'",
     );
@@ -113,7 +115,7 @@ describe('broker kinds through the provider registry', () => {
     const plan = await planOutbox(
       config,
       createJsonataTransformer(),
-      new Registry(),
+      metrics(),
       silentLogger,
       registry,
     );

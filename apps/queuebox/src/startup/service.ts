@@ -7,6 +7,7 @@ import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
 import { startServer, type RunningServer } from '../http/server.js';
+import { registerMetricFamilies } from '../observability/metric-families.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
@@ -46,8 +47,9 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await step('start this configuration', () => refuseUnbuiltFeatures(config));
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
+  const metrics = registerMetricFamilies(registry);
   const outboxPlan = await step('build the destinations', () =>
-    planOutbox(config, transformer, registry, logger),
+    planOutbox(config, transformer, metrics, logger),
   );
   const shutdown = new ShutdownSequence(logger);
   // Spec §17.2: the Kafka and NATS publishers stop with the services, after the poller (below).

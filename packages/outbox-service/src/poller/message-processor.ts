@@ -8,10 +8,10 @@ import {
   type LogFields,
   type Logger,
   type OutboxCompletion,
+  type OutboxMetrics,
   type PublishOutcome,
   type Publisher,
 } from '@queuebox/core';
-import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, RoutingResult, TransformPipeline } from '../routing/routing-result.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';

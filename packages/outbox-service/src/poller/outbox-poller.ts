@@ -4,10 +4,10 @@ import {
   type ClaimedOutboxMessage,
   type Logger,
   type OutboxConfig,
+  type OutboxMetrics,
   type OutboxStore,
   type WakeSignal,
 } from '@queuebox/core';
-import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, TransformPipeline } from '../routing/routing-result.js';
 import { settledWithin, sleep } from './abortable-sleep.js';

@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_INBOX_COLUMNS,
@@ -16,9 +15,13 @@ import {
   tableNamesFrom,
   type TableNames,
 } from '@queuebox/postgres';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  createMemoryMetrics,
+  requireService,
+  type FreshDatabase,
+} from '@queuebox/testing';
 import { createHttpPublisher } from '../http/http-publisher.js';
-import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
 import { PublisherRegistry } from '../publish/publisher-registry.js';
 import { OutboxPoller, type OutboxPollerConfig } from './outbox-poller.js';
 import { fakeRouter, passThroughPipeline, RecordingLogger, until } from './testing/fakes.js';
@@ -99,8 +102,7 @@ describe.skipIf(!ready)(SUITE, () => {
   });
 
   function pollerOn(sinkUrl: string, config: Partial<OutboxPollerConfig> = {}) {
-    const registry = new Registry();
-    const metrics = createOutboxMetrics(registry);
+    const metrics = createMemoryMetrics().outbox;
     const logger = new RecordingLogger();
     const fullConfig: OutboxPollerConfig = {
       pollIntervalMs: 20,
@@ -141,7 +143,7 @@ describe.skipIf(!ready)(SUITE, () => {
       await poller.close();
       await publisher.close();
     });
-    return { poller, registry, logger };
+    return { poller, metrics, logger };
   }
 
   async function insert(
@@ -281,9 +283,6 @@ describe.skipIf(!ready)(SUITE, () => {
     expect(healthy.received.map((r) => r.headers['x-message-id']).sort()).toEqual([...ids].sort());
     expect(healthy.received.every((r) => r.headers['x-attempt'] === '0')).toBe(true);
     expect([...(await states()).values()].every((r) => r.attempt === 0)).toBe(true);
-    const reclaimed = await survivor.registry
-      .getSingleMetric('queuebox_outbox_messages_reclaimed_total')!
-      .get();
-    expect(reclaimed.values[0]!.value).toBe(3);
+    expect(survivor.metrics.reclaimed.value()).toBe(3);
   });
 });

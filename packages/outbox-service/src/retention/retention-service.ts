@@ -4,10 +4,10 @@ import {
   type Clock,
   type Logger,
   type RetentionConfig,
+  type RetentionMetrics,
   type RetentionStore,
   type RetentionTable,
 } from '@queuebox/core';
-import type { RetentionMetrics } from '../metrics/outbox-metrics.js';
 import { sleep } from '../poller/abortable-sleep.js';
 import { cleanTable } from './retention-cleanup.js';
 

@@ -10,6 +10,7 @@ import {
   type Json,
   type OutboxMessage,
   type TransformBindings,
+  type TransformFailureStrategy,
 } from '@queuebox/core';
 import type {
   PipelineResult,
@@ -18,7 +19,8 @@ import type {
   TransformStage,
 } from '../routing/routing-result.js';
 
-export type TransformFailureStrategy = 'fail' | 'skip' | 'dead';
+/** The `onError` of the failed stage, in lower case: the metric's `strategy` label (spec §14). */
+export type { TransformFailureStrategy };
 
 /** Which stage failed and why (sanitized), for a log line; Skip and Dead leave no other trace. */
 export interface TransformFailure {
