@@ -11,6 +11,10 @@ describe('memory metrics', () => {
     expect(counter.value({ destination: 'b', outcome: 'success' })).toBe(1);
     expect(counter.value({ destination: 'c', outcome: 'success' })).toBe(0);
     expect(counter.has({ destination: 'c', outcome: 'success' })).toBe(false);
+    expect(counter.series()).toEqual([
+      { labels: { destination: 'a', outcome: 'success' }, value: 3 },
+      { labels: { destination: 'b', outcome: 'success' }, value: 1 },
+    ]);
   });
 
   it('counts label-less series and refuses to count down', () => {

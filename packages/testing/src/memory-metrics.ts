@@ -10,50 +10,64 @@ function keyOf(labels: LabelValues = {}): string {
   return JSON.stringify(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** One series of a handle: its label values and its current value. */
+export interface MemorySeries {
+  readonly labels: LabelValues;
+  readonly value: number;
+}
+
 class SeriesMap {
-  private readonly values = new Map<string, number>();
+  private readonly values = new Map<string, { labels: LabelValues; value: number }>();
 
   add(labels: LabelValues | undefined, amount: number): void {
-    const key = keyOf(labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + amount);
+    this.set(labels, this.get(labels) + amount);
   }
 
   set(labels: LabelValues | undefined, value: number): void {
-    this.values.set(keyOf(labels), value);
+    this.values.set(keyOf(labels), { labels: { ...labels }, value });
   }
 
   get(labels?: LabelValues): number {
-    return this.values.get(keyOf(labels)) ?? 0;
+    return this.values.get(keyOf(labels))?.value ?? 0;
   }
 
   has(labels?: LabelValues): boolean {
     return this.values.has(keyOf(labels));
   }
+
+  all(): MemorySeries[] {
+    return [...this.values.values()].map(({ labels, value }) => ({ labels, value }));
+  }
 }
 
 /** A counter with or without labels: `inc(amount?)` or `inc(labels, amount?)`. */
 export class MemoryCounter {
-  private readonly series = new SeriesMap();
+  private readonly values = new SeriesMap();
 
   inc(labelsOrAmount?: LabelValues | number, amount?: number): void {
     if (typeof labelsOrAmount === 'object') {
       if (amount !== undefined && amount < 0) throw new Error('a counter only goes up');
-      this.series.add(labelsOrAmount, amount ?? 1);
+      this.values.add(labelsOrAmount, amount ?? 1);
       return;
     }
     if (labelsOrAmount !== undefined && labelsOrAmount < 0)
       throw new Error('a counter only goes up');
-    this.series.add(undefined, labelsOrAmount ?? 1);
+    this.values.add(undefined, labelsOrAmount ?? 1);
   }
 
   /** The series' value; 0 when it was never touched. */
   value(labels?: LabelValues): number {
-    return this.series.get(labels);
+    return this.values.get(labels);
   }
 
   /** Whether the series exists (an `inc(labels, 0)` creates it, as in the scrape). */
   has(labels?: LabelValues): boolean {
-    return this.series.has(labels);
+    return this.values.has(labels);
+  }
+
+  /** Every series touched so far, in first-use order. */
+  series(): MemorySeries[] {
+    return this.values.all();
   }
 }
 

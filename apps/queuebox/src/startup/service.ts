@@ -78,7 +78,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       store: db.inboxStore(),
       relay: config.inbox.relay,
       sources: config.sources,
-      registry,
+      metrics: metrics.relay,
       logger,
     });
     const health: HealthComponent[] = [
@@ -107,7 +107,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         registry,
         health,
         drain,
-        dataRoutes: dataRoutes(config, db, transformer, registry, logger),
+        dataRoutes: dataRoutes(config, db, transformer, metrics.inbox, logger),
         ...(admin ? { operatorRoutes: admin } : {}),
       });
     });

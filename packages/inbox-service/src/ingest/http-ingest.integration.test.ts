@@ -6,14 +6,17 @@ import {
   type DatabaseConfig,
   type InboxStore,
 } from '@queuebox/core';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
-import { Registry } from 'prom-client';
+import {
+  createFreshDatabase,
+  createMemoryMetrics,
+  requireService,
+  type FreshDatabase,
+} from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // The PostgreSQL store on the reference schema, migrated as QueueBox migrates it.
 import { createPostgresInboxStore, runMigrations, tableNamesFrom } from '@queuebox/postgres';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { createHttpIngest, type HttpIngest } from './http-ingest.js';
-import { inboxMetrics } from './metrics.js';
 import { ReceivedHeaders } from './received-headers.js';
 import { httpSource } from './testing/http-source.js';
 
@@ -34,7 +37,7 @@ describe.skipIf(!pg.available)('ingest checks on PostgreSQL', () => {
     store,
     transformer: createJsonataTransformer(),
     logger: silentLogger,
-    metrics: inboxMetrics(new Registry()),
+    metrics: createMemoryMetrics().inbox,
     clock: { now: () => new Date() },
     newId: randomUUID,
   });

@@ -15,6 +15,7 @@ import {
   sanitizeError,
   type Clock,
   type HttpSourceConfig,
+  type InboxMetrics,
   type InboxStore,
   type Logger,
   type Transformer,
@@ -25,7 +26,6 @@ import { CORRELATION_ID_HEADER, correlationIdOf } from '../extraction/correlatio
 import { compileHttpExtraction, type HttpExtraction } from '../extraction/http-extraction.js';
 import { compileHeaderFilter, type HeaderFilter } from '../filter/header-filter.js';
 import { ingestLogTexts } from './log-texts.js';
-import type { InboxMetrics } from './metrics.js';
 import type { ReceivedHeaders } from './received-headers.js';
 import {
   compileSourceTransform,

@@ -6,8 +6,12 @@ import {
   type RelayConfig,
   type SourceConfig,
 } from '@queuebox/core';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
-import { Registry } from 'prom-client';
+import {
+  createFreshDatabase,
+  createMemoryMetrics,
+  requireService,
+  type FreshDatabase,
+} from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // inbox-service must not depend on an adapter (services talk through core's ports), so this
 // end-to-end test reaches the PostgreSQL store and its test tables by path; the test runs on
@@ -63,13 +67,6 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     await db.sql`DELETE FROM outbox`;
   });
 
-  const value = async (registry: Registry, name: string, labels: Record<string, string> = {}) => {
-    const metric = await registry.getSingleMetric(name)?.get();
-    return (
-      metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
-        ?.value ?? 0
-    );
-  };
   const waitFor = async (condition: () => Promise<boolean>, ms = 20_000) => {
     const end = Date.now() + ms;
     while (!(await condition())) {
@@ -124,12 +121,12 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     ]);
     const [blank] = await storeAll([inboxMessage({ source: 'payments', eventType: null })]);
 
-    const registry = new Registry();
+    const metrics = createMemoryMetrics().relay;
     const relay = new InboxRelay({
       store,
       relay: RELAY,
       sources: SOURCES,
-      registry,
+      metrics,
       logger: silentLogger,
     });
     relay.start();
@@ -167,25 +164,23 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     expect(stateOf(pull!.id)).toBe('pending');
     expect(pushed.every((m) => stateOf(m.id) === 'processed')).toBe(true);
 
-    expect(await value(registry, 'queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(
-      pushed.length + 1,
-    );
-    expect(await value(registry, 'queuebox_inbox_relay_errors_total')).toBe(1);
-    expect(await value(registry, 'queuebox_claims_lost_total', { component: 'inbox' })).toBe(0);
-    const age = await value(registry, 'queuebox_inbox_oldest_pending_age_seconds');
+    expect(metrics.messages.value({ status: 'forwarded' })).toBe(pushed.length + 1);
+    expect(metrics.relayErrors.value()).toBe(1);
+    expect(metrics.claimsLost.value({ component: 'inbox' })).toBe(0);
+    const age = metrics.oldestPendingAgeSeconds.value();
     expect(age).toBeGreaterThanOrEqual(99);
     expect(age).toBeLessThan(160);
   });
 
   it('keeps one processing row per aggregate with two relays and a writer at once', async () => {
     await storeAll(interleaved(4, 10));
-    const registries = [new Registry(), new Registry()];
+    const replicas = [createMemoryMetrics().relay, createMemoryMetrics().relay];
     const relayConfig = { ...RELAY, batchSize: 3 };
     const first = new InboxRelay({
       store,
       relay: relayConfig,
       sources: SOURCES,
-      registry: registries[0]!,
+      metrics: replicas[0]!,
       logger: silentLogger,
     });
     // The second relay uses its own pool, as a second replica would.
@@ -194,7 +189,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
       store: createPostgresInboxStore(secondPool, tables.names, clock),
       relay: relayConfig,
       sources: SOURCES,
-      registry: registries[1]!,
+      metrics: replicas[1]!,
       logger: silentLogger,
     });
     const violations: string[] = [];
@@ -221,8 +216,8 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     expect(violations).toEqual([]);
     await expectKeyOrderEqualsCreatedOrder();
     const total =
-      (await value(registries[0]!, 'queuebox_inbox_messages_total', { status: 'forwarded' })) +
-      (await value(registries[1]!, 'queuebox_inbox_messages_total', { status: 'forwarded' }));
+      replicas[0]!.messages.value({ status: 'forwarded' }) +
+      replicas[1]!.messages.value({ status: 'forwarded' });
     expect(total).toBe(80);
   });
 
@@ -239,7 +234,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
       store,
       relay: { ...RELAY, batchSize: 100 },
       sources: SOURCES,
-      registry: new Registry(),
+      metrics: createMemoryMetrics().relay,
       logger: silentLogger,
     });
     await relay.cycle();
@@ -255,12 +250,12 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     // The "dead" relay claimed the heads of all three aggregates under a short lease.
     const orphaned = await store.claimForRelay(10, 200);
     expect(orphaned).toHaveLength(3);
-    const registry = new Registry();
+    const metrics = createMemoryMetrics().relay;
     const relay = new InboxRelay({
       store,
       relay: { ...RELAY, claimTimeoutMs: 500 },
       sources: SOURCES,
-      registry,
+      metrics,
       logger: silentLogger,
     });
     relay.start();

@@ -3,8 +3,8 @@
  * in-memory store, a recording logger, a pinned clock and a fake transform engine.
  */
 import type { Json, SourceConfig } from '@queuebox/core';
+import { createMemoryMetrics } from '@queuebox/testing';
 import { Hono } from 'hono';
-import { Registry } from 'prom-client';
 import { fakeTransformer } from '../../ingest/testing/fake-transformer.js';
 import { httpSource } from '../../ingest/testing/http-source.js';
 import { inMemoryInboxStore } from '../../ingest/testing/in-memory-inbox-store.js';
@@ -30,7 +30,7 @@ export function setup(
 ) {
   const app = new Hono();
   const store = inMemoryInboxStore();
-  const registry = new Registry();
+  const metrics = createMemoryMetrics().inbox;
   const logger = recordingLogger();
   const clock = { ms: NOW, now: () => new Date(clock.ms) };
   inboxRoutes(app, {
@@ -40,7 +40,7 @@ export function setup(
     store,
     transformer,
     logger,
-    registry,
+    metrics,
     clock,
     ...overrides,
   });
@@ -60,9 +60,7 @@ export function setup(
       },
       env,
     );
-  const metric = async (name: string) =>
-    (await registry.getSingleMetric(name)?.get())?.values ?? [];
-  return { app, store, registry, logger, clock, post, metric };
+  return { app, store, metrics, logger, clock, post };
 }
 
 export const stripe = (overrides: Parameters<typeof httpSource>[0] = {}) =>

@@ -8,7 +8,7 @@ import type {
   RelayForward,
   SourceConfig,
 } from '@queuebox/core';
-import { Registry } from 'prom-client';
+import { createMemoryMetrics } from '@queuebox/testing';
 import { InboxRelay } from '../inbox-relay.js';
 
 /**
@@ -133,24 +133,17 @@ export function relayWith(
     nowMs?: () => number;
   } = {},
 ) {
-  const registry = new Registry();
+  const metrics = createMemoryMetrics().relay;
   const logger = recordingLogger();
   const relay = new InboxRelay({
     store,
     relay: { ...RELAY, ...options.relay },
     sources: options.sources ?? { orders: { topic: 'in.{{ eventType }}' } as SourceConfig },
-    registry,
+    metrics,
     logger,
     nowMs: options.nowMs,
   });
-  const value = async (name: string, labels: Record<string, string> = {}) => {
-    const metric = await registry.getSingleMetric(name)?.get();
-    const found = metric?.values.find((v) =>
-      Object.entries(labels).every(([k, l]) => v.labels[k] === l),
-    );
-    return found?.value ?? 0;
-  };
-  return { relay, registry, logger, value };
+  return { relay, metrics, logger };
 }
 
 export const waitFor = async (condition: () => boolean, ms = 2_000) => {
