@@ -1,6 +1,6 @@
 import type { Metrics } from '@queuebox/core';
-import { createMicrometerTimer } from '@queuebox/outbox-service';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { createMicrometerTimer } from './micrometer-timer.js';
 
 /**
  * Every family the services report to, defined once: the names, types, help texts and labels of
