@@ -154,7 +154,6 @@ describe('HTTP publisher: request', () => {
     expect(await send(target, outboxMessage(), { destination: 'other' })).toEqual({
       ok: false,
       error: "No publisher supports destination 'other'",
-      retryable: false,
     });
   });
 });
@@ -200,7 +199,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: 'HTTP 422: Unprocessable Entity - {"error":"invalid order"}',
-      retryable: false,
     });
     sink.handle((_request, response) => {
       response.writeHead(503);
@@ -209,7 +207,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: 'HTTP 503: Service Unavailable',
-      retryable: true,
     });
     expect(statusClasses).toEqual(['4xx', '5xx']);
   });
@@ -277,7 +274,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: 'Request timeout after 200ms',
-      retryable: true,
     });
     expect(performance.now() - started).toBeLessThan(2000);
   });
@@ -294,7 +290,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: `Publish failed: connect ECONNREFUSED 127.0.0.1:${port}`,
-      retryable: true,
     });
     expect(statusClasses).toEqual([]);
   });

@@ -192,7 +192,7 @@ export class MessageProcessor {
       });
     } catch (error: unknown) {
       // Publishers may throw instead of returning a failure; both take the failure path.
-      return { ok: false, error: sanitizeError(error), retryable: true };
+      return { ok: false, error: sanitizeError(error) };
     } finally {
       stop();
       metrics.queueDepth.dec(depth);

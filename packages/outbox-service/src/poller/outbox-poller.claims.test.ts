@@ -39,7 +39,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     const store = h.store;
     publisher.behaviour = (request) => {
       store.stealClaim(request.message.id);
-      return { ok: false, error: 'HTTP 502: Bad Gateway', retryable: true };
+      return { ok: false, error: 'HTTP 502: Bad Gateway' };
     };
     const [id] = await h.insert({ topic: 't', payload: {} });
     h.poller.start();
@@ -176,7 +176,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
       const n = (request.message.payload.value as { n: number }).n;
       // Every third row fails its first attempt and holds its key back while it waits.
       if (n % 3 === 0 && request.message.attempt === 0)
-        return { ok: false, error: 'HTTP 500: Error', retryable: true };
+        return { ok: false, error: 'HTTP 500: Error' };
       delivered.set(key, [...(delivered.get(key) ?? []), n]);
       return { ok: true };
     };

@@ -9,7 +9,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const failing = (error: string) => () => ({ ok: false as const, error, retryable: true });
+const failing = (error: string) => () => ({ ok: false as const, error });
 
 describe('OutboxPoller delivery (spec §4.3)', () => {
   it('publishes each row with attempt 0, marks it sent and counts it', async () => {
