@@ -81,6 +81,12 @@ export class Problems {
     );
   }
 
+  /** Whether a problem was reported at `path` or above it (a placeholder that did not resolve). */
+  covers(path: Path): boolean {
+    const at = comparable(path);
+    return this.#paths.some((reported) => isPrefix(reported, at));
+  }
+
   get count(): number {
     return this.#lines.length;
   }
