@@ -1,7 +1,7 @@
 /** Rules of `sources` (spec §7.1–7.3, §7.5–7.8) that name other keys or other sources. */
 import { displayPath, type Path } from '../problems.js';
 import type { RawConfig, RawSource } from '../schema/config.js';
-import { isBlank, parseDuration } from '../values.js';
+import { parseDuration } from '../values.js';
 import { checkInboundAuth, checkKafkaSecurity, checkNatsCredentials } from './blocks.js';
 import { requireText, type Rules } from './context.js';
 
@@ -12,38 +12,17 @@ export function defaultSourceTopic(type: RawSource['type']): string {
 
 /** Headers QueueBox never stores (spec §16.1), so a key cannot be read from them. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
-/** The width of the inbox `source` column (spec §3.3): every row of the source stores its name. */
-const MAX_SOURCE_NAME_LENGTH = 255;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export function checkSources(config: RawConfig, rules: Rules): void {
   if (rules.blocked(['sources'])) return;
   const httpPaths = new Map<string, string>();
   for (const [name, source] of Object.entries(config.sources)) {
     const path = ['sources', name];
-    checkName(name, path, rules);
     if (rules.blocked(path)) continue;
     checkShared(name, source, path, rules);
     if (source.type === 'http') checkHttp(name, source, path, rules, httpPaths);
     else if (source.type === 'kafka') checkKafkaSecurity(rules, path, source);
     else if (source.type === 'nats') checkNatsCredentials(rules, path, source);
-  }
-}
-
-function checkName(name: string, path: Path, rules: Rules): void {
-  // A name the column cannot hold would fail every store with 500, which senders retry for ever.
-  const length = [...name].length;
-  if (length > MAX_SOURCE_NAME_LENGTH) {
-    rules.add(
-      path,
-      `the source name is ${length} characters long; the inbox stores it in a ${MAX_SOURCE_NAME_LENGTH}-character column, so use at most ${MAX_SOURCE_NAME_LENGTH}`,
-    );
-  }
-  if (name.includes('\u0000') || LONE_SURROGATE.test(name)) {
-    rules.add(
-      path,
-      'the source name holds a NUL character or half of a surrogate pair, which the inbox cannot store; rename the source',
-    );
   }
 }
 
@@ -68,7 +47,6 @@ function checkShared(name: string, source: RawSource, path: Path, rules: Rules):
     source.initialDelay === null || rules.has([...path, 'initialDelay'])
       ? 0
       : (parseDuration(source.initialDelay) ?? 0);
-  requireText(rules, [...path, 'scheduledAtHeader'], source.scheduledAtHeader);
   for (const field of ['scheduledAtHeader', 'scheduledAtPath'] as const) {
     if (source[field] !== null && delayMs === 0 && !rules.has([...path, 'initialDelay'])) {
       rules.add(
@@ -95,9 +73,8 @@ function checkHttp(
 ): void {
   const routePath = [...path, 'path'];
   if (!rules.has(routePath)) {
-    requireText(rules, routePath, source.path);
     const other = paths.get(source.path);
-    if (other !== undefined && !isBlank(source.path)) {
+    if (other !== undefined) {
       rules.add(
         routePath,
         `'${source.path}' is already the path of source '${other}'; each HTTP source needs its own path`,

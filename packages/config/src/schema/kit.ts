@@ -73,19 +73,15 @@ function canonical(
 
 type Entries = v.ObjectEntries;
 export type SectionOutput<E extends Entries> = v.InferOutput<v.ObjectSchema<E, undefined>>;
-export type Section<E extends Entries> = v.GenericSchema<unknown, SectionOutput<E>> & {
-  readonly entries: E;
-};
 
 /** A fixed set of keys: unknown keys are refused, absent keys take their defaults. */
-export function section<const E extends Entries>(entries: E): Section<E> {
+export function section<const E extends Entries>(entries: E) {
   const names = Object.keys(entries);
-  const schema = v.pipe(
+  return v.pipe(
     sectionShape,
     v.transform((input) => canonical(input, names)),
     v.objectWithRest(entries, v.never()),
-  );
-  return Object.assign(schema, { entries });
+  ) as unknown as v.GenericSchema<unknown, SectionOutput<E>>;
 }
 
 /** A section that is its defaults when absent. */
@@ -99,19 +95,15 @@ export function optSection<const E extends Entries>(entries: E) {
 }
 
 type Kinds = Readonly<Record<string, Entries>>;
-export type KindOutput<K extends Kinds> = {
+type KindOutput<K extends Kinds> = {
   [N in keyof K & string]: { type: N } & SectionOutput<K[N]>;
 }[keyof K & string];
-export type Kinded<K extends Kinds> = v.GenericSchema<unknown, KindOutput<K>> & {
-  readonly kinds: K;
-  readonly fallback?: string;
-};
 
 /**
  * A block whose `type` selects its keys (spec §12.1). A key of another kind is refused as
  * "unknown key for type X; type Y takes it"; `fallback` is the kind of a block without `type`.
  */
-export function kinded<const K extends Kinds>(kinds: K, fallback?: keyof K & string): Kinded<K> {
+export function kinded<const K extends Kinds>(kinds: K, fallback?: keyof K & string) {
   const names = Object.keys(kinds).sort();
   const choices = names.join(', ');
   const keysOf = Object.fromEntries(names.map((n) => [n, Object.keys(kinds[n] ?? {})]));
@@ -119,7 +111,7 @@ export function kinded<const K extends Kinds>(kinds: K, fallback?: keyof K & str
     const type = name === fallback ? v.optional(v.literal(name), name) : v.literal(name);
     return v.objectWithRest({ type, ...kinds[name] }, v.never());
   });
-  const schema = v.pipe(
+  return v.pipe(
     sectionShape,
     v.transform((input) => {
       const typeKey = Object.keys(input).find((key) => normalizeKey(key) === 'type');
@@ -138,8 +130,7 @@ export function kinded<const K extends Kinds>(kinds: K, fallback?: keyof K & str
       const suggestion = nearest(type, names);
       return `unknown type ${type}${suggestion === undefined ? `; set one of ${choices}` : `; did you mean ${suggestion}?`}`;
     }),
-  );
-  return Object.assign(schema, { kinds, fallback });
+  ) as unknown as v.GenericSchema<unknown, KindOutput<K>>;
 }
 
 /** A kinded block that is off (null) unless written: `auth`. */
@@ -148,8 +139,11 @@ export function optKinded<const K extends Kinds>(kinds: K) {
 }
 
 /** Names the operator chooses (`destinations`, `sources`): keys are free, values are checked. */
-export function mapOf<T extends v.GenericSchema>(value: T) {
-  return v.optional(v.pipe(sectionShape, v.record(v.string(), value)), {});
+export function mapOf<T extends v.GenericSchema>(
+  value: T,
+  key: v.GenericSchema<string, string> = v.string(),
+) {
+  return v.optional(v.pipe(sectionShape, v.record(key, value)), {});
 }
 
 /** An ordered list of blocks (`routes`, filter rules). */

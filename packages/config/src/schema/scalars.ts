@@ -9,7 +9,7 @@ import * as v from 'valibot';
 import { isMap, scalarMessage, REQUIRED } from './kit.js';
 import { readSecretFile } from './secret-files.js';
 
-export const INT_MAX = 2_147_483_647;
+const INT_MAX = 2_147_483_647;
 
 /** Text as written; a section or a list is refused, an absent value is required. */
 export const text = v.string(scalarMessage);
@@ -27,15 +27,12 @@ export interface IntOptions {
   readonly long?: boolean;
 }
 
-function rangeText(min: number, max: number, explicitMax: boolean) {
-  return (issue: v.BaseIssue<unknown>): string => {
-    if (explicitMax) return `must be between ${min} and ${max}`;
-    if (Number(issue.input) > max) return `must be at most ${max}`;
-    if (min === 1) return 'must be greater than 0';
-    if (min === 0) return 'must not be negative';
-    return `must be at least ${min}`;
-  };
-}
+const below = (min: number): string =>
+  min === 1
+    ? 'must be greater than 0'
+    : min === 0
+      ? 'must not be negative'
+      : `must be at least ${min}`;
 
 /** A whole number (an int key, or with `ms` a `…Ms` key). */
 export function integer(options: IntOptions = {}) {
@@ -43,7 +40,7 @@ export function integer(options: IntOptions = {}) {
   const max =
     options.max ??
     (options.ms === true || options.long === true ? Number.MAX_SAFE_INTEGER : INT_MAX);
-  const range = rangeText(min, max, options.max !== undefined);
+  const between = options.max === undefined ? undefined : `must be between ${min} and ${max}`;
   const unit = options.ms === true ? ' of milliseconds' : '';
   return v.pipe(
     text,
@@ -54,8 +51,8 @@ export function integer(options: IntOptions = {}) {
       addIssue({ message: `'${dataset.value}' is not a whole number${unit}` });
       return NEVER;
     }),
-    v.minValue(min, range),
-    v.maxValue(max, range),
+    v.minValue(min, between ?? below(min)),
+    v.maxValue(max, between ?? `must be at most ${max}`),
     v.metadata({ docType: options.ms === true ? 'ms' : options.long === true ? 'long' : 'int' }),
   );
 }
@@ -78,7 +75,6 @@ export const boolean = v.pipe(
   v.metadata({ docType: 'bool' }),
 );
 export const bool = (def: boolean) => v.optional(boolean, String(def));
-export const optBool = () => v.optional(v.nullable(boolean), null);
 
 /** An enumeration in exact case (spec §12.1: `fail` does not load where `Fail` is meant). */
 export function picklist<const V extends readonly [string, ...string[]]>(values: V) {
@@ -137,7 +133,6 @@ export function list(options: { splitCommas?: boolean } = {}) {
     v.metadata({ docType: 'list' }),
   );
 }
-export const optList = () => v.optional(v.nullable(list()), null);
 
 const names = v.custom<Record<string, unknown>>(isMap, 'must be a section of names and values');
 

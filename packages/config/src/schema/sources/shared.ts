@@ -55,7 +55,7 @@ export const sourceShared = {
   aggregateIdExpression: expression(),
   eventTypeExpression: expression(),
   initialDelay: opt(v.pipe(text, delay)),
-  scheduledAtHeader: optStr(),
+  scheduledAtHeader: opt(v.pipe(text, notBlank)),
   scheduledAtPath: paths(),
   transform: transformBlock,
   filter: optSection({ require: listOf(filterRule), exclude: listOf(filterRule) }),
