@@ -89,27 +89,23 @@ export function checkCapture(
   rules: Rules,
 ): void {
   const path = ['outbox', 'capture'];
-  if (rules.blocked(path)) return;
+  // The capture rules wait until every capture key parsed: each reads several of them.
+  if (rules.has(path)) return;
   const capture = config.outbox.capture;
   const dbType = databaseType(config, rules);
   const modeFor: Record<DatabaseType, string> = {
     postgresql: 'postgres-logical',
     sqlserver: 'sqlserver-cdc',
   };
-  const mode = rules.has([...path, 'mode']) ? undefined : capture.mode;
-  if (
-    mode !== undefined &&
-    mode !== 'polling' &&
-    dbType !== undefined &&
-    mode !== modeFor[dbType]
-  ) {
+  const mode = capture.mode;
+  if (mode !== 'polling' && dbType !== undefined && mode !== modeFor[dbType]) {
     const needs = mode === 'postgres-logical' ? 'postgresql' : 'sqlserver';
     rules.add(
       [...path, 'mode'],
       `${mode} works only with database.type ${needs}; this database is ${dbType}`,
     );
   }
-  if (rules.has([...path, 'enabled']) || !capture.enabled) return;
+  if (!capture.enabled) return;
   if (mode === 'polling') {
     const hint = dbType === undefined ? 'postgres-logical or sqlserver-cdc' : modeFor[dbType];
     rules.add(
@@ -119,29 +115,25 @@ export function checkCapture(
   }
   const named = (key: 'identity' | 'publication' | 'slot' | 'schema', rule: RegExp): void => {
     const value = capture[key];
-    if (rules.has([...path, key]) || value === null) return;
-    if (!rule.test(value)) rules.add([...path, key], `'${value}' must match ${rule.source}`);
+    if (value !== null && !rule.test(value))
+      rules.add([...path, key], `'${value}' must match ${rule.source}`);
   };
   named('identity', CAPTURE_NAME);
   named('publication', CAPTURE_NAME);
   named('slot', CAPTURE_NAME);
   named('schema', CAPTURE_SCHEMA);
-  if (!rules.has([...path, 'stateDirectory']) && isBlank(capture.stateDirectory)) {
+  if (isBlank(capture.stateDirectory)) {
     rules.add(
       [...path, 'stateDirectory'],
       'required when capture is enabled; name a durable directory such as /var/lib/queuebox/capture',
     );
   }
-  const hostname = [...path, 'connection', 'hostname'];
-  if (rules.has(hostname)) return;
-  const hosts = parsed?.connection.hosts.length ?? 0;
-  if (hosts > 1 && capture.connection.hostname === null) {
+  if ((parsed?.connection.hosts.length ?? 0) > 1 && capture.connection.hostname === null) {
     rules.add(
-      hostname,
+      [...path, 'connection', 'hostname'],
       'required because database.url names several hosts; name the one capture connects to',
     );
   }
-  requireText(rules, hostname, capture.connection.hostname);
 }
 
 export function checkAdmin(config: RawConfig, rules: Rules): void {

@@ -8,7 +8,7 @@ import { inboundAuthBlock, transformBlock } from './blocks.js';
 import { sqlIdentifier, notBlank, glob } from './checks.js';
 import { destinationsMap } from './destinations/index.js';
 import { defaulted, listOf, section } from './kit.js';
-import { bool, int, ms, oneOf, optInt, optSecret, optStr, str, text } from './scalars.js';
+import { bool, int, ms, oneOf, opt, optInt, optSecret, optStr, str, text } from './scalars.js';
 import { sourcesMap } from './sources/index.js';
 import { crossKeyRules } from '../rules/index.js';
 
@@ -70,7 +70,7 @@ export const configSchema = section({
       slot: str('queuebox_outbox'),
       reconciliationIntervalMs: ms(1000),
       connection: defaulted({
-        hostname: optStr(),
+        hostname: opt(v.pipe(text, notBlank)),
         port: optInt(port),
         database: optStr(),
         username: optStr(),
