@@ -16,7 +16,7 @@ export function selectInboxRows(tables: TableNames): string {
             ${c.processedAt} AS "processedAt", ${c.scheduledAt} AS "scheduledAt",
             ${c.attempt} AS "attempt", ${c.lastError} AS "lastError", ${c.claimedAt} AS "claimedAt",
             ${c.claimToken}::text AS "claimToken", ${c.leaseExpiresAt} AS "leaseExpiresAt"
-     FROM ${tables.inbox} ORDER BY ${c.scheduledAt}, ${c.createdAt}, ${c.id}`;
+     FROM ${tables.inbox} AS i ORDER BY i.${c.scheduledAt}, i.${c.createdAt}, i.${c.id}`;
 }
 
 export function postgresInboxProbe(sql: postgres.Sql, tables: TableNames): InboxProbe {

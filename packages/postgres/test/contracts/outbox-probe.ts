@@ -7,7 +7,10 @@ import { holdLock, withUncommitted } from './row-locks.js';
 
 type RawRow = Omit<OutboxRow, 'sequence'> & { readonly sequence: string };
 
-/** Every outbox column under the port's field name, in sequence order. */
+/**
+ * Every outbox column under the port's field name, in sequence order. The ORDER BY names the
+ * table's column: bare, `"sequence"` would be the text alias of the default layout.
+ */
 export function selectOutboxRows(tables: TableNames): string {
   const c = tables.outboxColumns;
   return `SELECT ${c.id}::text AS "id", ${c.topic} AS "topic", ${c.key} AS "key", ${c.state} AS "state",
@@ -16,7 +19,7 @@ export function selectOutboxRows(tables: TableNames): string {
             ${c.scheduledAt} AS "scheduledAt", ${c.createdAt} AS "createdAt", ${c.updatedAt} AS "updatedAt",
             ${c.claimedAt} AS "claimedAt", ${c.claimToken}::text AS "claimToken",
             ${c.leaseExpiresAt} AS "leaseExpiresAt", ${c.lastError} AS "lastError", ${c.sequence}::text AS "sequence"
-     FROM ${tables.outbox} ORDER BY ${c.sequence}`;
+     FROM ${tables.outbox} AS o ORDER BY o.${c.sequence}`;
 }
 
 export async function readOutboxRows(sql: postgres.Sql, tables: TableNames): Promise<OutboxRow[]> {

@@ -9,3 +9,4 @@ export { TestClock, setClock, type SetClock } from './test-clock.js';
 export { outboxInsert, inboxInsert } from './messages.js';
 export { outboxStoreContract, type OutboxHarness } from './outbox-store-contract.js';
 export { inboxStoreContract, type InboxHarness } from './inbox-store-contract.js';
+export { relayContract } from './relay-contract.js';
