@@ -5,4 +5,4 @@ import { inboxTarget } from './postgres-targets.js';
 
 const pg = await requireService('postgres', 'postgres: inbox store contract');
 
-for (const layout of LAYOUTS) inboxStoreContract(inboxTarget(pg, 'inbox store', layout));
+for (const layout of LAYOUTS) inboxStoreContract(inboxTarget(pg, layout));

@@ -8,11 +8,12 @@ import {
   createPostgresOutboxStore,
   type TableNames,
 } from '@queuebox/postgres';
-import { createFreshDatabase, type ServiceLookup } from '@queuebox/testing';
+import { createFreshDatabase, type FreshDatabase, type ServiceLookup } from '@queuebox/testing';
 import type {
   ContractTarget,
   InboxProbe,
   OutboxProbe,
+  PullHarness,
   Replica,
   StoreHarness,
 } from '@queuebox/testing/contracts';
@@ -20,54 +21,88 @@ import postgres from 'postgres';
 import { postgresInboxProbe } from './inbox-probe.js';
 import { createLayout, type Layout } from './layouts.js';
 import { postgresOutboxProbe } from './outbox-probe.js';
+import { postgresPullStatements } from './pull-statements.js';
 
-/** A second replica: a pool of its own, small so that replicas really contend. */
-function replicaOf<Store>(
-  url: string,
-  build: (sql: postgres.Sql) => Store,
-  max: number,
-): Replica<Store> {
+type Build<Store> = (sql: postgres.Sql, tables: TableNames, clock: Clock) => Store;
+
+/** Another replica or worker: a pool of its own, small so that replicas really contend. */
+function ownPool<T>(url: string, max: number, build: (sql: postgres.Sql) => T): Replica<T> {
   const sql = postgres(url, { max, onnotice: () => undefined });
   return { store: build(sql), close: () => sql.end({ timeout: 5 }) };
 }
 
-function target<Store, Probe>(
+async function openDatabase(
   pg: ServiceLookup,
-  label: string,
   layout: Layout,
-  build: (sql: postgres.Sql, tables: TableNames, clock: Clock) => Store,
+): Promise<{ db: FreshDatabase; tables: TableNames }> {
+  if (!pg.available) throw new Error(`PostgreSQL is not available: ${pg.reason}`);
+  const db = await createFreshDatabase(pg.url);
+  try {
+    return { db, tables: await createLayout(db.sql, layout) };
+  } catch (error: unknown) {
+    await db.drop();
+    throw error;
+  }
+}
+
+function harnessOf<Store, Probe>(
+  db: FreshDatabase,
+  tables: TableNames,
+  build: Build<Store>,
   probe: (sql: postgres.Sql, tables: TableNames) => Probe,
   replicaPool: number,
-): ContractTarget<StoreHarness<Store, Probe>> {
+): StoreHarness<Store, Probe> {
   return {
-    label: `PostgreSQL, ${label}, ${layout}`,
-    skip: !pg.available && pg.reason,
-    async open() {
-      if (!pg.available) throw new Error('PostgreSQL is not available');
-      const db = await createFreshDatabase(pg.url);
-      const tables = await createLayout(db.sql, layout);
-      return {
-        store: (clock) => build(db.sql, tables, clock),
-        replica: (clock) =>
-          Promise.resolve(replicaOf(db.url, (sql) => build(sql, tables, clock), replicaPool)),
-        probe: probe(db.sql, tables),
-        drop: () => db.drop(),
-      };
-    },
+    store: (clock) => build(db.sql, tables, clock),
+    replica: (clock) =>
+      Promise.resolve(ownPool(db.url, replicaPool, (sql) => build(sql, tables, clock))),
+    probe: probe(db.sql, tables),
+    drop: () => db.drop(),
   };
 }
+
+const skipOf = (pg: ServiceLookup) => !pg.available && pg.reason;
 
 export function outboxTarget(
   pg: ServiceLookup,
   layout: Layout,
 ): ContractTarget<StoreHarness<OutboxStore, OutboxProbe>> {
-  return target(pg, 'outbox store', layout, createPostgresOutboxStore, postgresOutboxProbe, 2);
+  return {
+    label: `PostgreSQL, ${layout}`,
+    skip: skipOf(pg),
+    async open() {
+      const { db, tables } = await openDatabase(pg, layout);
+      return harnessOf(db, tables, createPostgresOutboxStore, postgresOutboxProbe, 2);
+    },
+  };
 }
 
 export function inboxTarget(
   pg: ServiceLookup,
-  label: string,
   layout: Layout,
 ): ContractTarget<StoreHarness<InboxStore, InboxProbe>> {
-  return target(pg, label, layout, createPostgresInboxStore, postgresInboxProbe, 3);
+  return {
+    label: `PostgreSQL, ${layout}`,
+    skip: skipOf(pg),
+    async open() {
+      const { db, tables } = await openDatabase(pg, layout);
+      return harnessOf(db, tables, createPostgresInboxStore, postgresInboxProbe, 3);
+    },
+  };
+}
+
+/** The shipped pull SQL names the default tables, so it runs on those only. */
+export function pullTarget(pg: ServiceLookup): ContractTarget<PullHarness> {
+  return {
+    label: 'PostgreSQL, examples/pull/sql/postgresql, default tables',
+    skip: skipOf(pg),
+    async open() {
+      const { db, tables } = await openDatabase(pg, 'default tables');
+      return {
+        ...harnessOf(db, tables, createPostgresInboxStore, postgresInboxProbe, 3),
+        pull: postgresPullStatements(db.sql),
+        pullWorker: () => Promise.resolve(ownPool(db.url, 6, postgresPullStatements)),
+      };
+    },
+  };
 }

@@ -5,4 +5,4 @@ import { inboxTarget } from './postgres-targets.js';
 
 const pg = await requireService('postgres', 'postgres: relay contract');
 
-for (const layout of LAYOUTS) relayContract(inboxTarget(pg, 'inbox store (relay)', layout));
+for (const layout of LAYOUTS) relayContract(inboxTarget(pg, layout));

@@ -10,3 +10,9 @@ export { outboxInsert, inboxInsert } from './messages.js';
 export { outboxStoreContract, type OutboxHarness } from './outbox-store-contract.js';
 export { inboxStoreContract, type InboxHarness } from './inbox-store-contract.js';
 export { relayContract } from './relay-contract.js';
+export {
+  pullStatementsContract,
+  type PulledRow,
+  type PullHarness,
+  type PullStatements,
+} from './pull-statements-contract.js';
