@@ -16,3 +16,11 @@ export {
   type PullHarness,
   type PullStatements,
 } from './pull-statements-contract.js';
+export {
+  publisherContract,
+  outboxMessage,
+  type PublisherHarness,
+  type PublisherOptions,
+  type PublisherTarget,
+  type ReceivedMessage,
+} from './publisher-contract.js';
