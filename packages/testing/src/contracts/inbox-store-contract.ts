@@ -1,91 +1,79 @@
+/**
+ * The inbox store contract, storing half (spec §7.4): one row per (source, idempotency key), the
+ * columns each store writes, the schedule from the DB clock, and grouped concurrent stores that
+ * each resolve on their own. The relay half is relay-contract.ts.
+ */
 import { randomUUID } from 'node:crypto';
 import { JsonPayload, type Clock, type InboxStore, type NewInboxMessage } from '@queuebox/core';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPostgresInboxStore } from './inbox-store.js';
-import { createTestTables, type TableVariant, type TestTables } from './inbox-test-tables.js';
+import { inboxInsert } from './messages.js';
+import { skipTitle, type ContractTarget, type InboxProbe, type StoreHarness } from './probe.js';
 
-const pg = await requireService('postgres', 'postgres: inbox store');
-
-/** The storing half of the inbox store (spec §7.4), on the default and on renamed tables. */
-function message(overrides: Partial<NewInboxMessage> = {}): NewInboxMessage {
-  return {
-    id: randomUUID(),
-    source: 'orders',
-    idempotencyKey: randomUUID(),
-    aggregateId: 'order-1',
-    eventType: 'order.created',
-    payload: JsonPayload.fromValue({ n: 1 }),
-    headers: { 'content-type': 'application/json' },
-    correlationId: 'corr-1',
-    consumption: 'push',
-    publishTime: null,
-    ...overrides,
-  };
-}
+export type InboxHarness = StoreHarness<InboxStore, InboxProbe>;
 
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const fixedClock: Clock = { now: () => NOW };
 
-for (const variant of ['default', 'renamed'] as TableVariant[]) {
-  describe.skipIf(!pg.available)(`PostgreSQL inbox store: store (${variant} tables)`, () => {
-    let db: FreshDatabase;
-    let tables: TestTables;
+function message(overrides: Partial<NewInboxMessage> = {}): NewInboxMessage {
+  return inboxInsert({
+    aggregateId: 'order-1',
+    headers: { 'content-type': 'application/json' },
+    correlationId: 'corr-1',
+    ...overrides,
+  });
+}
+
+export function inboxStoreContract(target: ContractTarget<InboxHarness>): void {
+  const title = `inbox store contract: ${target.label}`;
+  describe.skipIf(Boolean(target.skip))(skipTitle(title, target.skip), () => {
+    let harness: InboxHarness;
+    let probe: InboxProbe;
     let store: InboxStore;
 
     beforeAll(async () => {
-      if (!pg.available) return;
-      db = await createFreshDatabase(pg.url);
-      tables = await createTestTables(db.sql, variant);
-      store = createPostgresInboxStore(db.sql, tables.names, fixedClock);
+      harness = await target.open();
+      probe = harness.probe;
+      store = harness.store(fixedClock);
     });
 
     afterAll(async () => {
-      await db?.drop();
+      await harness?.drop();
     });
 
     beforeEach(async () => {
-      await db.sql.unsafe(`DELETE FROM "${tables.inbox}"`);
+      await probe.clear();
     });
 
-    const rows = (where = 'true', parameters: string[] = []) =>
-      db.sql.unsafe(
-        `SELECT * FROM (${tables.inboxRows}) r WHERE ${where} ORDER BY r.scheduled_at`,
-        parameters,
-      );
-    const dbNow = async (): Promise<Date> => {
-      const [row] = await db.sql`SELECT clock_timestamp() AS now`;
-      return row!.now as Date;
-    };
+    const rows = () => probe.inboxRows();
 
     it('stores a new message with every column of spec §7.4', async () => {
       const m = message({ headers: { 'x-a': '1', 'X-B': 'two' } });
-      const before = await dbNow();
+      const before = await probe.dbNow();
       expect(await store.store(m, { initialDelayMs: 0 })).toEqual({ kind: 'stored' });
-      const after = await dbNow();
-      const [row] = await rows('r.id = $1', [m.id]);
+      const after = await probe.dbNow();
+      const [row] = (await rows()).filter((r) => r.id === m.id);
       expect(row).toMatchObject({
         id: m.id,
         source: 'orders',
-        idempotency_key: m.idempotencyKey,
-        aggregate_id: 'order-1',
-        event_type: 'order.created',
+        idempotencyKey: m.idempotencyKey,
+        aggregateId: 'order-1',
+        eventType: 'order.created',
         payload: { n: 1 },
         headers: { 'x-a': '1', 'X-B': 'two' },
-        correlation_id: 'corr-1',
+        correlationId: 'corr-1',
         consumption: 'push',
         state: 'pending',
-        created_at: NOW,
+        createdAt: NOW,
         attempt: 0,
-        processed_at: null,
-        claimed_at: null,
-        claim_token: null,
-        lease_expires_at: null,
-        last_error: null,
+        processedAt: null,
+        claimedAt: null,
+        claimToken: null,
+        leaseExpiresAt: null,
+        lastError: null,
       });
       // scheduled_at is the DB clock at the insert, created_at the app clock.
-      expect(row!.scheduled_at.getTime()).toBeGreaterThanOrEqual(before.getTime());
-      expect(row!.scheduled_at.getTime()).toBeLessThanOrEqual(after.getTime());
+      expect(row!.scheduledAt.getTime()).toBeGreaterThanOrEqual(before.getTime());
+      expect(row!.scheduledAt.getTime()).toBeLessThanOrEqual(after.getTime());
     });
 
     it('answers duplicate for a repeated (source, key) and keeps the first row', async () => {
@@ -111,54 +99,52 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
 
     it('writes a dead row with no delay for storeDead', async () => {
       const m = message({ payload: JsonPayload.fromValue({ raw: 'not json' }) });
-      const before = await dbNow();
+      const before = await probe.dbNow();
       expect(await store.store(m, { initialDelayMs: 60_000, dead: true })).toEqual({
         kind: 'stored',
       });
       const [row] = await rows();
       expect(row).toMatchObject({ state: 'dead', payload: { raw: 'not json' } });
-      expect(row!.scheduled_at.getTime() - before.getTime()).toBeLessThan(5_000);
+      expect(row!.scheduledAt.getTime() - before.getTime()).toBeLessThan(5_000);
       expect(await store.store(m, { initialDelayMs: 0, dead: true })).toEqual({
         kind: 'duplicate',
       });
     });
 
     it('stores pull messages with consumption pull', async () => {
-      const m = message({ consumption: 'pull' });
-      await store.store(m, { initialDelayMs: 0 });
+      await store.store(message({ consumption: 'pull' }), { initialDelayMs: 0 });
       expect((await rows())[0]).toMatchObject({ consumption: 'pull', state: 'pending' });
     });
 
     it('adds the initial delay in milliseconds to the DB clock', async () => {
-      const m = message();
-      const before = await dbNow();
-      await store.store(m, { initialDelayMs: 90_500 });
-      const after = await dbNow();
-      const at = (await rows())[0]!.scheduled_at.getTime();
+      const before = await probe.dbNow();
+      await store.store(message(), { initialDelayMs: 90_500 });
+      const after = await probe.dbNow();
+      const at = (await rows())[0]!.scheduledAt.getTime();
       expect(at).toBeGreaterThanOrEqual(before.getTime() + 90_500);
       expect(at).toBeLessThanOrEqual(after.getTime() + 90_500);
     });
 
     it('schedules from an earlier publish time plus the delay (LEAST of DB now and publish time)', async () => {
       const published = new Date(Date.now() - 3_600_000);
-      const m = message({ publishTime: published });
-      await store.store(m, { initialDelayMs: 1_000 });
-      expect((await rows())[0]!.scheduled_at.getTime()).toBe(published.getTime() + 1_000);
+      await store.store(message({ publishTime: published }), { initialDelayMs: 1_000 });
+      expect((await rows())[0]!.scheduledAt.getTime()).toBe(published.getTime() + 1_000);
     });
 
     it('counts a publish time later than receipt as receipt', async () => {
       const m = message({ publishTime: new Date(Date.now() + 86_400_000) });
-      const before = await dbNow();
+      const before = await probe.dbNow();
       await store.store(m, { initialDelayMs: 0 });
-      const after = await dbNow();
-      const at = (await rows())[0]!.scheduled_at.getTime();
+      const after = await probe.dbNow();
+      const at = (await rows())[0]!.scheduledAt.getTime();
       expect(at).toBeGreaterThanOrEqual(before.getTime());
       expect(at).toBeLessThanOrEqual(after.getTime());
     });
 
     it('resolves grouped concurrent stores one by one, also two equal keys in one group', async () => {
-      // 300 calls in one turn of the event loop: they share grouped statements. Every key is
-      // sent twice; the first call of each key wins, the second is a duplicate.
+      // 300 calls in one turn of the event loop: an adapter may group them into shared
+      // statements. Every key is sent twice; the first call of each key wins, the second is a
+      // duplicate.
       const keys = Array.from({ length: 150 }, () => randomUUID());
       const calls = [...keys, ...keys].map((key) =>
         message({ idempotencyKey: key, aggregateId: null }),
@@ -168,7 +154,7 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
       expect(results.slice(150).every((r) => r.kind === 'duplicate')).toBe(true);
       const found = await rows();
       expect(found).toHaveLength(150);
-      expect(new Set(found.map((r) => r.id as string))).toEqual(
+      expect(new Set(found.map((r) => r.id))).toEqual(
         new Set(calls.slice(0, 150).map((m) => m.id)),
       );
     });
@@ -178,11 +164,14 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
         message({ payload: JsonPayload.fromValue({ n }) }),
       );
       await Promise.all(calls.map((m) => store.store(m, { initialDelayMs: 0 })));
-      expect((await rows()).map((r) => r.payload.n as number)).toEqual(calls.map((_, n) => n));
+      expect((await rows()).map((r) => (r.payload as { n: number }).n)).toEqual(
+        calls.map((_, n) => n),
+      );
     });
 
     it('fails only the bad call of a group: its neighbours are stored', async () => {
       const good = [message(), message(), message()];
+      // Longer than the 255 characters the idempotency key column takes.
       const bad = message({ idempotencyKey: 'k'.repeat(300) });
       const outcomes = await Promise.allSettled(
         [good[0]!, bad, good[1]!, good[2]!].map((m) => store.store(m, { initialDelayMs: 0 })),
@@ -193,9 +182,7 @@ for (const variant of ['default', 'renamed'] as TableVariant[]) {
         'fulfilled',
         'fulfilled',
       ]);
-      expect(new Set((await rows()).map((r) => r.id as string))).toEqual(
-        new Set(good.map((m) => m.id)),
-      );
+      expect(new Set((await rows()).map((r) => r.id))).toEqual(new Set(good.map((m) => m.id)));
     });
 
     it('a message stored again after a group committed is a duplicate across groups', async () => {
