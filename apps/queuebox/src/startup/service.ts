@@ -78,6 +78,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       sources: config.sources,
       registry,
       logger,
+      // In-process wakes (issue 14): a forwarded row goes to the poller at once, in every mode.
+      onForwarded: () => poller.wake(),
     });
     const health: HealthComponent[] = [
       { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },
@@ -105,7 +107,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         registry,
         health,
         drain,
-        dataRoutes: dataRoutes(config, db, transformer, registry, logger),
+        dataRoutes: dataRoutes(config, db, transformer, registry, logger, () => relay.wake()),
         ...(admin ? { operatorRoutes: admin } : {}),
       });
     });
