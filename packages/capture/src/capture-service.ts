@@ -183,6 +183,9 @@ export class CaptureService {
     const end = stream.ended.finally(() => {
       ended = true;
     });
+    // Awaited below while the loop runs; a failure after the loop left (close, a lost session)
+    // must not become an unhandled rejection, which would end the process.
+    end.catch(() => undefined);
     let nextSlotCheck = performance.now() + this.timings.slotCheckIntervalMs;
     while (!signal.aborted) {
       await Promise.race([end, sleep(this.timings.checkIntervalMs, signal)]);
