@@ -43,6 +43,12 @@ const PINNED: Readonly<Record<string, Family>> = {
     help: 'QueueBox build information',
     labels: ['version'],
   },
+  // Since issue 14; a series exists only while a durable slot of the configured name does.
+  queuebox_capture_durable_slot_retained_bytes: {
+    type: 'gauge',
+    help: 'WAL bytes a durable replication slot of outbox.capture.slot retains (left by QueueBox 0.8.1; drop it)',
+    labels: [],
+  },
   queuebox_claims_lost_total: {
     type: 'counter',
     help: 'Terminal writes that lost their claim',

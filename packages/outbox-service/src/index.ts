@@ -20,5 +20,4 @@ export type { HttpStatusClass } from './http/status-class.js';
 export type { AuthHeader } from './http/destination-auth.js';
 export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
-export { ConflatedWakeSignal } from './poller/conflated-wake-signal.js';
 export * from './retention/retention-service.js';

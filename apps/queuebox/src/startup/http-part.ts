@@ -7,13 +7,14 @@ import { replayRoute } from '../admin/replay-route.js';
 import type { TransformSandbox } from '../admin/transform-sandbox.js';
 import { transformTestRoute } from '../admin/transform-test-route.js';
 
-/** The inbox source routes, mounted on the data port. */
+/** The inbox source routes, mounted on the data port; a stored push row calls `wakeRelay`. */
 export function dataRoutes(
   config: AppConfig,
   database: Database,
   transformer: Transformer,
   metrics: InboxMetrics,
   logger: Logger,
+  wakeRelay?: () => void,
 ): (app: Hono) => void {
   return (app) =>
     inboxRoutes(app, {
@@ -24,6 +25,7 @@ export function dataRoutes(
       transformer,
       logger,
       metrics,
+      onPushStored: wakeRelay,
     });
 }
 

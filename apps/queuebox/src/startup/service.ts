@@ -7,12 +7,14 @@ import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
 import { startServer, type RunningServer } from '../http/server.js';
+import { registerCaptureMetrics } from '../observability/capture-metrics.js';
 import { registerMetricFamilies } from '../observability/metric-families.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
+import { buildCapture } from './capture-part.js';
 import { adminRoutes, dataRoutes } from './http-part.js';
 import { buildOutbox, planOutbox } from './outbox-part.js';
 import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
@@ -48,6 +50,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
   const metrics = registerMetricFamilies(registry);
+  const captureMetrics = registerCaptureMetrics(registry);
   const outboxPlan = await step('build the destinations', () =>
     planOutbox(config, transformer, metrics, logger),
   );
@@ -80,9 +83,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       sources: config.sources,
       metrics: metrics.relay,
       logger,
+      // In-process wakes (issue 14): a forwarded row goes to the poller at once, in every mode.
+      onForwarded: () => poller.wake(),
     });
+    const capture = await step('build the capture', () =>
+      buildCapture(config, { wake: () => poller.wake(), logger, metrics: captureMetrics }),
+    );
     const health: HealthComponent[] = [
       { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },
+      ...(capture ? [capture.health] : []),
       { name: 'outbox-poller', check: () => poller.running },
     ];
     if (retention) health.push({ name: 'retention-service', check: () => retention.running });
@@ -107,7 +116,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         registry,
         health,
         drain,
-        dataRoutes: dataRoutes(config, db, transformer, metrics.inbox, logger),
+        dataRoutes: dataRoutes(config, db, transformer, metrics.inbox, logger, () => relay.wake()),
         ...(admin ? { operatorRoutes: admin } : {}),
       });
     });
@@ -115,6 +124,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Spec §17.2 step 2 order; the HTTP step (registered below) runs before all of these.
     for (const consumer of consumers)
       shutdown.service(`the source ${consumer.source}`, () => consumer.close());
+    if (capture) shutdown.service('the capture', () => capture.service.close());
     shutdown.service('the outbox poller', () => poller.close());
     for (const publisher of publisherServices)
       shutdown.service(`the ${publisher.type} publisher`, () => publisher.close());
@@ -124,6 +134,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const servers: RunningServer[] = [];
     shutdown.http(drain, servers, config.outbox.shutdownTimeoutMs);
     poller.start();
+    capture?.service.start();
     retention?.start();
     relay.start();
     for (const consumer of consumers)

@@ -10,3 +10,4 @@ export * from './retention-store.js';
 export * from './source-consumer.js';
 export * from './broker.js';
 export * from './metrics.js';
+export * from './capture.js';

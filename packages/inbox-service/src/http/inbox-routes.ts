@@ -37,6 +37,8 @@ export interface InboxRoutesDeps {
   readonly clock?: Clock;
   /** Inbox row ids and generated correlation ids; random UUIDs unless a test pins them. */
   readonly newId?: () => string;
+  /** Called when a stored push row is due at once; the app wakes the relay with it. */
+  readonly onPushStored?: () => void;
 }
 
 interface SourceRoute {
@@ -65,6 +67,7 @@ export function inboxRoutes(app: Hono, deps: InboxRoutesDeps): void {
     metrics: deps.metrics,
     clock,
     newId: deps.newId ?? randomUUID,
+    onPushStored: deps.onPushStored,
   };
   const routes: SourceRoute[] = [];
   const owners = new Map<string, string>();

@@ -131,6 +131,7 @@ export function relayWith(
     relay?: Partial<RelayConfig>;
     sources?: Record<string, SourceConfig>;
     nowMs?: () => number;
+    onForwarded?: () => void;
   } = {},
 ) {
   const metrics = createMemoryMetrics().relay;
@@ -142,6 +143,7 @@ export function relayWith(
     metrics,
     logger,
     nowMs: options.nowMs,
+    onForwarded: options.onForwarded,
   });
   return { relay, metrics, logger };
 }
