@@ -15,7 +15,7 @@ import {
   type DatabaseDeps,
   type DatabaseProvider,
 } from '@queuebox/core';
-import { createPool } from './pool.js';
+import { createPool, poolOptions } from './pool.js';
 import { createPostgresDatabase } from './postgres-database.js';
 import { tableNamesFrom } from './table-names.js';
 import { waitForDatabase } from './wait-for-database.js';
@@ -67,4 +67,17 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   return createPostgresDatabase(sql, database, tables, deps);
 }
 
-export const provider: DatabaseProvider = { kind: 'database', name: 'postgresql', open };
+/** What `open` refuses before it connects, as problem lines; opens nothing. */
+function check(config: AppConfig): string[] {
+  const problems: string[] = [];
+  for (const run of [() => tableNamesFrom(config.database), () => poolOptions(config.database)]) {
+    try {
+      run();
+    } catch (error: unknown) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return problems;
+}
+
+export const provider: DatabaseProvider = { kind: 'database', name: 'postgresql', open, check };

@@ -44,4 +44,9 @@ export interface DatabaseProvider {
   readonly name: 'postgresql' | 'sqlserver';
   /** Opens the pool and waits for the database as spec §17.1 step 5 says. */
   open(config: AppConfig, deps: DatabaseDeps): Promise<Database>;
+  /**
+   * The configuration problems `open` would stop on before any I/O (identifiers, URL
+   * parameters), without opening anything; `queuebox config check` reports them.
+   */
+  check?(config: AppConfig): readonly string[];
 }
