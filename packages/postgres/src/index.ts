@@ -17,6 +17,7 @@ import {
 } from '@queuebox/core';
 import { createPool, poolOptions } from './pool.js';
 import { createPostgresDatabase } from './postgres-database.js';
+import { observePool } from './reserved-connection.js';
 import { tableNamesFrom } from './table-names.js';
 import { waitForDatabase } from './wait-for-database.js';
 
@@ -53,6 +54,7 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   // Identifiers are checked before any I/O: a bad name is a configuration error, not an outage.
   const tables = tableNamesFrom(database);
   const sql = createPool(database);
+  if (deps.pool) observePool(sql, deps.pool);
   try {
     await waitForDatabase(sql, {
       startupTimeoutMs: database.startupTimeoutMs,
