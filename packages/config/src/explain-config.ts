@@ -12,7 +12,7 @@ import { SECRET_PARAM, URL_KEYS } from './describe-config.js';
 import { loadConfigTree, type LoadConfigOptions } from './load-config.js';
 import { maskUrl } from './mask-url.js';
 import { displayPath, type Path } from './problems.js';
-import { variablesIn, type RawNode } from './raw-node.js';
+import type { RawNode } from './raw-node.js';
 import { normalizeKey } from './suggest.js';
 
 export type SettingOrigin =
@@ -107,6 +107,14 @@ function originOf(raw: RawNode | undefined, path: string, file: string): Setting
   }
   const names = [...new Set(variablesIn(raw))];
   return names.length > 0 ? { kind: 'variable', names } : { kind: 'file', file };
+}
+
+/** The variables that set anything inside `node`, in tree order. */
+function variablesIn(node: RawNode): string[] {
+  if (node.kind === 'scalar') return node.env === undefined ? [] : [node.env];
+  if (node.kind === 'map') return node.entries.flatMap((entry) => variablesIn(entry.node));
+  if (node.kind === 'list') return node.items.flatMap(variablesIn);
+  return [];
 }
 
 function printable(value: unknown, path: Path): string {

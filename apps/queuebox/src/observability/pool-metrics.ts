@@ -7,7 +7,7 @@ import { createMicrometerTimer } from '@queuebox/outbox-service';
  * as they can be told truthfully. postgres.js keeps no pool statistics, so the bounds come from
  * the configuration, and pending, acquire time and timeouts are measured in QueueBox's own
  * borrowing (the returned observer, which the database provider calls around every connection it
- * reserves: the claims, completions and inbox writes of the hot path). The pool label is
+ * reserves: the outbox claims and completions and the relay claims). The pool label is
  * HikariCP's default pool name, so existing queries and alerts keep matching. docs/metrics.md
  * names what replaces the families that are not emitted.
  */

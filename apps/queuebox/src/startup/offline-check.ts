@@ -12,6 +12,8 @@ import { RequestDrain } from '../http/drain.js';
 import { loggerOptionsFromEnv } from '../observability/logger.js';
 import {
   brokerRegistered,
+  captureRegistered,
+  loadCaptureProvider,
   loadDatabaseProvider,
   providers,
   type ProviderRegistry,
@@ -36,8 +38,8 @@ export interface OfflineCheck {
  * step 8), each collected instead of stopping at the first, so one run lists everything.
  *
  * Nothing here connects: the database provider is loaded (a module import) only to ask its
- * offline `check`, the HTTP routes are built on a database that refuses every use, and broker
- * source consumers are built but never started. The DNS check of `http.blockPrivateAddresses`
+ * offline `check`, the HTTP routes are built on a database that refuses every use, and the
+ * capture source and broker source consumers are built but never started. The DNS check of `http.blockPrivateAddresses`
  * does resolve names, as the start does.
  */
 export async function checkOffline(
@@ -66,6 +68,14 @@ export async function checkOffline(
     await collect(async () => {
       const provider = await loadDatabaseProvider(loaded.database.type, registry);
       problems.push(...(provider.check?.(loaded) ?? []));
+    });
+  }
+  const capture = loaded.outbox.capture;
+  if (capture.enabled && captureRegistered(capture.mode, registry)) {
+    // The capture source is built as the start builds it; it connects only when started.
+    await collect(async () => {
+      const provider = await loadCaptureProvider(capture.mode, registry);
+      provider.createCaptureSource(loaded, { logger: silentLogger });
     });
   }
   const transformer = createJsonataTransformer();
