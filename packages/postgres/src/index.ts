@@ -15,8 +15,9 @@ import {
   type DatabaseDeps,
   type DatabaseProvider,
 } from '@queuebox/core';
-import { createPool } from './pool.js';
+import { createPool, poolOptions } from './pool.js';
 import { createPostgresDatabase } from './postgres-database.js';
+import { observePool } from './reserved-connection.js';
 import { tableNamesFrom } from './table-names.js';
 import { waitForDatabase } from './wait-for-database.js';
 
@@ -53,6 +54,7 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   // Identifiers are checked before any I/O: a bad name is a configuration error, not an outage.
   const tables = tableNamesFrom(database);
   const sql = createPool(database);
+  if (deps.pool) observePool(sql, deps.pool);
   try {
     await waitForDatabase(sql, {
       startupTimeoutMs: database.startupTimeoutMs,
@@ -67,4 +69,17 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   return createPostgresDatabase(sql, database, tables, deps);
 }
 
-export const provider: DatabaseProvider = { kind: 'database', name: 'postgresql', open };
+/** What `open` refuses before it connects, as problem lines; opens nothing. */
+function check(config: AppConfig): string[] {
+  const problems: string[] = [];
+  for (const run of [() => tableNamesFrom(config.database), () => poolOptions(config.database)]) {
+    try {
+      run();
+    } catch (error: unknown) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return problems;
+}
+
+export const provider: DatabaseProvider = { kind: 'database', name: 'postgresql', open, check };

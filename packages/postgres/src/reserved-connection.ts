@@ -13,8 +13,19 @@
  * `connectionTimeout`), a lost connection fails the transaction at once, and a connection is
  * handed back to the pool only when that cannot put a dead one into it.
  */
+import type { PoolObserver } from '@queuebox/core';
 import postgres from 'postgres';
 import { withTimeout } from './with-timeout.js';
+
+/**
+ * The pool observer of each pool (`open` sets it): postgres.js exposes no pool statistics, so
+ * QueueBox's own borrows are what the pool metrics count.
+ */
+const observers = new WeakMap<postgres.Sql, PoolObserver>();
+
+export function observePool(sql: postgres.Sql, observer: PoolObserver): void {
+  observers.set(sql, observer);
+}
 
 /** The pool's connect timeout in ms (postgres.js counts seconds; 30 s when unset). */
 export function answerBoundMs(sql: postgres.Sql): number {
@@ -26,14 +37,20 @@ export async function reserveWithin(
   sql: postgres.Sql,
   boundMs: number,
 ): Promise<postgres.ReservedSql> {
+  const ended = observers.get(sql)?.borrow();
   const pending = sql.reserve();
   try {
-    return await withTimeout(
+    const connection = await withTimeout(
       pending,
       boundMs,
       () => new Error(`No database connection became free within ${boundMs} ms.`),
     );
+    ended?.('acquired');
+    return connection;
   } catch (error: unknown) {
+    // HikariCP's getConnection fails with its timeout whether no connection became free or none
+    // could be opened; a failed borrow counts as a timeout here too.
+    ended?.('timeout');
     pending.then(
       (late) => late.release(),
       () => undefined,

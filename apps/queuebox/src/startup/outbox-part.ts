@@ -48,13 +48,7 @@ export async function planOutbox(
   logger: Logger,
   providerRegistry: ProviderRegistry = providers,
 ): Promise<OutboxPlan> {
-  const brokers = [
-    ...new Set(
-      Object.values(config.destinations)
-        .map((destination) => destination.type)
-        .filter((type): type is BrokerType => type !== 'http'),
-    ),
-  ].filter((type) => brokerRegistered(type, providerRegistry));
+  const brokers = registeredBrokers(config, providerRegistry);
   const routing = validateRouting(config, transformer, { publisherTypes: ['http', ...brokers] });
   await checkPrivateAddresses(config);
   const metrics = createOutboxMetrics(registry);
@@ -73,6 +67,20 @@ export async function planOutbox(
   }
   const publishers = new PublisherRegistry(built);
   return { routing, router: createMessageRouter(routing), metrics, publishers };
+}
+
+/** The broker types the destinations name that have a provider in this build. */
+export function registeredBrokers(
+  config: Pick<AppConfig, 'destinations'>,
+  providerRegistry: ProviderRegistry = providers,
+): BrokerType[] {
+  return [
+    ...new Set(
+      Object.values(config.destinations)
+        .map((destination) => destination.type)
+        .filter((type): type is BrokerType => type !== 'http'),
+    ),
+  ].filter((type) => brokerRegistered(type, providerRegistry));
 }
 
 export interface OutboxPart {

@@ -66,11 +66,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const provider = await step('load the database provider', () =>
       loadDatabaseProvider(config.database.type),
     );
+    const pool = registerPoolMetrics(registry, config.database);
     const db = await step('connect to the database', () =>
-      provider.open(config, { logger, clock: systemClock }),
+      provider.open(config, { logger, clock: systemClock, pool }),
     );
     shutdown.resource('the connection pool', () => db.close());
-    registerPoolMetrics(registry, config.database);
     if (config.database.migrate) await step('migrate the database', () => db.migrate());
     await step('check the database schema', () => db.checkSchema());
 
