@@ -1,9 +1,9 @@
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
-import { createTestTables, type TestTables } from './inbox-test-tables.js';
-import { candidateWindow, claimStatement, PLANNER_SETTINGS } from './outbox-claim.js';
+import { inboxRelaySql, relayCandidateWindow } from './inbox/inbox-relay-sql.js';
+import { createTestTables, type TestTables } from '../test/inbox-tables.js';
+import { candidateWindow, claimStatement, PLANNER_SETTINGS } from './outbox/outbox-claim.js';
 
 const pg = await requireService('postgres', 'postgres: claim plans');
 

@@ -1,8 +1,8 @@
 import type { ClaimedOutboxMessage, OutboxStore } from '@queuebox/core';
 import postgres from 'postgres';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createPostgresOutboxStore } from '../src/outbox-store.js';
-import type { TableNames } from '../src/table-names.js';
+import { createPostgresOutboxStore } from '../src/outbox/outbox-store.js';
+import type { TableNames } from '../src/schema/table-names.js';
 import { message, OutboxRows, TestClock } from './outbox-fixtures.js';
 
 export interface OutboxContractContext {

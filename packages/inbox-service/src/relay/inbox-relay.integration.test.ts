@@ -20,7 +20,7 @@ import {
   mutableClock,
   testPool,
   type TestTables,
-} from '../../../postgres/src/inbox-test-tables.js';
+} from '../../../postgres/test/inbox-tables.js';
 /* eslint-enable import-x/no-relative-packages */
 import { InboxRelay } from './inbox-relay.js';
 

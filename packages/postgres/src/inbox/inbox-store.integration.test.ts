@@ -3,7 +3,7 @@ import { JsonPayload, type Clock, type InboxStore, type NewInboxMessage } from '
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPostgresInboxStore } from './inbox-store.js';
-import { createTestTables, type TableVariant, type TestTables } from './inbox-test-tables.js';
+import { createTestTables, type TableVariant, type TestTables } from '../../test/inbox-tables.js';
 
 const pg = await requireService('postgres', 'postgres: inbox store');
 

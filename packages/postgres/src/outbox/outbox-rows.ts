@@ -4,7 +4,7 @@ import {
   type Headers,
   type OutboxState,
 } from '@queuebox/core';
-import type { TableNames } from './table-names.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * The columns a claim returns, aliased to the model's field names. Aliases are quoted camelCase

@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { renamedSchema } from '../test/outbox-schema.js';
+import { renamedSchema } from '../../test/outbox-schema.js';
 import { candidateWindow, claimStatement } from './outbox-claim.js';
 import { completeStatement, releaseStatement, renewStatement } from './outbox-completion.js';
 import { insertStatement } from './outbox-insert.js';
 import { gaugesStatement, nextWakeStatement, reclaimStatement } from './outbox-maintenance.js';
 import { distinctTopicsStatement, replayStatement } from './outbox-replay.js';
-import { deleteBeyondCountStatement, deleteOlderThanStatement } from './outbox-retention.js';
+import {
+  deleteBeyondCountStatement,
+  deleteOlderThanStatement,
+} from '../retention/outbox-retention.js';
 
 const tables = renamedSchema.tables;
 

@@ -1,7 +1,7 @@
 import { QueueBoxError, type Clock, type ReplayFilter } from '@queuebox/core';
 import type postgres from 'postgres';
-import { countPlanned, runPlanned, type Param } from './outbox-query.js';
-import type { TableNames } from './table-names.js';
+import { countPlanned, runPlanned, type Param } from '../connection/outbox-query.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * The operator's tools on the outbox (spec §11.6): replay and the topic list that the admin

@@ -15,7 +15,7 @@ import {
   mutableClock,
   type TableVariant,
   type TestTables,
-} from './inbox-test-tables.js';
+} from '../../test/inbox-tables.js';
 
 const pg = await requireService('postgres', 'postgres: inbox forward');
 

@@ -14,10 +14,10 @@ import type postgres from 'postgres';
 import { claimedMessage, unquoted, type ClaimedRow } from './inbox-rows.js';
 import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
-import { ASYNC_COMMIT } from './outbox-claim.js';
-import { pipelinedTransaction } from './pipelined-transaction.js';
+import { ASYNC_COMMIT } from '../outbox/outbox-claim.js';
+import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
 import { StatementGroup, type Settled } from './inbox-store-group.js';
-import type { TableNames } from './table-names.js';
+import type { TableNames } from '../schema/table-names.js';
 
 export interface PostgresInboxStoreOptions {
   /** Most rows in one grouped insert; more waiting callers go into the next statement. */

@@ -1,8 +1,8 @@
 import { QueueBoxError } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configFor, recordingLogger } from '../test/support.js';
-import { runMigrations } from './migrator/migrate.js';
+import { configFor, recordingLogger } from '../../test/support.js';
+import { runMigrations } from '../migrator/migrate.js';
 import { checkSchema } from './schema-guard.js';
 
 const pg = await requireService('postgres', 'postgres: schema guard');

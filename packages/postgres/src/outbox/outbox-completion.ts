@@ -1,8 +1,8 @@
 import { QueueBoxError, type Clock, type Fence, type OutboxCompletion } from '@queuebox/core';
 import type postgres from 'postgres';
-import type { Param } from './outbox-query.js';
-import { pipelinedTransaction } from './pipelined-transaction.js';
-import type { TableNames } from './table-names.js';
+import type { Param } from '../connection/outbox-query.js';
+import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * The fenced writes of spec §4.4, each one statement for a whole batch. The fence is

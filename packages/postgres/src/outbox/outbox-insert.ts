@@ -1,7 +1,7 @@
 import type { NewOutboxMessage } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runCached } from './outbox-query.js';
-import type { TableNames } from './table-names.js';
+import { runCached } from '../connection/outbox-query.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * Multi-row insert: one statement whatever the batch size (each column is one array parameter),

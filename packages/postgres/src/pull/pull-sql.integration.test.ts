@@ -4,8 +4,8 @@ import type { InboxStore, NewInboxMessage } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPostgresInboxStore } from './inbox-store.js';
-import { createTestTables, inboxMessage, mutableClock, testPool } from './inbox-test-tables.js';
+import { createPostgresInboxStore } from '../inbox/inbox-store.js';
+import { createTestTables, inboxMessage, mutableClock, testPool } from '../../test/inbox-tables.js';
 
 const pg = await requireService('postgres', 'postgres: pull SQL contract');
 
@@ -13,7 +13,7 @@ const pg = await requireService('postgres', 'postgres: pull SQL contract');
  * The shipped pull statements (examples/pull/sql/postgresql, spec §9), run as a worker runs
  * them: positional parameters, against the reference schema.
  */
-const dir = new URL('../../../examples/pull/sql/postgresql/', import.meta.url);
+const dir = new URL('../../../../examples/pull/sql/postgresql/', import.meta.url);
 const statement = (name: string) => readFileSync(new URL(`${name}.sql`, dir), 'utf8');
 const CLAIM = statement('claim');
 const RENEW = statement('renew');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { databaseConfig } from '../test/support.js';
+import { databaseConfig } from '../../test/support.js';
 import { requirementsOf } from './schema-guard.js';
 
 describe('requirementsOf', () => {

@@ -1,7 +1,7 @@
 import type { Clock, OutboxGauges } from '@queuebox/core';
 import type postgres from 'postgres';
-import { countPlanned, runPlanned, toCount } from './outbox-query.js';
-import type { TableNames } from './table-names.js';
+import { countPlanned, runPlanned, toCount } from '../connection/outbox-query.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * The poller's housekeeping statements (spec §4.1): the reclaim step, the gauges and the next

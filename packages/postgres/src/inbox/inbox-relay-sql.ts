@@ -1,4 +1,4 @@
-import type { TableNames } from './table-names.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * Statement texts of the relay side of the inbox store (spec §8.2, §8.3), batched: one claim

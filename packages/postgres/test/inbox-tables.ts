@@ -10,9 +10,9 @@ import {
   type OutboxColumn,
 } from '@queuebox/core';
 import postgres from 'postgres';
-import { quoteIdentifier } from './identifiers.js';
-import { runMigrations } from './migrator/migrate.js';
-import type { TableNames } from './table-names.js';
+import { quoteIdentifier } from '../src/schema/identifiers.js';
+import { runMigrations } from '../src/migrator/migrate.js';
+import type { TableNames } from '../src/schema/table-names.js';
 
 /**
  * Test support for the inbox store and the relay (used by their integration tests only): the

@@ -1,6 +1,6 @@
 import { QueueBoxError } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { databaseConfig } from '../test/support.js';
+import { databaseConfig } from '../../test/support.js';
 import { quoteIdentifier } from './identifiers.js';
 import { tableNamesFrom } from './table-names.js';
 

@@ -1,7 +1,7 @@
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingLogger } from '../test/support.js';
-import { runMigrations } from './migrator/migrate.js';
+import { recordingLogger } from '../../test/support.js';
+import { runMigrations } from '../migrator/migrate.js';
 
 const pg = await requireService('postgres', 'postgres: reference schema');
 

@@ -5,7 +5,7 @@ import { createCompletion } from './outbox-completion.js';
 import { createInsert } from './outbox-insert.js';
 import { createMaintenance } from './outbox-maintenance.js';
 import { createReplay } from './outbox-replay.js';
-import type { TableNames } from './table-names.js';
+import type { TableNames } from '../schema/table-names.js';
 
 export interface PostgresOutboxStoreOptions {
   /**

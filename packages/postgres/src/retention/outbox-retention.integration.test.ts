@@ -1,8 +1,8 @@
 import type { RetentionStore } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TestClock } from '../test/outbox-fixtures.js';
-import { defaultSchema, renamedSchema } from '../test/outbox-schema.js';
+import { TestClock } from '../../test/outbox-fixtures.js';
+import { defaultSchema, renamedSchema } from '../../test/outbox-schema.js';
 import { createPostgresRetentionStore } from './outbox-retention.js';
 
 const pg = await requireService('postgres', 'postgres: retention store');

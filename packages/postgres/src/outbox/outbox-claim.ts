@@ -6,8 +6,8 @@ import {
   toClaimedMessage,
   type ClaimedRow,
 } from './outbox-rows.js';
-import { pipelinedTransaction } from './pipelined-transaction.js';
-import type { TableNames } from './table-names.js';
+import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
+import type { TableNames } from '../schema/table-names.js';
 
 const MAX_LEASE_MS = 2 ** 31 - 1;
 

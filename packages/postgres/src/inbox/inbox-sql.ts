@@ -1,4 +1,4 @@
-import type { TableNames } from './table-names.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * Statement texts of the inbox store that are not part of the relay claim: the grouped insert,

@@ -1,7 +1,7 @@
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { renamedSchema } from '../test/outbox-schema.js';
-import { outboxStoreContract } from '../test/outbox-store-contract.js';
+import { renamedSchema } from '../../test/outbox-schema.js';
+import { outboxStoreContract } from '../../test/outbox-store-contract.js';
 
 const pg = await requireService('postgres', 'postgres: outbox store (renamed tables and columns)');
 

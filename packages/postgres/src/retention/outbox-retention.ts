@@ -7,8 +7,8 @@ import {
   type RetentionTable,
 } from '@queuebox/core';
 import type postgres from 'postgres';
-import { countPlanned } from './outbox-query.js';
-import type { TableNames } from './table-names.js';
+import { countPlanned } from '../connection/outbox-query.js';
+import type { TableNames } from '../schema/table-names.js';
 
 /**
  * Retention deletes (spec §17.4) for both tables. Each call is one batch in one statement:
