@@ -40,7 +40,7 @@ export { waitForDatabase, type WaitForDatabaseOptions } from './connection/wait-
 export { createPostgresDatabase } from './postgres-database.js';
 export { createPostgresOutboxStore } from './outbox/outbox-store.js';
 export { createPostgresInboxStore } from './inbox/inbox-store.js';
-export { createPostgresRetentionStore } from './retention/outbox-retention.js';
+export { createPostgresRetentionStore } from './retention/retention-store.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;

@@ -12,7 +12,7 @@ import type postgres from 'postgres';
 import { createPostgresInboxStore } from './inbox/inbox-store.js';
 import { runMigrations } from './migrator/migrate.js';
 import { createPostgresOutboxStore } from './outbox/outbox-store.js';
-import { createPostgresRetentionStore } from './retention/outbox-retention.js';
+import { createPostgresRetentionStore } from './retention/retention-store.js';
 import { checkSchema } from './schema/schema-guard.js';
 import type { TableNames } from './schema/table-names.js';
 import { withTimeout } from './connection/with-timeout.js';

@@ -1,5 +1,5 @@
 import type postgres from 'postgres';
-import type { Param } from './outbox-query.js';
+import type { Param } from './run-statement.js';
 import { abandon, answerBoundMs, reserveWithin, settledWithin } from './reserved-connection.js';
 
 /** One statement of a pipelined transaction; `prepare` keeps a named plan per connection. */

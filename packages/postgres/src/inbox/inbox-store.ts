@@ -16,7 +16,7 @@ import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
 import { ASYNC_COMMIT } from '../outbox/outbox-claim.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
-import { StatementGroup, type Settled } from './inbox-store-group.js';
+import { StatementGroup, type Settled } from './statement-group.js';
 import type { TableNames } from '../schema/table-names.js';
 
 export interface PostgresInboxStoreOptions {

@@ -1,6 +1,6 @@
 import { QueueBoxError, type Clock, type Fence, type OutboxCompletion } from '@queuebox/core';
 import type postgres from 'postgres';
-import type { Param } from '../connection/outbox-query.js';
+import type { Param } from '../connection/run-statement.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
 import type { TableNames } from '../schema/table-names.js';
 

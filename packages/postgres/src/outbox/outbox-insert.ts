@@ -1,6 +1,6 @@
 import type { NewOutboxMessage } from '@queuebox/core';
 import type postgres from 'postgres';
-import { runCached } from '../connection/outbox-query.js';
+import { runCached } from '../connection/run-statement.js';
 import type { TableNames } from '../schema/table-names.js';
 
 /**

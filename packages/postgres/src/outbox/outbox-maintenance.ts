@@ -1,6 +1,6 @@
 import type { Clock, OutboxGauges } from '@queuebox/core';
 import type postgres from 'postgres';
-import { countPlanned, runPlanned, toCount } from '../connection/outbox-query.js';
+import { countPlanned, runPlanned, toCount } from '../connection/run-statement.js';
 import type { TableNames } from '../schema/table-names.js';
 
 /**

@@ -1,6 +1,6 @@
 import { QueueBoxError, type Clock, type ReplayFilter } from '@queuebox/core';
 import type postgres from 'postgres';
-import { countPlanned, runPlanned, type Param } from '../connection/outbox-query.js';
+import { countPlanned, runPlanned, type Param } from '../connection/run-statement.js';
 import type { TableNames } from '../schema/table-names.js';
 
 /**

@@ -8,7 +8,7 @@ import { distinctTopicsStatement, replayStatement } from './outbox-replay.js';
 import {
   deleteBeyondCountStatement,
   deleteOlderThanStatement,
-} from '../retention/outbox-retention.js';
+} from '../retention/retention-store.js';
 
 const tables = renamedSchema.tables;
 

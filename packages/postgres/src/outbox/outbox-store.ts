@@ -20,7 +20,7 @@ export interface PostgresOutboxStoreOptions {
  * The outbox store on PostgreSQL. Every statement text is built once here from the configured
  * table and column names (already validated and quoted in `TableNames`), with every value bound
  * as a parameter; the claim and the insert keep a cached plan, the rest are planned per call
- * (see outbox-query.ts). Claim, fence and lease rules live in the SQL, so they hold across
+ * (see run-statement.ts). Claim, fence and lease rules live in the SQL, so they hold across
  * replicas. The pieces live in files named by role: claim, completion (complete, renew, release),
  * maintenance (reclaim, gauges, next wake), insert, replay.
  */

@@ -3,7 +3,7 @@ import { createFreshDatabase, requireService, type FreshDatabase } from '@queueb
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../test/outbox-fixtures.js';
 import { defaultSchema, renamedSchema } from '../../test/outbox-schema.js';
-import { createPostgresRetentionStore } from './outbox-retention.js';
+import { createPostgresRetentionStore } from './retention-store.js';
 
 const pg = await requireService('postgres', 'postgres: retention store');
 

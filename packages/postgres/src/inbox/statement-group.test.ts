@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { StatementGroup, type Settled } from './inbox-store-group.js';
+import { StatementGroup, type Settled } from './statement-group.js';
 
 /** A runner that records each group and lets the test decide when a statement "commits". */
 function recordingRunner() {

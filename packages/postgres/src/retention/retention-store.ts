@@ -7,7 +7,7 @@ import {
   type RetentionTable,
 } from '@queuebox/core';
 import type postgres from 'postgres';
-import { countPlanned } from '../connection/outbox-query.js';
+import { countPlanned } from '../connection/run-statement.js';
 import type { TableNames } from '../schema/table-names.js';
 
 /**
