@@ -13,7 +13,8 @@ import {
 } from '@queuebox/core';
 import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
-import type { MessageRouter, RoutingResult, TransformPipeline } from '../routing/routing-result.js';
+import type { MessageRouter, RoutingResult } from '../routing/message-router.js';
+import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';
 import { ShutdownAbandonedError } from './poller-errors.js';
 

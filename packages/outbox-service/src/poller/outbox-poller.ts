@@ -9,7 +9,8 @@ import {
 } from '@queuebox/core';
 import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
-import type { MessageRouter, TransformPipeline } from '../routing/routing-result.js';
+import type { MessageRouter } from '../routing/message-router.js';
+import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { settledWithin, sleep } from './abortable-sleep.js';
 import { CompletionWriter } from './completion-writer.js';
 import { ConflatedWakeSignal } from './conflated-wake-signal.js';

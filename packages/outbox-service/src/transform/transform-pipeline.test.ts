@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { JsonPayload, type TransformConfig, type TransformOnError } from '@queuebox/core';
-import type { RoutingResult } from '../routing/routing-result.js';
+import type { RoutingResult } from '../routing/message-router.js';
 import { outboxMessage } from '../routing/testing/outbox-message.js';
 import { createJsonataTransformer } from './jsonata-transformer.js';
 import { compileTransformStage } from './transform-stage.js';

@@ -6,13 +6,9 @@ import type {
   PublishRequest,
   Publisher,
 } from '@queuebox/core';
-import type {
-  MessageRouter,
-  PipelineResult,
-  RoutingResult,
-  TransformPipeline,
-  TransformStage,
-} from '../../routing/routing-result.js';
+import type { MessageRouter, RoutingResult } from '../../routing/message-router.js';
+import type { PipelineResult, TransformPipeline } from '../../transform/transform-pipeline.js';
+import type { TransformStage } from '../../transform/transform-stage.js';
 
 /** Unit-test fakes of the ports around the poller (publisher, router, pipeline, logger). */
 

@@ -1,7 +1,8 @@
 import { Registry } from 'prom-client';
 import type { NewOutboxMessage } from '@queuebox/core';
 import { createOutboxMetrics, type OutboxMetrics } from '../../metrics/outbox-metrics.js';
-import type { MessageRouter, TransformPipeline } from '../../routing/routing-result.js';
+import type { MessageRouter } from '../../routing/message-router.js';
+import type { TransformPipeline } from '../../transform/transform-pipeline.js';
 import { PublisherRegistry } from '../../publish/publisher-registry.js';
 import { OutboxPoller, type OutboxPollerConfig } from '../outbox-poller.js';
 import { FakePublisher, fakeRouter, passThroughPipeline, RecordingLogger } from './fakes.js';
