@@ -75,7 +75,7 @@ export async function planOutbox(
   return { routing, router: createMessageRouter(routing), metrics, publishers };
 }
 
-export interface OutboxPart {
+export interface BuiltOutbox {
   readonly poller: OutboxPoller;
   readonly retention: RetentionService | null;
 }
@@ -85,7 +85,7 @@ export function buildOutbox(
   plan: OutboxPlan,
   database: Database,
   logger: Logger,
-): OutboxPart {
+): BuiltOutbox {
   const listeners = outboxMetricListeners(plan.metrics);
   const poller = new OutboxPoller(config.outbox, {
     store: database.outboxStore(),

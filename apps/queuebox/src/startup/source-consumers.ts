@@ -15,7 +15,7 @@ const BROKER_ORDER: readonly BrokerType[] = ['rabbitmq', 'kafka', 'nats'];
 
 type BrokerSource = Exclude<SourceConfig, { readonly type: 'http' }>;
 
-export interface SourcesPartDeps {
+export interface SourceConsumerDeps {
   /** The inbox side of each broker source (filter, extraction, transform, store). */
   readonly handlerFor: (name: string, source: BrokerSource) => DeliveryHandler;
   readonly logger: Logger;
@@ -27,7 +27,7 @@ export interface SourcesPartDeps {
  */
 export async function buildSourceConsumers(
   config: Pick<AppConfig, 'sources'>,
-  deps: SourcesPartDeps,
+  deps: SourceConsumerDeps,
   registry: ProviderRegistry = providers,
 ): Promise<SourceConsumer[]> {
   const consumers: SourceConsumer[] = [];
