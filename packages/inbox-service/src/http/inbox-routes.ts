@@ -21,7 +21,7 @@ import { createHttpIngest, type HttpIngest } from '../ingest/http-ingest.js';
 import { inboxMetrics } from '../ingest/metrics.js';
 import { bodyTooLargeJson, readRequestBody } from './capped-body.js';
 import { TokenBucket } from './rate-limiter.js';
-import { receivedHeadersOf } from './request-headers.js';
+import { receivedHeadersOf } from './incoming-headers.js';
 import { sourceRoutePath } from './route-path.js';
 
 export interface InboxRoutesDeps {
