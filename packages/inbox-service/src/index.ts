@@ -32,11 +32,7 @@ export {
   type AttributeStep,
 } from './extraction/attribute-chain.js';
 export { attributeValue } from './extraction/attribute-value.js';
-export {
-  CORRELATION_ID_HEADER,
-  MAX_CORRELATION_ID_LENGTH,
-  correlationIdOf,
-} from './extraction/correlation-id.js';
+export { MAX_CORRELATION_ID_LENGTH, receivedCorrelationId } from './extraction/correlation-id.js';
 export { parsePublishTime } from './extraction/publish-time.js';
 export {
   compileHttpExtraction,

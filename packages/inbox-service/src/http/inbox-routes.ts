@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CORRELATION_ID_HEADER,
   QueueBoxError,
   systemClock,
   type Clock,
@@ -16,7 +17,6 @@ import {
 } from '@queuebox/core';
 import type { Context, Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import { CORRELATION_ID_HEADER } from '../extraction/correlation-id.js';
 import { createHttpIngest, type HttpIngest } from '../ingest/http-ingest.js';
 import { inboxMetrics } from '../ingest/metrics.js';
 import { bodyTooLargeJson, readRequestBody } from './capped-body.js';

@@ -1,4 +1,5 @@
 import {
+  correlationIdOf,
   retryDelayMs,
   sanitize,
   sanitizeError,
@@ -273,16 +274,3 @@ export class MessageProcessor {
 }
 
 function noop(): void {}
-
-const CORRELATION_HEADER = 'x-correlation-id';
-
-/** The row header `X-Correlation-Id` in any letter case (spec §4.3 step 1). */
-export function correlationIdOf(headers: Readonly<Record<string, string>>): string | undefined {
-  const exact = headers['X-Correlation-Id'];
-  if (exact !== undefined) return exact;
-  for (const name in headers) {
-    if (name.length === CORRELATION_HEADER.length && name.toLowerCase() === CORRELATION_HEADER)
-      return headers[name];
-  }
-  return undefined;
-}

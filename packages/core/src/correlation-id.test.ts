@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { correlationIdOf } from './message-processor.js';
+import { correlationIdOf } from './correlation-id.js';
 
 describe('correlationIdOf', () => {
   it('reads X-Correlation-Id in any letter case', () => {
