@@ -1,4 +1,5 @@
 import {
+  sleep,
   sanitizeError,
   type RelayClaimedMessage,
   type Fence,
@@ -14,7 +15,6 @@ import { BatchLease } from './batch-lease.js';
 import { relayLogTexts } from './log-texts.js';
 import { relayForward, relayTopic } from './outbox-row.js';
 import { relayMetrics, type RelayMetrics } from './relay-metrics.js';
-import { sleep } from './sleep.js';
 
 /** Claims sent ahead while a backlog lasts (see `cycle`). */
 const CLAIMS_IN_FLIGHT = 2;

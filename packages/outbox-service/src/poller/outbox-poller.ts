@@ -1,4 +1,6 @@
 import {
+  settledWithin,
+  sleep,
   sanitizeError,
   type CaptureConfig,
   type ClaimedOutboxMessage,
@@ -11,7 +13,6 @@ import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
-import { settledWithin, sleep } from './abortable-sleep.js';
 import { CompletionWriter } from './completion-writer.js';
 import { ConflatedWakeSignal } from './conflated-wake-signal.js';
 import { DeliverySlots } from './delivery-slots.js';
