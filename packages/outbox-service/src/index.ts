@@ -23,3 +23,4 @@ export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
 export { ConflatedWakeSignal } from './poller/conflated-wake-signal.js';
 export * from './retention/retention-service.js';
+export * from './replay/admin-replay.js';
