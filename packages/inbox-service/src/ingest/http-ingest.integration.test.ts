@@ -6,7 +6,12 @@ import {
   type DatabaseConfig,
   type InboxStore,
 } from '@queuebox/core';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  type FreshDatabase,
+  httpSource,
+  requireService,
+} from '@queuebox/testing';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // The PostgreSQL store on the reference schema, migrated as QueueBox migrates it.
@@ -15,7 +20,6 @@ import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { createHttpIngest, type HttpIngest } from './http-ingest.js';
 import { inboxMetrics } from './metrics.js';
 import { ReceivedHeaders } from './received-headers.js';
-import { httpSource } from './testing/http-source.js';
 
 const pg = await requireService('postgres', 'inbox-service: ingest on PostgreSQL');
 

@@ -1,6 +1,6 @@
 import type { SourceConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { claimed, relayWith, scriptedStore, waitFor } from './testing/relay-harness.js';
+import { claimed, relayWith, scriptedStore, waitFor } from '../../test/relay-harness.js';
 
 /** Claims of 3, 3 and 1 rows (batchSize 3), and forwards that wait until the test releases them. */
 function gatedBacklog() {

@@ -8,7 +8,7 @@ import {
   relayWith,
   RELAY,
   scriptedStore,
-} from './testing/relay-harness.js';
+} from '../../test/relay-harness.js';
 
 /** What the relay writes for a claimed batch, and how it counts and logs it (spec §8.3, §14, §15). */
 describe('InboxRelay: forwarding a batch', () => {

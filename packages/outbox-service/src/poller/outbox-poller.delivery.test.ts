@@ -1,7 +1,13 @@
 import { JsonPayload } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakePublisher, fakePipeline, fakeRouter, transformStage, until } from './testing/fakes.js';
-import { pollerHarness, type PollerHarness } from './testing/harness.js';
+import {
+  FakePublisher,
+  fakePipeline,
+  fakeRouter,
+  transformStage,
+  until,
+} from '../../test/poller-fakes.js';
+import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
 
 let h: PollerHarness | undefined;
 afterEach(async () => {

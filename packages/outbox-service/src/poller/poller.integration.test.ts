@@ -21,7 +21,12 @@ import { createHttpPublisher } from '../http/http-publisher.js';
 import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
 import { PublisherRegistry } from '../publish/publisher-registry.js';
 import { OutboxPoller, type OutboxPollerConfig } from './outbox-poller.js';
-import { fakeRouter, passThroughPipeline, RecordingLogger, until } from './testing/fakes.js';
+import {
+  fakeRouter,
+  passThroughPipeline,
+  RecordingLogger,
+  until,
+} from '../../test/poller-fakes.js';
 
 /**
  * The poller against real PostgreSQL (the @queuebox/postgres outbox store and migrations, a dev

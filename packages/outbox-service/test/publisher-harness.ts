@@ -7,9 +7,9 @@ import type {
   PublishOutcome,
   Publisher,
 } from '@queuebox/core';
-import { outboxMessage } from '../../routing/testing/outbox-message.js';
-import { createHttpPublisher } from '../http-publisher.js';
-import type { HttpStatusClass } from '../status-class.js';
+import { outboxMessage } from '@queuebox/testing';
+import { createHttpPublisher } from '../src/http/http-publisher.js';
+import type { HttpStatusClass } from '../src/http/status-class.js';
 
 export interface TestPublisherOptions {
   readonly maxErrorBodyBytes?: number;

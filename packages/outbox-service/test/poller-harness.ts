@@ -1,12 +1,12 @@
 import { Registry } from 'prom-client';
 import type { NewOutboxMessage } from '@queuebox/core';
-import { createOutboxMetrics, type OutboxMetrics } from '../../metrics/outbox-metrics.js';
-import type { MessageRouter } from '../../routing/message-router.js';
-import type { TransformPipeline } from '../../transform/transform-pipeline.js';
-import { PublisherRegistry } from '../../publish/publisher-registry.js';
-import { OutboxPoller, type OutboxPollerConfig } from '../outbox-poller.js';
-import { FakePublisher, fakeRouter, passThroughPipeline, RecordingLogger } from './fakes.js';
-import { InMemoryOutboxStore } from './in-memory-outbox-store.js';
+import { createOutboxMetrics, type OutboxMetrics } from '../src/metrics/outbox-metrics.js';
+import type { MessageRouter } from '../src/routing/message-router.js';
+import type { TransformPipeline } from '../src/transform/transform-pipeline.js';
+import { PublisherRegistry } from '../src/publish/publisher-registry.js';
+import { OutboxPoller, type OutboxPollerConfig } from '../src/poller/outbox-poller.js';
+import { FakePublisher, fakeRouter, passThroughPipeline, RecordingLogger } from './poller-fakes.js';
+import { InMemoryOutboxStore } from '@queuebox/testing';
 
 export interface HarnessOptions {
   readonly config?: Partial<OutboxPollerConfig>;

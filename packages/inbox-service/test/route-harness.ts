@@ -5,11 +5,13 @@
 import type { Json, SourceConfig } from '@queuebox/core';
 import { Hono } from 'hono';
 import { Registry } from 'prom-client';
-import { fakeTransformer } from '../../ingest/testing/fake-transformer.js';
-import { httpSource } from '../../ingest/testing/http-source.js';
-import { inMemoryInboxStore } from '../../ingest/testing/in-memory-inbox-store.js';
-import { recordingLogger } from '../../ingest/testing/recording-logger.js';
-import { inboxRoutes, type InboxRoutesDeps } from '../inbox-routes.js';
+import {
+  fakeTransformer,
+  httpSource,
+  inMemoryInboxStore,
+  recordingLogger,
+} from '@queuebox/testing';
+import { inboxRoutes, type InboxRoutesDeps } from '../src/http/inbox-routes.js';
 
 export const NOW = Date.parse('2026-03-01T12:00:00.000Z');
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

@@ -6,9 +6,9 @@ import type {
   PublishRequest,
   Publisher,
 } from '@queuebox/core';
-import type { MessageRouter, RoutingResult } from '../../routing/message-router.js';
-import type { PipelineResult, TransformPipeline } from '../../transform/transform-pipeline.js';
-import type { TransformStage } from '../../transform/transform-stage.js';
+import type { MessageRouter, RoutingResult } from '../src/routing/message-router.js';
+import type { PipelineResult, TransformPipeline } from '../src/transform/transform-pipeline.js';
+import type { TransformStage } from '../src/transform/transform-stage.js';
 
 /** Unit-test fakes of the ports around the poller (publisher, router, pipeline, logger). */
 

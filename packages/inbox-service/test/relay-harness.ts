@@ -9,7 +9,7 @@ import type {
   SourceConfig,
 } from '@queuebox/core';
 import { Registry } from 'prom-client';
-import { InboxRelay } from '../inbox-relay.js';
+import { InboxRelay } from '../src/relay/inbox-relay.js';
 
 /**
  * Test support for the relay's unit tests: claimed rows, a recording logger, and a store whose
