@@ -5,8 +5,8 @@ import type { MessageRouter } from '../src/routing/message-router.js';
 import type { TransformPipeline } from '../src/transform/transform-pipeline.js';
 import { PublisherRegistry } from '../src/publish/publisher-registry.js';
 import { OutboxPoller, type OutboxPollerConfig } from '../src/poller/outbox-poller.js';
-import { FakePublisher, fakeRouter, passThroughPipeline, RecordingLogger } from './poller-fakes.js';
-import { InMemoryOutboxStore } from '@queuebox/testing';
+import { fakeRouter, passThroughPipeline } from './poller-fakes.js';
+import { FakePublisher, InMemoryOutboxStore, RecordingLogger } from '@queuebox/testing';
 
 export interface HarnessOptions {
   readonly config?: Partial<OutboxPollerConfig>;

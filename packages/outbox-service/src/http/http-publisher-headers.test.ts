@@ -5,10 +5,10 @@ import {
   httpDestination,
   type HttpSink,
   outboxMessage,
+  RecordingLogger,
   type SinkRequest,
   startHttpSink,
 } from '@queuebox/testing';
-import { RecordingLogger } from '../../test/poller-fakes.js';
 import { rawValues, send, testPublisher } from '../../test/publisher-harness.js';
 
 /**

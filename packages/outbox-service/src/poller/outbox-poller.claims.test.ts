@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PublishRequest } from '@queuebox/core';
-import { delay, FakePublisher, until } from '../../test/poller-fakes.js';
+import { delay, FakePublisher, until } from '@queuebox/testing';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
 
 let h: PollerHarness | undefined;

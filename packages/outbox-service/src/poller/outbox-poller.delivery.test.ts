@@ -1,13 +1,8 @@
 import { JsonPayload } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  FakePublisher,
-  fakePipeline,
-  fakeRouter,
-  transformStage,
-  until,
-} from '../../test/poller-fakes.js';
+import { fakePipeline, fakeRouter, transformStage } from '../../test/poller-fakes.js';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
+import { FakePublisher, until } from '@queuebox/testing';
 
 let h: PollerHarness | undefined;
 afterEach(async () => {

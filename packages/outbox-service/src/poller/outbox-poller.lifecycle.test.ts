@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { delay, FakePublisher, until } from '../../test/poller-fakes.js';
+import { delay, FakePublisher, until } from '@queuebox/testing';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
 
 let h: PollerHarness | undefined;

@@ -16,17 +16,18 @@ import {
   tableNamesFrom,
   type TableNames,
 } from '@queuebox/postgres';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  type FreshDatabase,
+  RecordingLogger,
+  requireService,
+  until,
+} from '@queuebox/testing';
 import { createHttpPublisher } from '../http/http-publisher.js';
 import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
 import { PublisherRegistry } from '../publish/publisher-registry.js';
 import { OutboxPoller, type OutboxPollerConfig } from './outbox-poller.js';
-import {
-  fakeRouter,
-  passThroughPipeline,
-  RecordingLogger,
-  until,
-} from '../../test/poller-fakes.js';
+import { fakeRouter, passThroughPipeline } from '../../test/poller-fakes.js';
 
 /**
  * The poller against real PostgreSQL (the @queuebox/postgres outbox store and migrations, a dev
