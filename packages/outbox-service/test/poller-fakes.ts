@@ -24,6 +24,7 @@ export function fakeRouter(routes: Readonly<Record<string, FakeRoute>>): Message
         destinationTransform: null,
         routingKey: null,
         address: null,
+        addressProblem: null,
         ...route,
       };
     },

@@ -154,9 +154,13 @@ export class MessageProcessor {
       payload = result.payload;
     }
 
-    if (routing.address !== null && routing.address.trim() === '') {
+    const blank = routing.address !== null && routing.address.trim() === '';
+    if (routing.addressProblem !== null || blank) {
       this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
-      await this.fail(task, sanitize(failureReasons.blankAddress(destination)));
+      // The router says why (which template or column); the generic text covers a router that
+      // handed over a blank address without saying so.
+      const reason = routing.addressProblem ?? failureReasons.blankAddress(destination);
+      await this.fail(task, sanitize(reason));
       return;
     }
 

@@ -222,6 +222,27 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     expect(h.publisher.requests).toHaveLength(0);
   });
 
+  it("fails the publish with the router's reason when it names why the address is blank", async () => {
+    const problem =
+      "The address template of destination 'events' rendered empty (subject '{{ payload.to }}')";
+    h = pollerHarness({
+      router: fakeRouter({
+        '*': {
+          destination: 'events',
+          destinationType: 'nats',
+          address: '',
+          addressProblem: problem,
+        },
+      }),
+      publishers: [new FakePublisher('nats')],
+    });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1);
+    expect(h.store.row(id!).lastError).toBe(problem);
+    expect(h.publisher.requests).toHaveLength(0);
+  });
+
   it('takes the failure path with a sanitized cause chain when a publisher throws', async () => {
     const cause = new Error('connect ECONNREFUSED postgres://app:s3cret@db:5432/app');
     h = pollerHarness({

@@ -20,10 +20,10 @@ export interface RoutingResult {
   readonly address: string | null;
   /**
    * Set (and `address` is `''`) when the address resolved blank: the error the poller fails this
-   * row's publish with, e.g. "The address template of destination 'x' rendered empty (...)".
-   * Optional so that hand-made results in tests need not spell it out.
+   * row's publish with (spec §5.2), naming the template or the `*From` column, e.g. "The address
+   * template of destination 'x' rendered empty (...)". Null otherwise.
    */
-  readonly addressProblem?: string | null;
+  readonly addressProblem: string | null;
 }
 
 export interface MessageRouter {

@@ -33,6 +33,7 @@ function routing(
     destinationTransform: destination,
     routingKey: null,
     address: null,
+    addressProblem: null,
   };
 }
 
