@@ -43,6 +43,13 @@ export {
 export { getOrCreateCounter, inboxMetrics, type InboxMetrics } from './ingest/metrics.js';
 export { ReceivedHeaders } from './ingest/received-headers.js';
 export {
+  createHttpIngest,
+  type HttpIngest,
+  type HttpIngestDeps,
+  type IngestAnswer,
+  type IngestRequest,
+} from './ingest/http-ingest.js';
+export {
   compileSourceTransform,
   sourceBindings,
   type SourceTransform,

@@ -1,21 +1,17 @@
-import { randomUUID } from 'node:crypto';
 import {
   DEFAULT_INBOX_COLUMNS,
   DEFAULT_OUTBOX_COLUMNS,
-  JsonPayload,
   silentLogger,
-  type Clock,
   type InboxColumn,
-  type NewInboxMessage,
   type OutboxColumn,
 } from '@queuebox/core';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { quoteIdentifier } from '../src/schema/identifiers.js';
 import { runMigrations } from '../src/migrator/migrate.js';
 import type { TableNames } from '../src/schema/table-names.js';
 
 /**
- * Test support for the inbox store and the relay (used by their integration tests only): the
+ * Test support for the inbox store's integration tests (and the claim-plan test): the
  * reference schema from the bundled migrations, optionally renamed the way an operator maps a
  * custom table (spec §3.6), and the TableNames that go with it. The renamed variant mixes upper
  * and lower case, so an unquoted identifier anywhere in a statement fails the tests.
@@ -146,39 +142,6 @@ function selectAs<K extends string>(
   return `SELECT ${list} FROM ${quoteIdentifier(table, 'table')}`;
 }
 
-/** A push message of source `orders` with fresh id and key; override what a test is about. */
-export function inboxMessage(overrides: Partial<NewInboxMessage> = {}): NewInboxMessage {
-  return {
-    id: randomUUID(),
-    source: 'orders',
-    idempotencyKey: randomUUID(),
-    aggregateId: null,
-    eventType: 'order.created',
-    payload: JsonPayload.fromValue({ n: 1 }),
-    headers: {},
-    correlationId: null,
-    consumption: 'push',
-    publishTime: null,
-    ...overrides,
-  };
-}
-
-/** An app clock a test sets. */
-export interface MutableClock extends Clock {
-  set(at: Date): void;
-}
-
-export function mutableClock(at = new Date()): MutableClock {
-  let current = at;
-  return {
-    now: () => current,
-    set: (next) => {
-      current = next;
-    },
-  };
-}
-
-/** A separate pool on a test database: a second replica in concurrency tests. */
-export function testPool(url: string, max = 3): postgres.Sql {
-  return postgres(url, { max, onnotice: () => undefined });
-}
+// Fixtures of core's types and a second pool, shared with the app's tests: @queuebox/testing's,
+// re-exported so this package's tests import their support from one place.
+export { inboxMessage, mutableClock, testPool, type MutableClock } from '@queuebox/testing';

@@ -33,4 +33,5 @@ export * from './fixtures/outbox-message.js';
 export * from './fixtures/routing-config.js';
 export * from './fixtures/http-source.js';
 export * from './fixtures/claimed-inbox-message.js';
+export * from './fixtures/inbox-message.js';
 export * from './wait.js';

@@ -1,28 +1,34 @@
 import {
+  DEFAULT_INBOX_COLUMNS,
+  DEFAULT_OUTBOX_COLUMNS,
   JsonPayload,
   silentLogger,
+  type DatabaseConfig,
   type InboxStore,
   type NewInboxMessage,
   type RelayConfig,
   type SourceConfig,
 } from '@queuebox/core';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
-import { Registry } from 'prom-client';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-// inbox-service must not depend on an adapter (services talk through core's ports), so this
-// end-to-end test reaches the PostgreSQL store and its test tables by path; the test runs on
-// workspace sources, and nothing outside tests imports across packages this way.
-import { createPostgresInboxStore } from '@queuebox/postgres';
-/* eslint-disable import-x/no-relative-packages -- the test tables move to @queuebox/testing (issue 12 item 2) */
+import { InboxRelay } from '@queuebox/inbox-service';
 import {
-  createTestTables,
+  createPostgresInboxStore,
+  runMigrations,
+  tableNamesFrom,
+  type TableNames,
+} from '@queuebox/postgres';
+import {
+  createFreshDatabase,
   inboxMessage,
   mutableClock,
+  requireService,
   testPool,
-  type TestTables,
-} from '../../../postgres/test/inbox-tables.js';
-/* eslint-enable import-x/no-relative-packages */
-import { InboxRelay } from './inbox-relay.js';
+  type FreshDatabase,
+} from '@queuebox/testing';
+import { Registry } from 'prom-client';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+// The relay of inbox-service on the PostgreSQL inbox store: here in the app's tests because
+// inbox-service never depends on an adapter (services talk through core's ports).
 
 const pg = await requireService('postgres', 'inbox-service: relay on PostgreSQL');
 
@@ -42,15 +48,20 @@ const SOURCES: Record<string, SourceConfig> = {
 
 describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
   let db: FreshDatabase;
-  let tables: TestTables;
+  let names: TableNames;
   let store: InboxStore;
   const clock = mutableClock();
 
   beforeAll(async () => {
     if (!pg.available) return;
     db = await createFreshDatabase(pg.url);
-    tables = await createTestTables(db.sql, 'default');
-    store = createPostgresInboxStore(db.sql, tables.names, clock);
+    await runMigrations(db.sql, { logger: silentLogger });
+    names = tableNamesFrom({
+      outboxTableName: 'outbox',
+      inboxTableName: 'inbox',
+      columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
+    } as DatabaseConfig);
+    store = createPostgresInboxStore(db.sql, names, clock);
   });
 
   afterAll(async () => {
@@ -191,7 +202,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     // The second relay uses its own pool, as a second replica would.
     const secondPool = testPool(db.url);
     const replica = new InboxRelay({
-      store: createPostgresInboxStore(secondPool, tables.names, clock),
+      store: createPostgresInboxStore(secondPool, names, clock),
       relay: relayConfig,
       sources: SOURCES,
       registry: registries[1]!,

@@ -23,15 +23,22 @@ import {
   requireService,
   until,
 } from '@queuebox/testing';
-import { createHttpPublisher } from '../http/http-publisher.js';
-import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
-import { PublisherRegistry } from '../publish/publisher-registry.js';
-import { OutboxPoller, type OutboxPollerConfig } from './outbox-poller.js';
-import { fakeRouter, passThroughPipeline } from '../../test/poller-fakes.js';
+import {
+  createHttpPublisher,
+  createJsonataTransformer,
+  createMessageRouter,
+  createOutboxMetrics,
+  createTransformPipeline,
+  OutboxPoller,
+  PublisherRegistry,
+  validateRouting,
+  type OutboxPollerConfig,
+} from '@queuebox/outbox-service';
 
 /**
- * The poller against real PostgreSQL (the @queuebox/postgres outbox store and migrations, a dev
- * dependency only) and a real HTTP sink through the real HTTP publisher.
+ * The poller against real PostgreSQL (the @queuebox/postgres outbox store and migrations) and a
+ * real HTTP sink through the real HTTP publisher, router and (stage-less) transform pipeline.
+ * It lives in the app's tests because outbox-service never depends on an adapter.
  */
 const SUITE = 'outbox-service: poller on PostgreSQL';
 const pg = await requireService('postgres', SUITE);
@@ -118,27 +125,38 @@ describe.skipIf(!ready)(SUITE, () => {
       shutdownTimeoutMs: 2_000,
       ...config,
     };
+    const destinations = {
+      sink: {
+        type: 'http',
+        baseUrl: sinkUrl,
+        path: '/events',
+        timeoutMs: 10_000,
+        headers: { 'X-Static': 'static-value' },
+        auth: null,
+        transform: null,
+      },
+    } as const;
     const publisher: Publisher = createHttpPublisher({
       config: {
-        destinations: {
-          sink: {
-            type: 'http',
-            baseUrl: sinkUrl,
-            path: '/events',
-            timeoutMs: 10_000,
-            headers: { 'X-Static': 'static-value' },
-            auth: null,
-            transform: null,
-          },
-        },
+        destinations,
         http: { maxErrorBodyBytes: 2048, blockPrivateAddresses: false },
         outbox: { concurrency: fullConfig.concurrency },
       },
     });
+    const routes = [
+      {
+        topicPattern: '**',
+        destination: 'sink',
+        routingKeyTemplate: null,
+        routingKeyMissingFieldDefault: '',
+        transform: null,
+      },
+    ];
+    const routing = validateRouting({ destinations, routes }, createJsonataTransformer());
     const poller = new OutboxPoller(fullConfig, {
       store: postgresAdapter.createPostgresOutboxStore(db.sql, tables, systemClock),
-      router: fakeRouter({ '*': { destination: 'sink' } }),
-      pipeline: passThroughPipeline,
+      router: createMessageRouter(routing),
+      pipeline: createTransformPipeline(),
       publishers: new PublisherRegistry([publisher]),
       metrics,
       logger,

@@ -16,11 +16,16 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // The PostgreSQL store on the reference schema, migrated as QueueBox migrates it.
 import { createPostgresInboxStore, runMigrations, tableNamesFrom } from '@queuebox/postgres';
+import {
+  createHttpIngest,
+  inboxMetrics,
+  ReceivedHeaders,
+  type HttpIngest,
+} from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
-import { createHttpIngest, type HttpIngest } from './http-ingest.js';
-import { inboxMetrics } from './metrics.js';
-import { ReceivedHeaders } from './received-headers.js';
 
+// inbox-service's ingest on the PostgreSQL store: here in the app's tests because inbox-service
+// never depends on an adapter.
 const pg = await requireService('postgres', 'inbox-service: ingest on PostgreSQL');
 
 /**
