@@ -21,6 +21,5 @@ export * from './metrics/summary-timer.js';
 export * from './metrics/outbox-metrics.js';
 export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
-export { ConflatedWakeSignal } from './poller/conflated-wake-signal.js';
 export * from './retention/retention-service.js';
 export * from './replay/admin-replay.js';

@@ -11,7 +11,7 @@ import { runMigrations } from '../src/migrator/migrate.js';
 import type { TableNames } from '../src/schema/table-names.js';
 
 /**
- * Test support for the inbox store's integration tests (and the claim-plan test): the
+ * Test support for the claim-plan test: the
  * reference schema from the bundled migrations, optionally renamed the way an operator maps a
  * custom table (spec §3.6), and the TableNames that go with it. The renamed variant mixes upper
  * and lower case, so an unquoted identifier anywhere in a statement fails the tests.
@@ -141,7 +141,3 @@ function selectAs<K extends string>(
     .join(', ');
   return `SELECT ${list} FROM ${quoteIdentifier(table, 'table')}`;
 }
-
-// Fixtures of core's types and a second pool, shared with the app's tests: @queuebox/testing's,
-// re-exported so this package's tests import their support from one place.
-export { inboxMessage, mutableClock, testPool, type MutableClock } from '@queuebox/testing';

@@ -5,6 +5,7 @@
  * depends on no service: what builds a service's own classes stays in that service's `test/`.
  */
 export * from './services.js';
+export * from './postgres-logical.js';
 export * from './postgres-database.js';
 export * from './ports.js';
 export * from './http-sink.js';

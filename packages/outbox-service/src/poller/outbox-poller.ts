@@ -1,4 +1,5 @@
 import {
+  ConflatedWakeSignal,
   settledWithin,
   sleep,
   sanitizeError,
@@ -14,7 +15,6 @@ import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { CompletionWriter } from './completion-writer.js';
-import { ConflatedWakeSignal } from './conflated-wake-signal.js';
 import { DeliverySlots } from './delivery-slots.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logTexts } from './log-texts.js';
