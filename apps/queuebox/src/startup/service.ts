@@ -13,7 +13,7 @@ import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
-import { buildCapture } from './capture-part.js';
+import { buildCapture } from './capture-assembly.js';
 import { adminRoutes, dataRoutes } from './http-routes.js';
 import { buildOutbox, planOutbox } from './outbox-assembly.js';
 import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './source-consumers.js';
