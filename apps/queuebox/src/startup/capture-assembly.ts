@@ -3,7 +3,7 @@ import type { AppConfig, Logger } from '@queuebox/core';
 import type { HealthComponent } from '../http/health.js';
 import { loadCaptureProvider, providers, type ProviderRegistry } from '../providers.js';
 
-export interface CapturePart {
+export interface BuiltCapture {
   readonly service: CaptureService;
   /** `outbox-capture`: advisory, so a capture outage never makes readiness 503 (spec §11.4). */
   readonly health: HealthComponent;
@@ -18,7 +18,7 @@ export async function buildCapture(
   config: AppConfig,
   deps: { readonly wake: () => void; readonly logger: Logger; readonly metrics: CaptureMetrics },
   registry: ProviderRegistry = providers,
-): Promise<CapturePart | null> {
+): Promise<BuiltCapture | null> {
   const capture = config.outbox.capture;
   if (!capture.enabled) return null;
   const provider = await loadCaptureProvider(capture.mode, registry);
