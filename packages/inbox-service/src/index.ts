@@ -32,11 +32,7 @@ export {
   type AttributeStep,
 } from './extraction/attribute-chain.js';
 export { attributeValue } from './extraction/attribute-value.js';
-export {
-  CORRELATION_ID_HEADER,
-  MAX_CORRELATION_ID_LENGTH,
-  correlationIdOf,
-} from './extraction/correlation-id.js';
+export { MAX_CORRELATION_ID_LENGTH, receivedCorrelationId } from './extraction/correlation-id.js';
 export { parsePublishTime } from './extraction/publish-time.js';
 export {
   compileHttpExtraction,
@@ -46,6 +42,13 @@ export {
 // Ingest: metrics shared with the relay, source transform, the HTTP pipeline.
 export { getOrCreateCounter, inboxMetrics, type InboxMetrics } from './ingest/metrics.js';
 export { ReceivedHeaders } from './ingest/received-headers.js';
+export {
+  createHttpIngest,
+  type HttpIngest,
+  type HttpIngestDeps,
+  type IngestAnswer,
+  type IngestRequest,
+} from './ingest/http-ingest.js';
 export {
   compileSourceTransform,
   sourceBindings,

@@ -15,11 +15,11 @@ import {
   type DatabaseDeps,
   type DatabaseProvider,
 } from '@queuebox/core';
-import { createPool, poolOptions } from './pool.js';
+import { createPool, poolOptions } from './connection/pool.js';
 import { createPostgresDatabase } from './postgres-database.js';
-import { observePool } from './reserved-connection.js';
-import { tableNamesFrom } from './table-names.js';
-import { waitForDatabase } from './wait-for-database.js';
+import { observePool } from './connection/reserved-connection.js';
+import { tableNamesFrom } from './schema/table-names.js';
+import { waitForDatabase } from './connection/wait-for-database.js';
 
 export { migrations, type Migration } from './migrations/index.js';
 export {
@@ -33,15 +33,15 @@ export { flywayChecksum, crc32 } from './migrator/checksum.js';
 export { flywayLockKey } from './migrator/advisory-lock.js';
 export { compareVersions } from './migrator/versions.js';
 export { HISTORY_TABLE, BASELINE_DESCRIPTION } from './migrator/history.js';
-export { checkSchema } from './schema-guard.js';
-export { tableNamesFrom, type TableNames } from './table-names.js';
-export { IDENTIFIER_PATTERN, quoteIdentifier } from './identifiers.js';
-export { createPool, poolOptions, sslFrom } from './pool.js';
-export { waitForDatabase, type WaitForDatabaseOptions } from './wait-for-database.js';
+export { checkSchema } from './schema/schema-guard.js';
+export { tableNamesFrom, type TableNames } from './schema/table-names.js';
+export { IDENTIFIER_PATTERN, quoteIdentifier } from './schema/identifiers.js';
+export { createPool, poolOptions, sslFrom } from './connection/pool.js';
+export { waitForDatabase, type WaitForDatabaseOptions } from './connection/wait-for-database.js';
 export { createPostgresDatabase } from './postgres-database.js';
-export { createPostgresOutboxStore } from './outbox-store.js';
-export { createPostgresInboxStore } from './inbox-store.js';
-export { createPostgresRetentionStore } from './outbox-retention.js';
+export { createPostgresOutboxStore } from './outbox/outbox-store.js';
+export { createPostgresInboxStore } from './inbox/inbox-store.js';
+export { createPostgresRetentionStore } from './retention/retention-store.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;

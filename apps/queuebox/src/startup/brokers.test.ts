@@ -11,8 +11,8 @@ import { Registry } from 'prom-client';
 import { testConfig } from '../../test/app-config.js';
 import { broker, type ProviderRegistry } from '../providers.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
-import { planOutbox } from './outbox-part.js';
-import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
+import { planOutbox } from './outbox-assembly.js';
+import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './source-consumers.js';
 
 const DB = { jdbcUrl: 'jdbc:postgresql://127.0.0.1:5432/unused', user: 'postgres' };
 

@@ -19,9 +19,9 @@ import {
   type ProviderRegistry,
 } from '../providers.js';
 import { readDemoConfig } from './demo-config.js';
-import { dataRoutes } from './http-part.js';
-import { registeredBrokers } from './outbox-part.js';
-import { brokerIngestNotBuilt, buildSourceConsumers } from './sources-part.js';
+import { dataRoutes } from './http-routes.js';
+import { registeredBrokers } from './outbox-assembly.js';
+import { brokerIngestNotBuilt, buildSourceConsumers } from './source-consumers.js';
 import { unconnectedDatabase } from './unconnected-database.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
 
