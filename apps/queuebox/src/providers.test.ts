@@ -31,7 +31,7 @@ const importAbsent = () => import(ABSENT) as Promise<BrokerProviderModule>;
 describe('the provider registry', () => {
   it('loads every provider of this build', async () => {
     expect(await checkProviders()).toEqual([]);
-    expect(Object.keys(providers)).toEqual(['postgresql']);
+    expect(Object.keys(providers)).toEqual(['postgresql', 'rabbitmq']);
     expect((await loadDatabaseProvider('postgresql')).name).toBe('postgresql');
   });
 
@@ -69,7 +69,8 @@ describe('the provider registry', () => {
   });
 
   it('knows which broker kinds this build has, and loads a registered one', async () => {
-    expect(brokerRegistered('rabbitmq')).toBe(false);
+    expect(brokerRegistered('rabbitmq')).toBe(true);
+    expect(brokerRegistered('kafka')).toBe(false);
     const registry: ProviderRegistry = {
       rabbitmq: broker('@queuebox/rabbitmq', () => Promise.resolve({ provider: shapedBroker })),
     };

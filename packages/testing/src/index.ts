@@ -20,3 +20,4 @@ export {
 } from '@queuebox/dev';
 
 export * from './fault-proxy.js';
+export * from './rabbitmq-kit.js';

@@ -103,7 +103,7 @@ describe('broker kinds through the provider registry', () => {
 
   it('stops the start for a destination of a kind this build has no provider for', async () => {
     await expect(
-      planOutbox(config, createJsonataTransformer(), new Registry(), silentLogger),
+      planOutbox(config, createJsonataTransformer(), new Registry(), silentLogger, {}),
     ).rejects.toThrow(
       "destinations.events: no publisher supports destination 'events' of type 'rabbitmq'",
     );

@@ -60,9 +60,10 @@ describe('settings this build cannot act on', () => {
         `${CAPTURE.replace('MODE', 'sqlserver-cdc')}
 sources:
   orders:
-    type: rabbitmq
-    queueName: orders
-    connectionUrl: amqp://127.0.0.1:5672
+    type: nats
+    servers: nats://127.0.0.1:4222
+    stream: ORDERS
+    durable: queuebox
     idempotencyKeyPath: $.id
   hooks:
     path: /hooks
@@ -80,7 +81,7 @@ sources:
       expect.stringMatching(
         /^outbox\.capture\.enabled: change data capture \(mode sqlserver-cdc\) is not available/,
       ),
-      'sources.orders: type rabbitmq sources are not available in this build of QueueBox; use an http source',
+      'sources.orders: type nats sources are not available in this build of QueueBox; use an http source',
     ]);
   });
 });
