@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@queuebox/config';
 import { systemClock, type AppConfig, type Logger } from '@queuebox/core';
-import { InboxRelay } from '@queuebox/inbox-service';
+import { InboxRelay, inboxMetrics } from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { TransformSandbox } from '../admin/transform-sandbox.js';
 import { buildHttpApps } from '../http/apps.js';
@@ -14,7 +15,7 @@ import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
 import { adminRoutes, dataRoutes } from './http-part.js';
 import { buildOutbox, planOutbox } from './outbox-part.js';
-import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
+import { brokerIngestFor, buildSourceConsumers, sourceHealth } from './sources-part.js';
 import { ShutdownSequence } from './shutdown.js';
 import { step } from './step.js';
 import { refuseUnbuiltFeatures } from './unbuilt-guard.js';
@@ -87,7 +88,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (config.inbox.relay.enabled)
       health.push({ name: 'inbox-relay', check: () => relay.running });
     const consumers = await step('build the sources', () =>
-      buildSourceConsumers(config, { handlerFor: brokerIngestNotBuilt, logger }),
+      buildSourceConsumers(config, {
+        handlerFor: brokerIngestFor({
+          store: db.inboxStore(),
+          transformer,
+          logger,
+          metrics: inboxMetrics(registry),
+          clock: systemClock,
+          newId: randomUUID,
+        }),
+        logger,
+      }),
     );
     health.push(...sourceHealth(consumers));
 
