@@ -73,20 +73,31 @@ export class DestinationLink {
     if (wire.unsent !== null) this.#warnUnsent(message.id, wire.unsent);
     if (this.#closed) return failure('Publish failed: the publisher is closed');
 
-    let channel: PublishChannel;
-    try {
-      channel = await this.#openChannel();
-      await channel.declareExchange(exchange, this.#exchangeType);
-    } catch (error: unknown) {
-      return failure(`Publish failed: ${errorText(error)}`);
+    // Connecting and declaring are bounded like the confirm: a broker that stopped answering
+    // must not hold a publish (and its poller slot) for ever.
+    const prepared = await this.#within(
+      this.#openChannel().then(async (channel) => {
+        await channel.declareExchange(exchange, this.#exchangeType);
+        return channel;
+      }),
+      request.signal,
+    );
+    if (prepared.kind === 'failed') return failure(`Publish failed: ${errorText(prepared.error)}`);
+    if (prepared.kind === 'aborted') return outcomeOf(prepared, message.id);
+    if (prepared.kind === 'timeout') {
+      return failure(
+        `Publish failed: the broker did not answer within ${this.#confirmTimeoutMs} ms (connecting or declaring exchange '${exchange}')`,
+      );
     }
+    const channel = prepared.value;
     const body = Buffer.from(request.payload.text, 'utf8');
     const confirmed = channel.publish(exchange, routingKey, body, {
       ...wire.options,
       messageId: message.id,
     });
-    const result = await this.#awaitConfirm(confirmed, request.signal);
-    return outcomeOf(result, message.id);
+    const result = await this.#within(confirmed, request.signal);
+    if (result.kind === 'failed') return failure(`Publish failed: ${errorText(result.error)}`);
+    return outcomeOf(result.kind === 'done' ? result.value : result, message.id);
   }
 
   /** Closes the connection; unconfirmed publishes fail. Never rejects. */
@@ -125,21 +136,22 @@ export class DestinationLink {
     }
   }
 
-  #awaitConfirm(
-    confirmed: Promise<ConfirmResult>,
-    signal: AbortSignal,
-  ): Promise<ConfirmResult | { readonly kind: 'timeout' | 'aborted' }> {
+  /** `work`'s result, or the timeout (CONFIRM_TIMEOUT_MS) or the caller's abort, whichever is first. */
+  #within<T>(work: Promise<T>, signal: AbortSignal): Promise<Bounded<T>> {
     return new Promise((resolve) => {
-      const done = (result: ConfirmResult | { readonly kind: 'timeout' | 'aborted' }) => {
+      const done = (result: Bounded<T>) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
         resolve(result);
       };
-      const onAbort = () => done({ kind: 'aborted' });
-      const timer = setTimeout(() => done({ kind: 'timeout' }), this.#confirmTimeoutMs);
+      const onAbort = () => done(ABORTED);
+      const timer = setTimeout(() => done(TIMEOUT), this.#confirmTimeoutMs);
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
-      void confirmed.then(done);
+      work.then(
+        (value) => done({ kind: 'done', value }),
+        (error: unknown) => done({ kind: 'failed', error }),
+      );
     });
   }
 
@@ -152,8 +164,17 @@ export class DestinationLink {
   }
 }
 
+type Bounded<T> =
+  | { readonly kind: 'done'; readonly value: T }
+  | { readonly kind: 'failed'; readonly error: unknown }
+  | { readonly kind: 'timeout' }
+  | { readonly kind: 'aborted' };
+
+const TIMEOUT = { kind: 'timeout' } as const;
+const ABORTED = { kind: 'aborted' } as const;
+
 function outcomeOf(
-  result: ConfirmResult | { readonly kind: 'timeout' | 'aborted' },
+  result: ConfirmResult | { readonly kind: 'timeout' } | { readonly kind: 'aborted' },
   messageId: string,
 ): PublishOutcome {
   switch (result.kind) {

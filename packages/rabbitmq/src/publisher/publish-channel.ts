@@ -31,6 +31,8 @@ export type ConfirmResult =
 
 interface Waiting {
   returned: { readonly exchange: string; readonly routingKey: string } | null;
+  /** Settles the publish; later calls do nothing (a promise resolves once). */
+  resolve: (result: ConfirmResult) => void;
 }
 
 const ACKED: ConfirmResult = { kind: 'acked' };
@@ -117,11 +119,11 @@ export class PublishChannel {
   ): Promise<ConfirmResult> {
     if (!this.#open) return Promise.resolve(this.#closedResult());
     const { messageId } = options;
-    const waiting: Waiting = { returned: null };
-    let queue = this.#waiting.get(messageId);
-    if (queue === undefined) this.#waiting.set(messageId, (queue = []));
-    queue.push(waiting);
     return new Promise<ConfirmResult>((resolve) => {
+      const waiting: Waiting = { returned: null, resolve };
+      let queue = this.#waiting.get(messageId);
+      if (queue === undefined) this.#waiting.set(messageId, (queue = []));
+      queue.push(waiting);
       try {
         this.#confirm.publish(exchange, routingKey, body, options, (error: unknown) => {
           this.#forget(messageId, waiting);
@@ -211,6 +213,12 @@ export class PublishChannel {
     this.#open = false;
     // A confirm channel the broker closed leaves its connection open; nothing else uses it.
     this.#closing = closeConnection(this.#model);
+    // amqplib fails the unconfirmed callbacks only once the socket has closed; a close that
+    // must destroy a silent broker's socket would leave them waiting, so they fail here.
+    const result = this.#closedResult();
+    for (const queue of this.#waiting.values())
+      for (const waiting of queue) waiting.resolve(result);
+    this.#waiting.clear();
     this.onClosed(this);
   }
 
