@@ -35,7 +35,9 @@ describe('provider registry on the production install', () => {
     const result = check();
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('All 3 provider(s) load: postgresql, postgres-logical, rabbitmq.');
+    expect(result.stdout).toContain(
+      'All 3 provider(s) load: postgresql, postgres-logical, rabbitmq.',
+    );
   });
 
   it('fails naming the broker and its package when @queuebox/rabbitmq is missing', () => {
