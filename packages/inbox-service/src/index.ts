@@ -54,6 +54,15 @@ export {
   sourceBindings,
   type SourceTransform,
 } from './ingest/source-transform.js';
+// Broker sources (§7.6-§7.8): the DeliveryHandler the RabbitMQ, Kafka and NATS adapters call.
+export { createBrokerIngest, type BrokerIngestDeps } from './ingest/broker-ingest.js';
+export {
+  bodyDigest,
+  compileBrokerExtraction,
+  type BrokerAttributes,
+  type BrokerExtraction,
+  type BrokerSourceConfig,
+} from './extraction/broker-extraction.js';
 // HTTP routes (§7.5, §11.3) and the capped body reader the admin routes reuse.
 export { inboxRoutes, type InboxRoutesDeps } from './http/inbox-routes.js';
 export {

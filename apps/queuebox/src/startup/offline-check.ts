@@ -1,5 +1,12 @@
 import { ConfigError, loadConfig } from '@queuebox/config';
-import { sanitize, silentLogger, toError, type AppConfig, type SourceConfig } from '@queuebox/core';
+import {
+  sanitize,
+  silentLogger,
+  toError,
+  type AppConfig,
+  type DeliveryHandler,
+  type SourceConfig,
+} from '@queuebox/core';
 import {
   createJsonataTransformer,
   checkPrivateAddresses,
@@ -21,7 +28,7 @@ import {
 import { readDemoConfig } from './demo-config.js';
 import { dataRoutes } from './http-routes.js';
 import { registeredBrokers } from './outbox-assembly.js';
-import { brokerIngestNotBuilt, buildSourceConsumers } from './source-consumers.js';
+import { buildSourceConsumers } from './source-consumers.js';
 import { unconnectedDatabase } from './unconnected-database.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
 
@@ -112,13 +119,18 @@ export async function checkOffline(
     );
     const consumers = await buildSourceConsumers(
       { sources },
-      { handlerFor: brokerIngestNotBuilt, logger: silentLogger },
+      { handlerFor: () => NEVER_CONSUMED, logger: silentLogger },
       registry,
     );
     await Promise.allSettled(consumers.map((consumer) => consumer.close()));
   });
   return { config: loaded, problems };
 }
+
+/** The check builds consumers to validate them and closes them unstarted: nothing is delivered. */
+const NEVER_CONSUMED: DeliveryHandler = {
+  handle: () => Promise.reject(new Error('config check consumes no message')),
+};
 
 /** One line per problem: the loader's and the routing check's lists, or the error's own text. */
 function problemLines(error: unknown): string[] {

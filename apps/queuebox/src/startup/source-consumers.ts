@@ -1,5 +1,4 @@
 import {
-  QueueBoxError,
   type AppConfig,
   type BrokerType,
   type DeliveryHandler,
@@ -7,6 +6,7 @@ import {
   type SourceConfig,
   type SourceConsumer,
 } from '@queuebox/core';
+import { createBrokerIngest, type BrokerIngestDeps } from '@queuebox/inbox-service';
 import type { HealthComponent } from '../http/health.js';
 import { loadBrokerProvider, providers, type ProviderRegistry } from '../providers.js';
 
@@ -57,12 +57,11 @@ export function sourceHealth(consumers: readonly SourceConsumer[]): HealthCompon
 }
 
 /**
- * Until the inbox side of broker sources lands with the first broker package, a source whose
- * broker is registered still stops the start (naming it) instead of being consumed by nothing.
+ * The inbox side of every broker source: inbox-service's broker ingest (filter, extraction,
+ * transform, store) on the database's inbox store, compiled per source at build.
  */
-export function brokerIngestNotBuilt(name: string, source: BrokerSource): DeliveryHandler {
-  throw new QueueBoxError(
-    'config_invalid',
-    `sources.${name}: the inbox pipeline for type ${source.type} sources is not part of this build of QueueBox; use an http source`,
-  );
+export function brokerIngestFor(
+  deps: BrokerIngestDeps,
+): (name: string, source: BrokerSource) => DeliveryHandler {
+  return (name, source) => createBrokerIngest(name, source, deps);
 }
