@@ -21,3 +21,5 @@ export * from './header-precedence.js';
 
 export * from './json-text.js';
 export * from './json-payload.js';
+export * from './sql-identifier.js';
+export * from './sql/postgres-outbox-insert.js';
