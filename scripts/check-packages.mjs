@@ -38,7 +38,8 @@ for (const { dir, manifest } of packages) {
     const result = run('pnpm', args);
     const verdict = result.status === 0 ? 'ok' : 'FAILED';
     console.log(`${manifest.name}: ${tool} ${verdict}`);
-    if (result.status !== 0) failures.push(`${manifest.name}: ${tool}\n${result.stdout}${result.stderr}`);
+    if (result.status !== 0)
+      failures.push(`${manifest.name}: ${tool}\n${result.stdout}${result.stderr}`);
   }
 }
 rmSync(out, { recursive: true, force: true });
