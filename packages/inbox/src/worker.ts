@@ -182,11 +182,14 @@ class Loop {
     const log = this.#o.logger;
     const messageId = held.message.id;
     let connection: InboxConnection | undefined;
+    let began = false;
     try {
       connection = await this.worker.connections.connect();
       const c = connection;
-      await c.begin();
       const transaction = handlerTransaction(c);
+      // Rolls back only a transaction that began; one that never began left nothing to undo.
+      const rollback = () => (transaction.begun() ? c.rollback() : Promise.resolve());
+      transaction.onBegin(() => (began = true));
       let failed = false;
       let failure: unknown;
       try {
@@ -200,12 +203,12 @@ class Loop {
       // and then find the message finished, which would read as a lost lease.
       await this.#stopRenewal(held);
       if (held.abandoned) {
-        await c.rollback();
+        await rollback();
         log.info('The shutdown abandoned the message, so it spends no attempt.', { messageId });
         return;
       }
       if (held.lost) {
-        await c.rollback();
+        await rollback();
         log.warn(
           failed
             ? 'The lease was lost, so nothing was written.'
@@ -215,19 +218,20 @@ class Loop {
         return;
       }
       if (!failed) {
+        // A handler that ran no statement leaves the completion alone in its transaction.
         const done = await c.query(this.#sql.complete.text, [messageId, held.token]);
         if (done.rowCount === 1) {
-          await c.commit();
+          if (transaction.begun()) await c.commit();
         } else {
-          await c.rollback();
+          await rollback();
           log.warn('The completion affected no row, so the work was rolled back.', { messageId });
         }
         return;
       }
-      await c.rollback();
+      await rollback();
       await this.#fail(c, held, failure);
     } catch (error: unknown) {
-      if (connection !== undefined) await connection.rollback().catch(() => undefined);
+      if (began) await connection?.rollback().catch(() => undefined);
       log.error('The message was abandoned.', { messageId, error: sanitizeError(error) });
     } finally {
       connection?.release();
@@ -377,19 +381,30 @@ class Loop {
   }
 }
 
-/** The handler's view of its transaction: `query` only, and only until the handler returned. */
+/**
+ * The handler's view of its transaction: `query` only, and only until the handler returned.
+ * BEGIN goes out with the handler's first statement (awaited before it, so no statement of the
+ * handler can run outside the transaction): a handler that runs none costs no BEGIN and COMMIT,
+ * and its completion commits alone.
+ */
 function handlerTransaction(connection: InboxConnection): {
   view: InboxTransaction;
   close(): void;
+  begun(): boolean;
+  onBegin(listener: () => void): void;
 } {
   let open = true;
+  let beginning: Promise<void> | undefined;
+  let listener: (() => void) | undefined;
   const view: InboxTransaction = Object.freeze({
-    query(text: string, params?: readonly unknown[]) {
-      if (!open) {
-        return Promise.reject(
-          new Error('The transaction is over: the handler had already returned.'),
-        );
+    async query(text: string, params?: readonly unknown[]) {
+      if (!open) throw new Error('The transaction is over: the handler had already returned.');
+      if (beginning === undefined) {
+        listener?.();
+        beginning = connection.begin();
       }
+      await beginning;
+      if (!open) throw new Error('The transaction is over: the handler had already returned.');
       return connection.query(text, params);
     },
   });
@@ -397,6 +412,10 @@ function handlerTransaction(connection: InboxConnection): {
     view,
     close: () => {
       open = false;
+    },
+    begun: () => beginning !== undefined,
+    onBegin: (next) => {
+      listener = next;
     },
   };
 }

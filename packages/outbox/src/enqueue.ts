@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { postgresOutboxInsert } from '@queuebox/core';
+import { postgresOutboxInsert, postgresOutboxInsertOne } from '@queuebox/core';
 import { runnerFor, type OutboxHandle } from './handles.js';
 import { toRow, type OutboxMessage, type OutboxRow } from './message.js';
 import { pgArrayLiteral } from './pg-array.js';
@@ -20,6 +20,8 @@ export function createOutbox(options: OutboxOptions = {}): Outbox {
   const names = resolveSchema(options.schema);
   const text = postgresOutboxInsert(names);
   const knexText = postgresOutboxInsert(names, () => '?');
+  const oneText = postgresOutboxInsertOne(names);
+  const oneKnexText = postgresOutboxInsertOne(names, () => '?');
   async function enqueueMany(db: OutboxHandle, messages: readonly OutboxMessage[]) {
     if (!Array.isArray(messages)) throw new TypeError('enqueueMany needs an array of messages.');
     const runner = runnerFor(db);
@@ -33,7 +35,16 @@ export function createOutbox(options: OutboxOptions = {}): Outbox {
     async enqueue(db, message) {
       const runner = runnerFor(db);
       const row = toRow(message, randomUUID);
-      await runner.run(text, knexText, columns([row]));
+      await runner.run(oneText, oneKnexText, [
+        row.id,
+        row.topic,
+        row.key,
+        row.aggregateType,
+        row.payload,
+        row.headers,
+        row.maxAttempts,
+        row.scheduledAt,
+      ]);
       return row.id;
     },
     enqueueMany,
