@@ -1,4 +1,5 @@
 import type { InboxConnection, InboxConnectionSource, InboxTransaction } from './connections.js';
+import { handlerTransaction } from './handler-transaction.js';
 import { inboxSql } from './inbox-sql.js';
 import { messageFrom, type InboxMessage } from './message.js';
 import { resolveOptions, type InboxOptions, type ResolvedInboxOptions } from './options.js';
@@ -63,27 +64,27 @@ export class InboxWorker {
     if (this.#running) throw new Error('The worker is already running.');
     this.#running = true;
     try {
-      await new Loop(this, handler, signal).run();
+      const settings: LoopSettings = {
+        options: this.#options,
+        statements: this.#sql,
+        connections: this.#connections,
+        concurrency: this.#concurrency,
+        renewEveryMs: this.#renewEveryMs,
+      };
+      await new Loop(settings, handler, signal).run();
     } finally {
       this.#running = false;
     }
   }
+}
 
-  /** @internal */ get options(): ResolvedInboxOptions {
-    return this.#options;
-  }
-  /** @internal */ get statements(): InboxStatements {
-    return this.#sql;
-  }
-  /** @internal */ get connections(): InboxConnectionSource {
-    return this.#connections;
-  }
-  /** @internal */ get concurrency(): number {
-    return this.#concurrency;
-  }
-  /** @internal */ get renewEveryMs(): number {
-    return this.#renewEveryMs;
-  }
+/** What one run of the loop needs from its worker. */
+interface LoopSettings {
+  readonly options: ResolvedInboxOptions;
+  readonly statements: InboxStatements;
+  readonly connections: InboxConnectionSource;
+  readonly concurrency: number;
+  readonly renewEveryMs: number;
 }
 
 class Loop {
@@ -96,7 +97,7 @@ class Loop {
   #wake: (() => void) | undefined;
 
   constructor(
-    private readonly worker: InboxWorker,
+    private readonly worker: LoopSettings,
     private readonly handler: InboxHandler,
     signal: AbortSignal | undefined,
   ) {
@@ -379,43 +380,4 @@ class Loop {
       stop.addEventListener('abort', done);
     });
   }
-}
-
-/**
- * The handler's view of its transaction: `query` only, and only until the handler returned.
- * BEGIN goes out with the handler's first statement (awaited before it, so no statement of the
- * handler can run outside the transaction): a handler that runs none costs no BEGIN and COMMIT,
- * and its completion commits alone.
- */
-function handlerTransaction(connection: InboxConnection): {
-  view: InboxTransaction;
-  close(): void;
-  begun(): boolean;
-  onBegin(listener: () => void): void;
-} {
-  let open = true;
-  let beginning: Promise<void> | undefined;
-  let listener: (() => void) | undefined;
-  const view: InboxTransaction = Object.freeze({
-    async query(text: string, params?: readonly unknown[]) {
-      if (!open) throw new Error('The transaction is over: the handler had already returned.');
-      if (beginning === undefined) {
-        listener?.();
-        beginning = connection.begin();
-      }
-      await beginning;
-      if (!open) throw new Error('The transaction is over: the handler had already returned.');
-      return connection.query(text, params);
-    },
-  });
-  return {
-    view,
-    close: () => {
-      open = false;
-    },
-    begun: () => beginning !== undefined,
-    onBegin: (next) => {
-      listener = next;
-    },
-  };
 }
