@@ -1,6 +1,6 @@
 /** Blocks that sources, destinations, routes and the admin routes share. */
 import type { InboundAuthConfig, TransformConfig } from '@queuebox/core';
-import type { RawInboundAuth, RawTransform } from './schema.js';
+import type { RawInboundAuth, RawTransform } from './schema/config.js';
 
 export function transform(raw: RawTransform | null): TransformConfig | null {
   return raw === null ? null : { ...raw };

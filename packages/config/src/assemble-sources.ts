@@ -1,8 +1,8 @@
 /** Builds `SourceConfig` with the per-kind defaults of spec §7.1 (topic, idempotency key path). */
 import type { HeaderFilterConfig, HeaderFilterRule, SourceConfig } from '@queuebox/core';
 import { inboundAuth, transform } from './assemble-blocks.js';
-import type { RawSource } from './schema.js';
-import { defaultSourceTopic } from './validate-sources.js';
+import type { RawSource } from './schema/config.js';
+import { defaultSourceTopic } from './rules/sources.js';
 import { parseDuration } from './values.js';
 
 /** Broker sources fall back to `$.id`; an HTTP source must name its key itself (spec §20 item 22). */

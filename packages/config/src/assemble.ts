@@ -16,7 +16,7 @@ import {
 import { inboundAuth, transform } from './assemble-blocks.js';
 import { assembleSource } from './assemble-sources.js';
 import type { ParsedDatabaseUrl } from './database-url.js';
-import type { RawConfig, RawDestination } from './schema.js';
+import type { RawConfig, RawDestination } from './schema/config.js';
 import { parseDuration } from './values.js';
 
 export function assemble(raw: RawConfig, url: ParsedDatabaseUrl): AppConfig {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { AppConfig } from '@queuebox/core';
+import * as v from 'valibot';
 import { assemble } from './assemble.js';
 import { ConfigError } from './config-error.js';
 import { deepFreeze } from './deep-freeze.js';
@@ -13,16 +14,12 @@ import { CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE } from './env-names.js';
 import { readEnvSource } from './env-source.js';
 import { Problems } from './problems.js';
 import { envPaths, mergeNodes, type RawNode } from './raw-node.js';
-import { configSchema } from './schema.js';
-import { validateDestinations, validateRoutes } from './validate-destinations.js';
-import {
-  validateAdmin,
-  validateCapture,
-  validateDatabase,
-  validateRetention,
-  validateServer,
-} from './validate-core.js';
-import { validateSources } from './validate-sources.js';
+import { reportIssues } from './issues.js';
+import { toPlain } from './plain-tree.js';
+import { checkedConfigSchema, configSchema, type RawConfig } from './schema/config.js';
+import { withSecretReader } from './schema/secret-files.js';
+import { asNode, binds } from './schema/walk.js';
+import { parseDatabaseUrl } from './database-url.js';
 import { YamlSyntaxError, parseYaml, type Env } from './yaml-source.js';
 
 export interface LoadConfigOptions {
@@ -39,13 +36,15 @@ export interface LoadConfigOptions {
   readonly readFile?: (path: string) => string | undefined;
 }
 
+const schemaNode = asNode(configSchema);
+
 export const DEMO_SOURCE_NAME = 'the packaged demo configuration';
 
 export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   const env = options.env ?? process.env;
   const readFile = options.readFile ?? readFileIfExists;
   const problems = new Problems();
-  const variables = readEnvSource(env, configSchema.binds, problems);
+  const variables = readEnvSource(env, (segments) => binds(schemaNode, segments), problems);
   const configFileVariable = env[CONFIG_FILE_VARIABLE];
   const filePath = configFileVariable ?? options.defaultConfigFile ?? DEFAULT_CONFIG_FILE;
 
@@ -81,18 +80,16 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
     variables.tree === null ? (file ?? undefined) : mergeNodes(file ?? undefined, variables.tree);
   if (merged !== undefined) problems.setEnvPaths(envPaths(merged));
 
-  const raw = configSchema.decode(merged, [], { problems, readSecretFile: secretReader(readFile) });
-  validateServer(raw, problems);
-  const databaseUrl = validateDatabase(raw, problems);
-  validateCapture(raw, databaseUrl, problems);
-  validateDestinations(raw, problems);
-  validateRoutes(raw, problems);
-  validateSources(raw, problems);
-  validateAdmin(raw, problems);
-  validateRetention(raw, problems);
+  const plain = merged === undefined ? {} : toPlain(merged);
+  const result = withSecretReader(secretReader(readFile), () =>
+    v.safeParse(checkedConfigSchema, plain),
+  );
+  reportIssues(result.issues ?? [], merged, problems);
   problems.throwIfAny();
-  if (databaseUrl === undefined) throw ConfigError.fromProblems(['database.url: cannot be read']);
-  return deepFreeze(assemble(raw, databaseUrl));
+  const raw = result.output as RawConfig;
+  const databaseUrl = parseDatabaseUrl(raw.database.url);
+  if (!databaseUrl.ok) throw ConfigError.fromProblems(['database.url: cannot be read']);
+  return deepFreeze(assemble(raw, databaseUrl.value));
 }
 
 /** Each secret file is read once per load, however many keys name it. */

@@ -28,8 +28,6 @@ function isPrefix(prefix: readonly string[], path: readonly string[]): boolean {
 export class Problems {
   readonly #lines: string[] = [];
   readonly #paths: string[][] = [];
-  /** Paths whose whole subtree is unusable (a section that is not a map, say). */
-  readonly #blocked: string[][] = [];
   /** Variable name → the path its value ended at (after list compaction), comparable form. */
   #envPaths = new Map<string, string[]>();
 
@@ -37,20 +35,11 @@ export class Problems {
     this.#envPaths = new Map([...paths].map(([name, path]) => [name, comparable(path)]));
   }
 
-  /**
-   * Reports a problem at `path`, naming the variables that set it. `blocksBelow` marks a node
-   * whose keys cannot be read at all, so no rule reports them again.
-   */
-  add(path: Path, message: string, blocksBelow = false): void {
+  /** Reports a problem at `path`, naming the variables that set it. */
+  add(path: Path, message: string): void {
     const variables = this.variablesAt(path);
     const setBy = variables.length === 0 ? '' : ` (set by ${variables.join(', ')})`;
     this.addLine(`${displayPath(path)}: ${message}${setBy}`, path);
-    if (blocksBelow) this.block(path);
-  }
-
-  /** Marks a node whose keys cannot be read, so no rule reports them again. */
-  block(path: Path): void {
-    this.#blocked.push(comparable(path));
   }
 
   /** Reports a line as written (an unknown variable names itself). */
@@ -68,17 +57,10 @@ export class Problems {
       .sort();
   }
 
-  /**
-   * Whether a problem was already reported at `path` or below it, or above it on a node that
-   * could not be read, so a rule that depends on a broken value stays quiet instead of piling a
-   * second line onto the first.
-   */
-  has(path: Path): boolean {
+  /** Whether a problem was reported at `path` or above it (a placeholder that did not resolve). */
+  covers(path: Path): boolean {
     const at = comparable(path);
-    return (
-      this.#paths.some((reported) => isPrefix(at, reported)) ||
-      this.#blocked.some((blocked) => isPrefix(blocked, at))
-    );
+    return this.#paths.some((reported) => isPrefix(reported, at));
   }
 
   get count(): number {

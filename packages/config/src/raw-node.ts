@@ -71,18 +71,6 @@ export function envPaths(root: RawNode): Map<string, Path> {
   return found;
 }
 
-/** The variables that set anything inside `node`, sorted. */
-export function variablesIn(node: RawNode): string[] {
-  const names: string[] = [];
-  const walk = (n: RawNode): void => {
-    if (n.kind === 'scalar' && n.env !== undefined) names.push(n.env);
-    else if (n.kind === 'map') n.entries.forEach((e) => walk(e.node));
-    else if (n.kind === 'list') n.items.forEach(walk);
-  };
-  walk(node);
-  return names.sort();
-}
-
 /** Whether a YAML file wrote anything inside `node` (an empty section counts). */
 export function hasFileContent(node: RawNode): boolean {
   switch (node.kind) {

@@ -67,7 +67,16 @@ describe.skipIf(!pg.available)('the published packages', () => {
       };
       expect(manifest.license).toBe('Apache-2.0');
       expect(manifest.private).toBeUndefined();
-      expect(Object.keys(manifest.exports['.']!)).toEqual(['types', 'default']);
+      // Every entry point of the workspace manifest, without the workspace's source condition.
+      const workspace = JSON.parse(
+        readFileSync(join(ROOT, 'packages', name, 'package.json'), 'utf8'),
+      ) as { exports: Record<string, Record<string, string>> };
+      expect(Object.keys(manifest.exports)).toEqual(Object.keys(workspace.exports));
+      for (const [path, conditions] of Object.entries(manifest.exports)) {
+        const { ['@queuebox/source']: _source, ...published } = workspace.exports[path]!;
+        expect(conditions).toEqual(published);
+        expect(existsSync(join(installed, conditions.default!))).toBe(true);
+      }
       for (const range of Object.values(manifest.dependencies ?? {})) {
         expect(range).not.toMatch(/^workspace:/);
       }

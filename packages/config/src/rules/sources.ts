@@ -1,0 +1,121 @@
+/** Rules of `sources` (spec §7.1–7.3, §7.5–7.8) that name other keys or other sources. */
+import { displayPath, type Path } from '../problems.js';
+import type { RawConfig, RawSource } from '../schema/config.js';
+import { parseDuration } from '../values.js';
+import { checkInboundAuth, checkKafkaSecurity, checkNatsCredentials } from './blocks.js';
+import { requireText, type Rules } from './context.js';
+
+/** The relay topic template when `topic` is not set (spec §7.1). */
+export function defaultSourceTopic(type: RawSource['type']): string {
+  return type === 'http' ? '{{ eventType }}' : '{{ source }}';
+}
+
+/** Headers QueueBox never stores (spec §16.1), so a key cannot be read from them. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
+
+export function checkSources(config: RawConfig, rules: Rules): void {
+  if (rules.blocked(['sources'])) return;
+  const httpPaths = new Map<string, string>();
+  for (const [name, source] of Object.entries(config.sources)) {
+    const path = ['sources', name];
+    if (rules.blocked(path)) continue;
+    checkShared(name, source, path, rules);
+    if (source.type === 'http') checkHttp(name, source, path, rules, httpPaths);
+    else if (source.type === 'kafka') checkKafkaSecurity(rules, path, source);
+    else if (source.type === 'nats') checkNatsCredentials(rules, path, source);
+  }
+}
+
+const key = (path: Path, name: string): string => displayPath([...path, name]);
+
+function checkShared(name: string, source: RawSource, path: Path, rules: Rules): void {
+  if (source.consumption === 'push' && !rules.has([...path, 'topic'])) {
+    const topic = source.topic ?? defaultSourceTopic(source.type);
+    requireText(rules, [...path, 'topic'], source.topic);
+    if (topic.includes('eventType') && !hasEventTypeSource(source)) {
+      const sourcesText =
+        source.type === 'http'
+          ? `set ${key(path, 'eventTypePath')}, ${key(path, 'eventTypeHeader')} or ${key(path, 'eventTypeExpression')}`
+          : `set ${key(path, 'eventTypePath')} or ${key(path, 'eventTypeExpression')}, or set ${key(path, 'eventTypeFromHeader')} to true when every publisher sets the '${source.attributeHeaders.eventType}' header`;
+      rules.add(
+        [...path, 'topic'],
+        `the topic template '${topic}' uses eventType, but source '${name}' has no event type, so the relay would mark every message dead; ${sourcesText}, or write a topic template without eventType`,
+      );
+    }
+  }
+  const delayMs =
+    source.initialDelay === null || rules.has([...path, 'initialDelay'])
+      ? 0
+      : (parseDuration(source.initialDelay) ?? 0);
+  for (const field of ['scheduledAtHeader', 'scheduledAtPath'] as const) {
+    if (source[field] !== null && delayMs === 0 && !rules.has([...path, 'initialDelay'])) {
+      rules.add(
+        [...path, field],
+        `needs ${key(path, 'initialDelay')} greater than 0; a publish time only shifts when a delayed message is released`,
+      );
+    }
+  }
+}
+
+function hasEventTypeSource(source: RawSource): boolean {
+  if (source.eventTypePath !== null || source.eventTypeExpression !== null) return true;
+  return source.type === 'http' ? source.eventTypeHeader !== null : source.eventTypeFromHeader;
+}
+
+type HttpSource = Extract<RawSource, { type: 'http' }>;
+
+function checkHttp(
+  name: string,
+  source: HttpSource,
+  path: Path,
+  rules: Rules,
+  paths: Map<string, string>,
+): void {
+  const routePath = [...path, 'path'];
+  if (!rules.has(routePath)) {
+    const other = paths.get(source.path);
+    if (other !== undefined) {
+      rules.add(
+        routePath,
+        `'${source.path}' is already the path of source '${other}'; each HTTP source needs its own path`,
+      );
+    } else {
+      paths.set(source.path, name);
+    }
+  }
+  if (
+    source.idempotencyKeyPath === null &&
+    source.idempotencyKeyHeader === null &&
+    source.idempotencyKeyExpression === null
+  ) {
+    rules.add(
+      path,
+      `has no idempotency key; set ${key(path, 'idempotencyKeyPath')} to a JSONPath in the body, ${key(path, 'idempotencyKeyHeader')} to a request header, or ${key(path, 'idempotencyKeyExpression')} to a JSONata expression`,
+    );
+  }
+  const auth = rules.blocked([...path, 'auth']) ? null : source.auth;
+  const authHeader = auth?.type === 'api-key' || auth?.type === 'hmac' ? auth.headerName : null;
+  for (const field of [
+    'idempotencyKeyHeader',
+    'eventTypeHeader',
+    'aggregateIdHeader',
+    'scheduledAtHeader',
+  ] as const) {
+    const header = source[field];
+    if (typeof header !== 'string') continue;
+    if (field !== 'scheduledAtHeader') requireText(rules, [...path, field], header);
+    const lower = header.trim().toLowerCase();
+    if (CREDENTIAL_HEADERS.includes(lower)) {
+      rules.add(
+        [...path, field],
+        `'${header}' names a credential header, which QueueBox never stores, so the value would never be found; name another header`,
+      );
+    } else if (typeof authHeader === 'string' && lower === authHeader.trim().toLowerCase()) {
+      rules.add(
+        [...path, field],
+        `'${header}' is the header that ${key(path, 'auth')}.headerName reads, which QueueBox never stores, so the value would never be found; name another header`,
+      );
+    }
+  }
+  checkInboundAuth(rules, [...path, 'auth'], auth);
+}

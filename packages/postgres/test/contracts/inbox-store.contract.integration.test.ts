@@ -1,0 +1,8 @@
+import { requireService } from '@queuebox/testing';
+import { inboxStoreContract } from '@queuebox/testing/contracts';
+import { LAYOUTS } from './layouts.js';
+import { inboxTarget } from './postgres-targets.js';
+
+const pg = await requireService('postgres', 'postgres: inbox store contract');
+
+for (const layout of LAYOUTS) inboxStoreContract(inboxTarget(pg, layout));

@@ -1,0 +1,153 @@
+/**
+ * What only PostgreSQL can show about the outbox store, beside the contract of @queuebox/testing
+ * (test/contracts): the claim transaction's settings, jsonb's own text, and the EvalPlanQual
+ * re-check when a candidate row changed after the claim's snapshot.
+ */
+import type { ClaimedOutboxMessage, OutboxStore } from '@queuebox/core';
+import { createPostgresOutboxStore, type TableNames } from '@queuebox/postgres';
+import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
+import { outboxInsert as message, TestClock } from '@queuebox/testing/contracts';
+import postgres from 'postgres';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLayout, LAYOUTS } from './contracts/layouts.js';
+
+const pg = await requireService('postgres', 'postgres: outbox store, PostgreSQL only');
+
+const LEASE = 30_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+for (const layout of LAYOUTS) {
+  describe.skipIf(!pg.available)(`outbox store on PostgreSQL only: ${layout}`, () => {
+    let db: FreshDatabase;
+    let tables: TableNames;
+    let clock: TestClock;
+    let store: OutboxStore;
+
+    beforeAll(async () => {
+      if (!pg.available) return;
+      db = await createFreshDatabase(pg.url);
+      tables = await createLayout(db.sql, layout);
+    });
+
+    afterAll(async () => {
+      await db?.drop();
+    });
+
+    beforeEach(async () => {
+      clock = new TestClock();
+      store = createPostgresOutboxStore(db.sql, tables, clock);
+      await db.sql.unsafe(`TRUNCATE ${tables.outbox}`);
+    });
+
+    it('returns the payload as jsonb writes it, every number exactly as stored', async () => {
+      const c = tables.outboxColumns;
+      await db.sql.unsafe(
+        `INSERT INTO ${tables.outbox} (${c.topic}, ${c.payload}) VALUES ('a.numbers', $1::text::jsonb)`,
+        ['{"id": 12345678901234567890, "amount": 1.50, "big": 1e30}'],
+      );
+      const [claimed] = await store.claim(1, LEASE);
+      expect(claimed!.payload.text).toBe(
+        '{"id": 12345678901234567890, "big": 1000000000000000000000000000000, "amount": 1.50}',
+      );
+    });
+
+    it('relaxes the commit and the planner of the claim transaction only', async () => {
+      // One connection, so the SHOW below runs where the claim ran.
+      const connection = postgres(db.url, { max: 1, onnotice: () => undefined });
+      try {
+        const own = createPostgresOutboxStore(connection, tables, clock);
+        await own.insert([message('a'), message('b')]);
+        expect(await own.claim(1, LEASE)).toHaveLength(1);
+        const [setting] = await connection<
+          { synchronous_commit: string; enable_bitmapscan: string }[]
+        >`SELECT current_setting('synchronous_commit') AS synchronous_commit,
+                 current_setting('enable_bitmapscan') AS enable_bitmapscan`;
+        expect(setting).toEqual({ synchronous_commit: 'on', enable_bitmapscan: 'on' });
+        const durable = createPostgresOutboxStore(connection, tables, clock, {
+          asyncClaimCommit: false,
+        });
+        expect((await durable.claim(5, LEASE)).map((m) => m.topic)).toEqual(['b']);
+      } finally {
+        await connection.end();
+      }
+    });
+
+    describe('a row claimed by someone else while this claim runs (EvalPlanQual)', () => {
+      /**
+       * Deterministic interleaving: a test-only trigger stalls the claim of one named connection
+       * on its first row update, after the claim's snapshot was taken and its candidates sorted.
+       * Meanwhile another claimer takes (and commits) the second candidate. When the stalled
+       * claim goes on, LockRows finds that row updated after its snapshot and re-checks the
+       * newest version — the path where a Tid Scan re-checks nothing itself.
+       */
+      async function withStalledClaim(
+        during: (stalled: Promise<ClaimedOutboxMessage[]>) => Promise<void>,
+      ): Promise<ClaimedOutboxMessage[]> {
+        const app = 'qb_stalling_claimer';
+        await db.sql
+          .unsafe(`CREATE OR REPLACE FUNCTION qb_test_stall() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            IF current_setting('application_name') = '${app}' THEN PERFORM pg_advisory_xact_lock(4242); END IF;
+            RETURN NEW;
+          END $$`);
+        await db.sql.unsafe(
+          `CREATE TRIGGER qb_test_stall BEFORE UPDATE ON ${tables.outbox} FOR EACH ROW EXECUTE FUNCTION qb_test_stall()`,
+        );
+        const gate = await db.sql.reserve();
+        const client = postgres(db.url, {
+          max: 1,
+          onnotice: () => undefined,
+          connection: { application_name: app },
+        });
+        try {
+          await gate`SELECT pg_advisory_lock(4242)`;
+          const stalled = createPostgresOutboxStore(client, tables, clock).claim(10, LEASE);
+          for (let waited = 0; ; waited += 10) {
+            const [row] = await db.sql<{ n: number }[]>`
+              SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = ${app} AND wait_event_type = 'Lock'`;
+            if (row!.n > 0) break;
+            if (waited > 5_000) throw new Error('the claim never reached the stall');
+            await sleep(10);
+          }
+          await during(stalled);
+          await gate`SELECT pg_advisory_unlock(4242)`;
+          return await stalled;
+        } finally {
+          gate.release();
+          await client.end({ timeout: 5 });
+          await db.sql.unsafe(`DROP TRIGGER qb_test_stall ON ${tables.outbox}`);
+        }
+      }
+
+      it('passes over a candidate that another claimer took after this claim began', async () => {
+        await store.insert([message('first'), message('second')]);
+        let other: ClaimedOutboxMessage[] = [];
+        const stalled = await withStalledClaim(async () => {
+          // "first" is locked by the stalled claim, so the other claimer takes "second".
+          other = await store.claim(10, LEASE);
+        });
+        expect(other.map((m) => m.topic)).toEqual(['second']);
+        expect(stalled.map((m) => m.topic)).toEqual(['first']);
+        const c = tables.outboxColumns;
+        const [row] = await db.sql.unsafe<{ token: string }[]>(
+          `SELECT ${c.claimToken}::text AS "token" FROM ${tables.outbox} WHERE ${c.id} = $1`,
+          [other[0]!.id],
+        );
+        expect(row!.token).toBe(other[0]!.claimToken);
+      });
+
+      it('never passes a key on: a head taken and completed meanwhile does not release its successor to the stale claim', async () => {
+        await store.insert([message('free'), message('k-1', 'k'), message('k-2', 'k')]);
+        let other: ClaimedOutboxMessage[] = [];
+        const stalled = await withStalledClaim(async () => {
+          other = await store.claim(10, LEASE);
+          expect(other.map((m) => m.topic)).toEqual(['k-1']);
+          await store.complete([{ kind: 'sent', fence: other[0]! }]);
+        });
+        // The stale snapshot saw k-1 pending: k-1 is now sent (rejected), and k-2 was never its head.
+        expect(stalled.map((m) => m.topic)).toEqual(['free']);
+        expect((await store.claim(10, LEASE)).map((m) => m.topic)).toEqual(['k-2']);
+      });
+    });
+  });
+}

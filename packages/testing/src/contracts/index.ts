@@ -1,0 +1,26 @@
+/**
+ * The port contracts (dev only): one vitest suite per port, dialect- and broker-neutral. An
+ * adapter runs a suite with a harness that builds it on a fresh database (or broker) and a probe
+ * that reads and writes what the adapter stores; `@queuebox/testing/contracts` is their only way
+ * in, so the main entry never loads a suite.
+ */
+export * from './probe.js';
+export { TestClock, setClock, type SetClock } from './test-clock.js';
+export { outboxInsert, inboxInsert } from './messages.js';
+export { outboxStoreContract, type OutboxHarness } from './outbox-store-contract.js';
+export { inboxStoreContract, type InboxHarness } from './inbox-store-contract.js';
+export { relayContract } from './relay-contract.js';
+export {
+  pullStatementsContract,
+  type PulledRow,
+  type PullHarness,
+  type PullStatements,
+} from './pull-statements-contract.js';
+export {
+  publisherContract,
+  outboxMessage,
+  type PublisherHarness,
+  type PublisherOptions,
+  type PublisherTarget,
+  type ReceivedMessage,
+} from './publisher-contract.js';
