@@ -7,17 +7,20 @@ import { parseArgs } from './lib/args.mjs';
 import { runOutbox } from './outbox/index.mjs';
 import { runInbox } from './inbox/index.mjs';
 import { runRabbitmq } from './rabbitmq/index.mjs';
+import { runClient } from './client/index.mjs';
 
 const { command, options } = parseArgs(process.argv.slice(2));
 const commands = {
   outbox: [runOutbox],
   inbox: [runInbox],
   rabbitmq: [runRabbitmq],
+  client: [runClient],
   all: [runOutbox, runInbox],
 };
 if (!(command in commands)) {
   console.error(
     'usage: pnpm bench <outbox|inbox|rabbitmq|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
+    'usage: pnpm bench <outbox|inbox|client|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
   );
   process.exit(2);
 }

@@ -24,3 +24,5 @@ export * from './correlation-id.js';
 
 export * from './json-text.js';
 export * from './json-payload.js';
+export * from './sql-identifier.js';
+export * from './sql/postgres-outbox-insert.js';

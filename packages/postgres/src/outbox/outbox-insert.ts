@@ -1,27 +1,12 @@
-import type { NewOutboxMessage } from '@queuebox/core';
+import { postgresOutboxInsert, type NewOutboxMessage } from '@queuebox/core';
 import type postgres from 'postgres';
 import { runCached } from '../connection/run-statement.js';
 import type { TableNames } from '../schema/table-names.js';
 
-/**
- * Multi-row insert: one statement whatever the batch size (each column is one array parameter),
- * so the text is prepared once. Rows are inserted in array order (ORDER BY ordinality), so the
- * database assigns `sequence` in that order and the rows of one key deliver in it; `sequence`,
- * `state`, `attempt`, `created_at` and `updated_at` are left to their column defaults.
- *
- * The optional fields fall back to the schema's defaults (spec §3.2: gen_random_uuid(), '{}',
- * 5, CURRENT_TIMESTAMP). They are spelled out because one prepared statement cannot say DEFAULT
- * for some rows and a value for others.
- */
+/** The shared outbox insert of @queuebox/core, on the configured names (also what applications' own
+ * `@queuebox/outbox` writes). */
 export function insertStatement(tables: TableNames): string {
-  const c = tables.outboxColumns;
-  return `INSERT INTO ${tables.outbox}
-  (${c.id}, ${c.topic}, ${c.key}, ${c.aggregateType}, ${c.payload}, ${c.headers}, ${c.maxAttempts}, ${c.scheduledAt})
-SELECT COALESCE(m.id, gen_random_uuid()), m.topic, m.message_key, m.aggregate_type, m.payload::jsonb,
-       COALESCE(m.headers::jsonb, '{}'::jsonb), COALESCE(m.max_attempts, 5), COALESCE(m.scheduled_at, CURRENT_TIMESTAMP)
-FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::integer[], $8::timestamptz[])
-  WITH ORDINALITY AS m(id, topic, message_key, aggregate_type, payload, headers, max_attempts, scheduled_at, ord)
-ORDER BY m.ord`;
+  return postgresOutboxInsert({ table: tables.outbox, columns: tables.outboxColumns });
 }
 
 export function createInsert(sql: postgres.Sql, tables: TableNames) {

@@ -1,11 +1,11 @@
-import { QueueBoxError } from '@queuebox/core';
+import { QueueBoxError, SQL_IDENTIFIER_PATTERN } from '@queuebox/core';
 
 /**
  * The identifier rule of spec §3.6. Table and column names come from configuration and end up
  * inside SQL text (they cannot be bound as parameters), so each is checked against this rule
  * and then quoted; the rule also refuses `"`, which would end a quoted PostgreSQL identifier.
  */
-export const IDENTIFIER_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const IDENTIFIER_PATTERN = SQL_IDENTIFIER_PATTERN;
 
 export function isValidIdentifier(name: string): boolean {
   return IDENTIFIER_PATTERN.test(name);
