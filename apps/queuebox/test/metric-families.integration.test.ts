@@ -38,6 +38,28 @@ const PINNED: Readonly<Record<string, Family>> = {
     help: 'Min idle connections',
     labels: ['pool'],
   },
+  // Since issue 16: measured in QueueBox's own connection borrowing.
+  hikaricp_connections_pending: {
+    type: 'gauge',
+    help: 'Pending threads',
+    labels: ['pool'],
+  },
+  hikaricp_connections_acquire_seconds: {
+    type: 'summary',
+    help: 'Connection acquire time',
+    labels: ['pool', 'quantile'],
+    quantiles: ['0.5', '0.95', '0.99'],
+  },
+  hikaricp_connections_acquire_seconds_max: {
+    type: 'gauge',
+    help: 'Connection acquire time',
+    labels: ['pool'],
+  },
+  hikaricp_connections_timeout_total: {
+    type: 'counter',
+    help: 'Connection timeout total count',
+    labels: ['pool'],
+  },
   queuebox: {
     type: 'gauge',
     help: 'QueueBox build information',

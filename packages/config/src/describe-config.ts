@@ -5,8 +5,14 @@
 import type { AppConfig } from '@queuebox/core';
 import { maskUrl } from './mask-url.js';
 
-const URL_KEYS = new Set(['url', 'baseUrl', 'tokenUrl', 'connectionUrl', 'servers']);
-const SECRET_PARAM = /password|pwd|secret|token/i;
+export const URL_KEYS: ReadonlySet<string> = new Set([
+  'url',
+  'baseUrl',
+  'tokenUrl',
+  'connectionUrl',
+  'servers',
+]);
+export const SECRET_PARAM = /password|pwd|secret|token/i;
 
 export function describeConfig(config: AppConfig): string {
   return JSON.stringify(

@@ -1,3 +1,5 @@
+import { SQL_IDENTIFIER_PATTERN } from '@queuebox/core';
+
 /** Value formats shared by several rules (spec §12.1). */
 
 const DURATION = /^(\d+)([smhd])$/;
@@ -17,6 +19,6 @@ export function parseDuration(text: string): number | undefined {
 export const DURATION_HINT = 'write a whole number followed by s, m, h or d, such as 30s';
 
 /** Table and column names are interpolated into SQL (quoted as well), so they must be plain identifiers. */
-export const SQL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const SQL_IDENTIFIER = SQL_IDENTIFIER_PATTERN;
 
 export const isBlank = (text: string): boolean => text.trim() === '';

@@ -17,9 +17,9 @@ import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { databaseConfig } from '../test/support.js';
 import { classifyPostgresError } from './classify-error.js';
-import { createPostgresInboxStore } from './inbox-store.js';
+import { createPostgresInboxStore } from './inbox/inbox-store.js';
 import { runMigrations } from './migrator/migrate.js';
-import { tableNamesFrom } from './table-names.js';
+import { tableNamesFrom } from './schema/table-names.js';
 
 const pg = await requireService('postgres', 'postgres: error classification');
 

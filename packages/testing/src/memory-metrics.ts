@@ -1,7 +1,8 @@
 /**
  * core's Metrics port in memory, for service tests: every handle records its series by label
- * values and reads them back, so a test asserts what a service counted without a prom-client
- * registry (only the app owns prom-client; its families are pinned by the app's scrape test).
+ * values and reads them back, so a test asserts what a service counted without a Prometheus
+ * registry (only the app owns the Prometheus client; its families are pinned by the app's
+ * scrape test).
  */
 import type { LabelValues, Metrics } from '@queuebox/core';
 

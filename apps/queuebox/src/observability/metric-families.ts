@@ -1,6 +1,6 @@
 import type { Metrics } from '@queuebox/core';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { createMicrometerTimer } from './micrometer-timer.js';
+import { createMicrometerTimer } from './summary-timer.js';
 
 /**
  * Every family the services report to, defined once: the names, types, help texts and labels of

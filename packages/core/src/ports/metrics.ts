@@ -3,9 +3,10 @@ import type { RetentionTable } from './retention-store.js';
 
 /**
  * Metrics: the handles services count through. The app defines every family once (name, help,
- * type, label names of spec §14, on its one prom-client registry) and hands each service the
- * narrow bundle below; a service never names a family and never sees prom-client. Label shapes
- * carry the spec's fixed enumerations, so a label value outside them does not compile.
+ * type, label names of spec §14, on its one Prometheus registry) and hands each service the
+ * narrow bundle below; a service never names a family and never sees the Prometheus client
+ * library. Label shapes carry the spec's fixed enumerations, so a label value outside them does
+ * not compile.
  * In-memory handles for tests live in @queuebox/testing.
  */
 

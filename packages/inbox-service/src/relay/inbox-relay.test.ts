@@ -1,16 +1,17 @@
 import type { SourceConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { claimed, relayWith, scriptedStore } from './testing/relay-harness.js';
+import { relayWith } from '../../test/relay-harness.js';
+import { claimedInboxMessage, scriptedInboxStore } from '@queuebox/testing';
 
 /** What the relay writes for a claimed batch, and how it counts and logs it (spec §8.3, §14, §15). */
 describe('InboxRelay: forwarding a batch', () => {
   it('forwards a claimed batch with one forward call and counts it', async () => {
     const batch = [
-      claimed(),
-      claimed({ source: 'unknown', eventType: 'evt' }),
-      claimed({ correlationId: 'c-1' }),
+      claimedInboxMessage(),
+      claimedInboxMessage({ source: 'unknown', eventType: 'evt' }),
+      claimedInboxMessage({ correlationId: 'c-1' }),
     ];
-    const s = scriptedStore([batch]);
+    const s = scriptedInboxStore([batch]);
     const { relay, metrics } = relayWith(s.store);
     await relay.cycle();
     expect(s.forwards).toHaveLength(1);
@@ -35,10 +36,10 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('marks an empty-topic row dead under its fence, logs why and counts a relay error', async () => {
-    const empty = claimed({ eventType: null });
-    const lostEmpty = claimed({ eventType: null, claimToken: 'stale-1' });
-    const fine = claimed();
-    const s = scriptedStore([[empty, lostEmpty, fine]]);
+    const empty = claimedInboxMessage({ eventType: null });
+    const lostEmpty = claimedInboxMessage({ eventType: null, claimToken: 'stale-1' });
+    const fine = claimedInboxMessage();
+    const s = scriptedInboxStore([[empty, lostEmpty, fine]]);
     const { relay, logger, metrics } = relayWith(s.store, {
       sources: { orders: { topic: '{{ eventType }}' } as SourceConfig },
     });
@@ -61,8 +62,8 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('reports every row whose fence failed as a lost claim, and forwards the rest', async () => {
-    const batch = [claimed(), claimed(), claimed()];
-    const s = scriptedStore([batch]);
+    const batch = [claimedInboxMessage(), claimedInboxMessage(), claimedInboxMessage()];
+    const s = scriptedInboxStore([batch]);
     s.hooks.forward = (b) => Promise.resolve(new Set([b[0]!.fence.id]));
     const { relay, logger, metrics } = relayWith(s.store);
     await relay.cycle();
@@ -77,8 +78,12 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('forwards row by row after a batch fails, so one bad row fails alone', async () => {
-    const [good1, bad, good2] = [claimed(), claimed(), claimed()] as const;
-    const s = scriptedStore([[good1, bad, good2]]);
+    const [good1, bad, good2] = [
+      claimedInboxMessage(),
+      claimedInboxMessage(),
+      claimedInboxMessage(),
+    ] as const;
+    const s = scriptedInboxStore([[good1, bad, good2]]);
     s.hooks.forward = (b) =>
       b.some((f) => f.fence.id === bad.id)
         ? Promise.reject(new Error('value too long for type character varying(255)'))
@@ -98,8 +103,8 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('renews the leases of a batch between its writes and writes nothing for a row the renewal lost', async () => {
-    const rows = [claimed(), claimed(), claimed()];
-    const s = scriptedStore([rows]);
+    const rows = [claimedInboxMessage(), claimedInboxMessage(), claimedInboxMessage()];
+    const s = scriptedInboxStore([rows]);
     let forwardCalls = 0;
     s.hooks.forward = async (b) => {
       forwardCalls++;

@@ -5,8 +5,7 @@ import type {
   RetentionStore,
   RetentionTable,
 } from '@queuebox/core';
-import { createMemoryMetrics } from '@queuebox/testing';
-import { RecordingLogger, until } from '../poller/testing/fakes.js';
+import { createMemoryMetrics, RecordingLogger, until } from '@queuebox/testing';
 import { RetentionService } from './retention-service.js';
 
 interface Call {
