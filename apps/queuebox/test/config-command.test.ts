@@ -31,12 +31,8 @@ const UNBUILT: Record<string, readonly string[]> = {
     "destinations.processed: no publisher supports destination 'processed' of type 'nats'",
   ],
   'pull.yml': [],
-  'quickstart.yml': [
-    "destinations.events-exchange: no publisher supports destination 'events-exchange' of type 'rabbitmq'",
-  ],
-  'rabbitmq-bridge.yml': [
-    "destinations.events-exchange: no publisher supports destination 'events-exchange' of type 'rabbitmq'",
-  ],
+  'quickstart.yml': [],
+  'rabbitmq-bridge.yml': [],
   'webhook-receiver.yml': [],
 };
 
