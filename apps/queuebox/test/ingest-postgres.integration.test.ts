@@ -8,20 +8,15 @@ import {
 } from '@queuebox/core';
 import {
   createFreshDatabase,
+  createMemoryMetrics,
   type FreshDatabase,
   httpSource,
   requireService,
 } from '@queuebox/testing';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 // The PostgreSQL store on the reference schema, migrated as QueueBox migrates it.
 import { createPostgresInboxStore, runMigrations, tableNamesFrom } from '@queuebox/postgres';
-import {
-  createHttpIngest,
-  inboxMetrics,
-  ReceivedHeaders,
-  type HttpIngest,
-} from '@queuebox/inbox-service';
+import { createHttpIngest, ReceivedHeaders, type HttpIngest } from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 
 // inbox-service's ingest on the PostgreSQL store: here in the app's tests because inbox-service
@@ -43,7 +38,7 @@ describe.skipIf(!pg.available)('ingest checks on PostgreSQL', () => {
     store,
     transformer: createJsonataTransformer(),
     logger: silentLogger,
-    metrics: inboxMetrics(new Registry()),
+    metrics: createMemoryMetrics().inbox,
     clock: { now: () => new Date() },
     newId: randomUUID,
   });

@@ -37,9 +37,14 @@ describe
     beforeAll(async () => {
       db = await createFreshDatabase(pgUrl);
       sink = await startHttpSink((request, response) => {
-        // `fail-twice` rows fail their first two attempts; `always-fail` rows never succeed.
+        // `fail-twice` rows fail their first two attempts; `always-fail` rows never succeed;
+        // `refused-once` rows get a 422 on their first attempt.
         const attempt = Number(request.headers['x-attempt']);
         const body = JSON.parse(request.body) as { mode?: string };
+        if (body.mode === 'refused-once' && attempt === 0) {
+          response.writeHead(422).end('{"error":"invalid order"}');
+          return;
+        }
         const fail = body.mode === 'always-fail' || (body.mode === 'fail-twice' && attempt < 2);
         response.writeHead(fail ? 503 : 200).end(fail ? 'busy, password=hunter2' : 'ok');
       });
@@ -155,6 +160,17 @@ routes:
       const final = await row(id);
       expect(final.attempt).toBe(2);
       expect(final.last_error).toBe('HTTP 503: Service Unavailable - busy, password=[REDACTED]');
+    });
+
+    it('retries a 4xx like any failure: no answer of a destination makes a row dead at once', async () => {
+      const [inserted] = await insert('order.refused', { mode: 'refused-once' });
+      const id = inserted!.id;
+      await eventually(async () => (await row(id)).state === 'sent');
+      const attempts = sink.requests.filter((r) => r.headers['x-message-id'] === id);
+      expect(attempts.map((r) => r.headers['x-attempt'])).toEqual(['0', '1']);
+      expect((await row(id)).last_error).toBe(
+        'HTTP 422: Unprocessable Entity - {"error":"invalid order"}',
+      );
     });
 
     it('goes dead at the row’s own max_attempts', async () => {

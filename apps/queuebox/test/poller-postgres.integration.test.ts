@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_INBOX_COLUMNS,
@@ -18,6 +17,7 @@ import {
 } from '@queuebox/postgres';
 import {
   createFreshDatabase,
+  createMemoryMetrics,
   type FreshDatabase,
   RecordingLogger,
   requireService,
@@ -27,7 +27,6 @@ import {
   createHttpPublisher,
   createJsonataTransformer,
   createMessageRouter,
-  createOutboxMetrics,
   createTransformPipeline,
   OutboxPoller,
   PublisherRegistry,
@@ -112,8 +111,7 @@ describe.skipIf(!ready)(SUITE, () => {
   });
 
   function pollerOn(sinkUrl: string, config: Partial<OutboxPollerConfig> = {}) {
-    const registry = new Registry();
-    const metrics = createOutboxMetrics(registry);
+    const metrics = createMemoryMetrics().outbox;
     const logger = new RecordingLogger();
     const fullConfig: OutboxPollerConfig = {
       pollIntervalMs: 20,
@@ -165,7 +163,7 @@ describe.skipIf(!ready)(SUITE, () => {
       await poller.close();
       await publisher.close();
     });
-    return { poller, registry, logger };
+    return { poller, metrics, logger };
   }
 
   async function insert(
@@ -305,9 +303,6 @@ describe.skipIf(!ready)(SUITE, () => {
     expect(healthy.received.map((r) => r.headers['x-message-id']).sort()).toEqual([...ids].sort());
     expect(healthy.received.every((r) => r.headers['x-attempt'] === '0')).toBe(true);
     expect([...(await states()).values()].every((r) => r.attempt === 0)).toBe(true);
-    const reclaimed = await survivor.registry
-      .getSingleMetric('queuebox_outbox_messages_reclaimed_total')!
-      .get();
-    expect(reclaimed.values[0]!.value).toBe(3);
+    expect(survivor.metrics.reclaimed.value()).toBe(3);
   });
 });

@@ -18,13 +18,13 @@ import {
 } from '@queuebox/postgres';
 import {
   createFreshDatabase,
+  createMemoryMetrics,
   inboxMessage,
   mutableClock,
   requireService,
   testPool,
   type FreshDatabase,
 } from '@queuebox/testing';
-import { Registry } from 'prom-client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 // The relay of inbox-service on the PostgreSQL inbox store: here in the app's tests because
@@ -74,13 +74,6 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     await db.sql`DELETE FROM outbox`;
   });
 
-  const value = async (registry: Registry, name: string, labels: Record<string, string> = {}) => {
-    const metric = await registry.getSingleMetric(name)?.get();
-    return (
-      metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))
-        ?.value ?? 0
-    );
-  };
   const waitFor = async (condition: () => Promise<boolean>, ms = 20_000) => {
     const end = Date.now() + ms;
     while (!(await condition())) {
@@ -135,12 +128,12 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     ]);
     const [blank] = await storeAll([inboxMessage({ source: 'payments', eventType: null })]);
 
-    const registry = new Registry();
+    const metrics = createMemoryMetrics().relay;
     const relay = new InboxRelay({
       store,
       relay: RELAY,
       sources: SOURCES,
-      registry,
+      metrics,
       logger: silentLogger,
     });
     relay.start();
@@ -178,25 +171,23 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     expect(stateOf(pull!.id)).toBe('pending');
     expect(pushed.every((m) => stateOf(m.id) === 'processed')).toBe(true);
 
-    expect(await value(registry, 'queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(
-      pushed.length + 1,
-    );
-    expect(await value(registry, 'queuebox_inbox_relay_errors_total')).toBe(1);
-    expect(await value(registry, 'queuebox_claims_lost_total', { component: 'inbox' })).toBe(0);
-    const age = await value(registry, 'queuebox_inbox_oldest_pending_age_seconds');
+    expect(metrics.messages.value({ status: 'forwarded' })).toBe(pushed.length + 1);
+    expect(metrics.relayErrors.value()).toBe(1);
+    expect(metrics.claimsLost.value({ component: 'inbox' })).toBe(0);
+    const age = metrics.oldestPendingAgeSeconds.value();
     expect(age).toBeGreaterThanOrEqual(99);
     expect(age).toBeLessThan(160);
   });
 
   it('keeps one processing row per aggregate with two relays and a writer at once', async () => {
     await storeAll(interleaved(4, 10));
-    const registries = [new Registry(), new Registry()];
+    const replicas = [createMemoryMetrics().relay, createMemoryMetrics().relay];
     const relayConfig = { ...RELAY, batchSize: 3 };
     const first = new InboxRelay({
       store,
       relay: relayConfig,
       sources: SOURCES,
-      registry: registries[0]!,
+      metrics: replicas[0]!,
       logger: silentLogger,
     });
     // The second relay uses its own pool, as a second replica would.
@@ -205,7 +196,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
       store: createPostgresInboxStore(secondPool, names, clock),
       relay: relayConfig,
       sources: SOURCES,
-      registry: registries[1]!,
+      metrics: replicas[1]!,
       logger: silentLogger,
     });
     const violations: string[] = [];
@@ -232,8 +223,8 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     expect(violations).toEqual([]);
     await expectKeyOrderEqualsCreatedOrder();
     const total =
-      (await value(registries[0]!, 'queuebox_inbox_messages_total', { status: 'forwarded' })) +
-      (await value(registries[1]!, 'queuebox_inbox_messages_total', { status: 'forwarded' }));
+      replicas[0]!.messages.value({ status: 'forwarded' }) +
+      replicas[1]!.messages.value({ status: 'forwarded' });
     expect(total).toBe(80);
   });
 
@@ -250,7 +241,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
       store,
       relay: { ...RELAY, batchSize: 100 },
       sources: SOURCES,
-      registry: new Registry(),
+      metrics: createMemoryMetrics().relay,
       logger: silentLogger,
     });
     await relay.cycle();
@@ -266,12 +257,12 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     // The "dead" relay claimed the heads of all three aggregates under a short lease.
     const orphaned = await store.claimForRelay(10, 200);
     expect(orphaned).toHaveLength(3);
-    const registry = new Registry();
+    const metrics = createMemoryMetrics().relay;
     const relay = new InboxRelay({
       store,
       relay: { ...RELAY, claimTimeoutMs: 500 },
       sources: SOURCES,
-      registry,
+      metrics,
       logger: silentLogger,
     });
     relay.start();

@@ -1,12 +1,17 @@
 /**
  * The error taxonomy. Every error QueueBox raises on purpose is a QueueBoxError with a stable
- * `code`; adapters set `retryable` from their classifier so services can decide between a retry
- * and a dead letter without knowing the driver.
+ * `code`; adapters set `retryable` from their classifier (transient or permanent, see
+ * `ErrorClass`) so services can decide between a retry and a dead letter without knowing the
+ * driver.
  */
 export type ErrorCode =
   | 'config_invalid'
   | 'startup_failed'
   | 'database_unavailable'
+  /** A transient clash with another transaction (serialization failure, deadlock). */
+  | 'database_conflict'
+  /** The database refused the data itself (a constraint, invalid input): it never stores it. */
+  | 'storage_rejected'
   | 'migration_failed'
   | 'schema_invalid'
   | 'provider_missing'
@@ -46,4 +51,22 @@ export function toError(error: unknown): Error {
   } catch {
     return new Error(String(error));
   }
+}
+
+/**
+ * transient: the same operation can succeed later (the connection was lost, the database is
+ * busy, restarting or in a conflict with another transaction). permanent: it never will, because
+ * the input itself is refused (a constraint, invalid input): a broker message that fails so is a
+ * poison message, to be stored dead and acknowledged rather than redelivered for ever.
+ */
+export type ErrorClass = 'transient' | 'permanent';
+
+/**
+ * The class of anything thrown. A QueueBoxError says so through `retryable`; anything else was
+ * not classified where it arose and counts as transient, because retrying an unknown failure
+ * loses nothing while dead-lettering it could throw away a good message.
+ */
+export function errorClassOf(error: unknown): ErrorClass {
+  if (error instanceof QueueBoxError) return error.retryable ? 'transient' : 'permanent';
+  return 'transient';
 }

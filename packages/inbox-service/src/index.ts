@@ -39,8 +39,7 @@ export {
   type HttpAttributes,
   type HttpExtraction,
 } from './extraction/http-extraction.js';
-// Ingest: metrics shared with the relay, source transform, the HTTP pipeline.
-export { getOrCreateCounter, inboxMetrics, type InboxMetrics } from './ingest/metrics.js';
+// Ingest: source transform, the HTTP pipeline.
 export { ReceivedHeaders } from './ingest/received-headers.js';
 export {
   createHttpIngest,
@@ -74,5 +73,4 @@ export {
 export { sourceRoutePath } from './http/route-path.js';
 // The relay (§8): forwards due push rows into the outbox in batches.
 export { InboxRelay, type InboxRelayOptions } from './relay/inbox-relay.js';
-export { relayMetrics, type RelayMetrics } from './relay/relay-metrics.js';
 export { RELAY_HEADERS, relayForward, relayHeaders, relayTopic } from './relay/outbox-row.js';

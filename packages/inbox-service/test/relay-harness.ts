@@ -1,6 +1,5 @@
 import type { InboxStore, RelayConfig, SourceConfig } from '@queuebox/core';
-import { recordingLogger, until } from '@queuebox/testing';
-import { Registry } from 'prom-client';
+import { createMemoryMetrics, recordingLogger, until } from '@queuebox/testing';
 import { InboxRelay } from '../src/relay/inbox-relay.js';
 
 /**
@@ -26,25 +25,18 @@ export function relayWith(
     onForwarded?: () => void;
   } = {},
 ) {
-  const registry = new Registry();
+  const metrics = createMemoryMetrics().relay;
   const logger = recordingLogger();
   const relay = new InboxRelay({
     store,
     relay: { ...RELAY, ...options.relay },
     sources: options.sources ?? { orders: { topic: 'in.{{ eventType }}' } as SourceConfig },
-    registry,
+    metrics,
     logger,
     nowMs: options.nowMs,
     onForwarded: options.onForwarded,
   });
-  const value = async (name: string, labels: Record<string, string> = {}) => {
-    const metric = await registry.getSingleMetric(name)?.get();
-    const found = metric?.values.find((v) =>
-      Object.entries(labels).every(([k, l]) => v.labels[k] === l),
-    );
-    return found?.value ?? 0;
-  };
-  return { relay, registry, logger, value };
+  return { relay, metrics, logger };
 }
 
 /** `until` with the relay tests' shorter default timeout. */

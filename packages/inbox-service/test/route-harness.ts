@@ -4,8 +4,8 @@
  */
 import type { Json, SourceConfig } from '@queuebox/core';
 import { Hono } from 'hono';
-import { Registry } from 'prom-client';
 import {
+  createMemoryMetrics,
   fakeTransformer,
   httpSource,
   inMemoryInboxStore,
@@ -32,7 +32,7 @@ export function setup(
 ) {
   const app = new Hono();
   const store = inMemoryInboxStore();
-  const registry = new Registry();
+  const metrics = createMemoryMetrics().inbox;
   const logger = recordingLogger();
   const clock = { ms: NOW, now: () => new Date(clock.ms) };
   inboxRoutes(app, {
@@ -42,7 +42,7 @@ export function setup(
     store,
     transformer,
     logger,
-    registry,
+    metrics,
     clock,
     ...overrides,
   });
@@ -62,9 +62,7 @@ export function setup(
       },
       env,
     );
-  const metric = async (name: string) =>
-    (await registry.getSingleMetric(name)?.get())?.values ?? [];
-  return { app, store, registry, logger, clock, post, metric };
+  return { app, store, metrics, logger, clock, post };
 }
 
 export const stripe = (overrides: Parameters<typeof httpSource>[0] = {}) =>

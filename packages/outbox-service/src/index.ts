@@ -17,8 +17,6 @@ export * from './http/oauth2-token-manager.js';
 export * from './http/private-address.js';
 export type { HttpStatusClass } from './http/status-class.js';
 export type { AuthHeader } from './http/destination-auth.js';
-export * from './metrics/summary-timer.js';
-export * from './metrics/outbox-metrics.js';
 export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
 export * from './retention/retention-service.js';

@@ -157,7 +157,6 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     const outcome = await mq.publish(publishRequest('mq', exchange, 'nobody.home', message));
     expect(outcome).toEqual({
       ok: false,
-      retryable: true,
       error: `Message ${message.id} is unroutable on exchange ${exchange} with routing key nobody.home`,
     });
   });
@@ -179,7 +178,6 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     ]);
     expect(full).toEqual({
       ok: false,
-      retryable: true,
       error: `Publish not confirmed: the broker nacked message ${nacked.id}`,
     });
     expect(ok).toEqual({ ok: true });
@@ -199,7 +197,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     ]);
     expect(results[0]).toEqual({ ok: true });
     expect(results[2]).toEqual({ ok: true });
-    expect(results[1]).toMatchObject({ ok: false, retryable: true });
+    expect(results[1]).toMatchObject({ ok: false });
     expect((results[1] as { error: string }).error).toMatch(
       new RegExp(
         `^Publish failed: Declaring exchange '${fanout.replace(/\./g, '\\.')}' of type 'topic' failed: .*PRECONDITION`,
@@ -280,7 +278,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     const started = Date.now();
     const outcome = await mq.publish(publishRequest('mq', exchange, 'slow'));
     const elapsed = Date.now() - started;
-    expect(outcome).toEqual({ ok: false, retryable: true, error: 'Publish not confirmed' });
+    expect(outcome).toEqual({ ok: false, error: 'Publish not confirmed' });
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
     expect(elapsed).toBeLessThan(6_500);
   }, 20_000);
@@ -302,7 +300,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     const results = await Promise.all(inFlight);
     expect(Date.now() - started).toBeLessThan(1_000);
     for (const result of results) {
-      expect(result).toMatchObject({ ok: false, retryable: true });
+      expect(result).toMatchObject({ ok: false });
       expect((result as { error: string }).error).toMatch(/^Publish failed: .*was not confirmed$/);
     }
     proxy.setLatency(0);
@@ -320,7 +318,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     proxy.refuse();
     const mq = publisher({}, { url: viaProxy(proxy) });
     const outcome = await mq.publish(publishRequest('mq', exchange, 'k'));
-    expect(outcome).toMatchObject({ ok: false, retryable: true });
+    expect(outcome).toMatchObject({ ok: false });
     expect((outcome as { error: string }).error).toMatch(
       /^Publish failed: Connecting to RabbitMQ failed: /,
     );

@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { DatabaseConfig, PoolObserver } from '@queuebox/core';
-import { createMicrometerTimer } from '@queuebox/outbox-service';
+import { createMicrometerTimer } from './summary-timer.js';
 
 /**
  * The connection-pool families dashboards of the reference read (HikariCP via Micrometer), as far

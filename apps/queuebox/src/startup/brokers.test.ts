@@ -8,15 +8,16 @@ import {
   type Publisher,
   type SourceConsumer,
 } from '@queuebox/core';
-import { inboxMetrics } from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { Registry } from 'prom-client';
+import { registerMetricFamilies } from '../observability/metric-families.js';
 import { testConfig } from '../../test/app-config.js';
 import { broker, type ProviderRegistry } from '../providers.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
 import { planOutbox } from './outbox-assembly.js';
 import { brokerIngestFor, buildSourceConsumers, sourceHealth } from './source-consumers.js';
 
+const metrics = () => registerMetricFamilies(new Registry());
 const DB = { jdbcUrl: 'jdbc:postgresql://127.0.0.1:5432/unused', user: 'postgres' };
 
 const YAML = `
@@ -106,7 +107,7 @@ describe('broker kinds through the provider registry', () => {
 
   it('stops the start for a destination of a kind this build has no provider for', async () => {
     await expect(
-      planOutbox(config, createJsonataTransformer(), new Registry(), silentLogger, {}),
+      planOutbox(config, createJsonataTransformer(), metrics(), silentLogger, {}),
     ).rejects.toThrow(
       "destinations.events: no publisher supports destination 'events' of type 'rabbitmq'",
     );
@@ -116,7 +117,7 @@ describe('broker kinds through the provider registry', () => {
     const plan = await planOutbox(
       config,
       createJsonataTransformer(),
-      new Registry(),
+      metrics(),
       silentLogger,
       registry,
     );
@@ -171,7 +172,7 @@ describe('broker kinds through the provider registry', () => {
             store: {} as never,
             transformer: createJsonataTransformer(),
             logger: silentLogger,
-            metrics: inboxMetrics(new Registry()),
+            metrics: metrics().inbox,
             clock: systemClock,
             newId: randomUUID,
           }),

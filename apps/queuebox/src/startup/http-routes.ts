@@ -1,8 +1,7 @@
-import type { AppConfig, Database, Logger, Transformer } from '@queuebox/core';
+import type { AppConfig, Database, InboxMetrics, Logger, Transformer } from '@queuebox/core';
 import { inboxRoutes } from '@queuebox/inbox-service';
 import type { MessageRouter } from '@queuebox/outbox-service';
 import type { Hono } from 'hono';
-import type { Registry } from 'prom-client';
 import { adminAuthenticator } from '../admin/admin-request.js';
 import { replayRoute } from '../admin/replay-route.js';
 import type { TransformSandbox } from '../admin/transform-sandbox.js';
@@ -13,7 +12,7 @@ export function dataRoutes(
   config: AppConfig,
   database: Database,
   transformer: Transformer,
-  registry: Registry,
+  metrics: InboxMetrics,
   logger: Logger,
   wakeRelay?: () => void,
 ): (app: Hono) => void {
@@ -25,7 +24,7 @@ export function dataRoutes(
       store: database.inboxStore(),
       transformer,
       logger,
-      registry,
+      metrics,
       onPushStored: wakeRelay,
     });
 }

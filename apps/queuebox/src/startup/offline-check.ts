@@ -17,6 +17,7 @@ import { adminAuthenticator } from '../admin/admin-request.js';
 import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import { loggerOptionsFromEnv } from '../observability/logger.js';
+import { registerMetricFamilies } from '../observability/metric-families.js';
 import {
   brokerRegistered,
   captureRegistered,
@@ -103,7 +104,7 @@ export async function checkOffline(
         loaded,
         unconnectedDatabase(),
         transformer,
-        new Registry(),
+        registerMetricFamilies(new Registry()).inbox,
         silentLogger,
       ),
     }),

@@ -3,6 +3,7 @@ import type {
   BrokerType,
   Database,
   Logger,
+  Metrics,
   Publisher,
   Transformer,
 } from '@queuebox/core';
@@ -12,16 +13,13 @@ import {
   checkPrivateAddresses,
   createHttpPublisher,
   createMessageRouter,
-  createOutboxMetrics,
   createTransformPipeline,
   outboxMetricListeners,
   PublisherRegistry,
   validateRouting,
   type MessageRouter,
-  type OutboxMetrics,
   type RoutingPlan,
 } from '@queuebox/outbox-service';
-import type { Registry } from 'prom-client';
 import {
   brokerRegistered,
   loadBrokerProvider,
@@ -33,7 +31,7 @@ import {
 export interface OutboxPlan {
   readonly routing: RoutingPlan;
   readonly router: MessageRouter;
-  readonly metrics: OutboxMetrics;
+  readonly metrics: Pick<Metrics, 'outbox' | 'retention'>;
   readonly publishers: PublisherRegistry;
 }
 
@@ -44,15 +42,14 @@ export interface OutboxPlan {
 export async function planOutbox(
   config: AppConfig,
   transformer: Transformer,
-  registry: Registry,
+  metrics: Pick<Metrics, 'outbox' | 'retention'>,
   logger: Logger,
   providerRegistry: ProviderRegistry = providers,
 ): Promise<OutboxPlan> {
   const brokers = registeredBrokers(config, providerRegistry);
   const routing = validateRouting(config, transformer, { publisherTypes: ['http', ...brokers] });
   await checkPrivateAddresses(config);
-  const metrics = createOutboxMetrics(registry);
-  const listeners = outboxMetricListeners(metrics);
+  const listeners = outboxMetricListeners(metrics.outbox);
   const built: Publisher[] = [
     createHttpPublisher({ config, onResponse: listeners.onResponse, logger }),
   ];
@@ -94,13 +91,13 @@ export function buildOutbox(
   database: Database,
   logger: Logger,
 ): BuiltOutbox {
-  const listeners = outboxMetricListeners(plan.metrics);
+  const listeners = outboxMetricListeners(plan.metrics.outbox);
   const poller = new OutboxPoller(config.outbox, {
     store: database.outboxStore(),
     router: plan.router,
     pipeline: createTransformPipeline({ onTransformFailure: listeners.onTransformFailure }),
     publishers: plan.publishers,
-    metrics: plan.metrics,
+    metrics: plan.metrics.outbox,
     logger,
   });
   const retention = config.retention.enabled

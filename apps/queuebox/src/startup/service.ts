@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@queuebox/config';
 import { systemClock, type AppConfig, type Logger } from '@queuebox/core';
-import { InboxRelay, inboxMetrics } from '@queuebox/inbox-service';
+import { InboxRelay } from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { TransformSandbox } from '../admin/transform-sandbox.js';
 import { buildHttpApps } from '../http/apps.js';
@@ -9,6 +9,7 @@ import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
 import { startServer, type RunningServer } from '../http/server.js';
 import { registerCaptureMetrics } from '../observability/capture-metrics.js';
+import { registerMetricFamilies } from '../observability/metric-families.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
@@ -49,9 +50,10 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await step('start this configuration', () => refuseUnbuiltFeatures(config));
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
+  const metrics = registerMetricFamilies(registry);
   const captureMetrics = registerCaptureMetrics(registry);
   const outboxPlan = await step('build the destinations', () =>
-    planOutbox(config, transformer, registry, logger),
+    planOutbox(config, transformer, metrics, logger),
   );
   const shutdown = new ShutdownSequence(logger);
   // Spec §17.2: the Kafka and NATS publishers stop with the services, after the poller (below).
@@ -80,7 +82,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       store: db.inboxStore(),
       relay: config.inbox.relay,
       sources: config.sources,
-      registry,
+      metrics: metrics.relay,
       logger,
       // In-process wakes (issue 14): a forwarded row goes to the poller at once, in every mode.
       onForwarded: () => poller.wake(),
@@ -102,7 +104,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           store: db.inboxStore(),
           transformer,
           logger,
-          metrics: inboxMetrics(registry),
+          metrics: metrics.inbox,
           clock: systemClock,
           newId: randomUUID,
         }),
@@ -125,7 +127,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         registry,
         health,
         drain,
-        dataRoutes: dataRoutes(config, db, transformer, registry, logger, () => relay.wake()),
+        dataRoutes: dataRoutes(config, db, transformer, metrics.inbox, logger, () => relay.wake()),
         ...(admin ? { operatorRoutes: admin } : {}),
       });
     });

@@ -30,7 +30,10 @@ export interface RelayForward {
 export interface InboxStore {
   /**
    * Stores one message once per (source, idempotency key). Resolves only after the row is
-   * committed (an adapter may group concurrent stores into one commit).
+   * committed (an adapter may group concurrent stores into one commit). A failure rejects with
+   * a QueueBoxError classified where it arose: `retryable: false` (`storage_rejected`) when the
+   * database refuses the message itself, which no retry changes (a poison message);
+   * `retryable: true` when a retry can succeed (connection lost, timeout, conflict).
    */
   store(message: NewInboxMessage, options: StoreOptions): Promise<StoreResult>;
 

@@ -9,4 +9,5 @@ export * from './inbox-store.js';
 export * from './retention-store.js';
 export * from './source-consumer.js';
 export * from './broker.js';
+export * from './metrics.js';
 export * from './capture.js';

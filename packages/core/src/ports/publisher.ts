@@ -17,9 +17,11 @@ export interface PublishRequest {
   readonly signal: AbortSignal;
 }
 
-export type PublishOutcome =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly error: string; readonly retryable: boolean };
+/**
+ * A failure carries only its text: every failed publish takes the same path, a retry while the
+ * row has attempts left and dead after that (spec §4.5), whatever the destination answered.
+ */
+export type PublishOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /** Sends one message to one kind of destination. One publisher per destination type. */
 export interface Publisher {

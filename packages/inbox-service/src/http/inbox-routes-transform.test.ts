@@ -25,7 +25,7 @@ describe('422 transform', () => {
       );
       expect(res.headers.get('x-correlation-id')).toBe('c-422');
       expect(t.store.rows).toHaveLength(0);
-      expect(await t.metric('queuebox_inbox_rejections_total')).toEqual([
+      expect(t.metrics.rejections.series()).toEqual([
         { labels: { reason: 'transform_failed' }, value: 1 },
       ]);
       expect(JSON.stringify(t.logger.lines)).not.toContain('hunter2');
@@ -40,7 +40,7 @@ describe('422 transform', () => {
     expect(t.store.rows[0]?.message.payload.text).toBe(
       '{"id": "1", "a": true, "n": 12345678901234567890}',
     );
-    expect(await t.metric('queuebox_inbox_rejections_total')).toEqual([]);
+    expect(t.metrics.rejections.series()).toEqual([]);
   });
 
   it('stores the transformed payload; keys come from the original body', async () => {

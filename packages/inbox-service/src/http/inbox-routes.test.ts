@@ -62,9 +62,7 @@ describe('202 new message', () => {
       },
       options: { initialDelayMs: 30_000 },
     });
-    expect(await t.metric('queuebox_inbox_messages_total')).toEqual([
-      { labels: { status: 'new' }, value: 1 },
-    ]);
+    expect(t.metrics.messages.series()).toEqual([{ labels: { status: 'new' }, value: 1 }]);
   });
 
   it('parses the body as JSON whatever the Content-Type says', async () => {
@@ -149,7 +147,7 @@ describe('200 duplicate', () => {
     await expectAnswer(res, 200, '{"status":"duplicate"}');
     expect(res.headers.get('x-correlation-id')).toBe('again');
     expect(t.store.rows).toHaveLength(1);
-    expect(await t.metric('queuebox_inbox_messages_total')).toEqual([
+    expect(t.metrics.messages.series()).toEqual([
       { labels: { status: 'new' }, value: 1 },
       { labels: { status: 'duplicate' }, value: 1 },
     ]);
@@ -187,9 +185,7 @@ describe('202 filtered', () => {
     expect(res.headers.get('x-correlation-id')).toBeNull();
     expect(t.store.rows).toHaveLength(0);
     expect(transformer.evaluations.length).toBe(before);
-    expect(await t.metric('queuebox_inbox_filtered_total')).toEqual([
-      { labels: { source: 'stripe' }, value: 1 },
-    ]);
+    expect(t.metrics.filtered.series()).toEqual([{ labels: { source: 'stripe' }, value: 1 }]);
     const debug = t.logger.at('debug').map((l) => l.message);
     expect(debug).toEqual([
       "Source 'stripe' dropped a message because it failed the header filter rule require[0] (X-Env equals).",
@@ -214,7 +210,7 @@ describe('400', () => {
     const none = await t.post('/inbox/stripe', null);
     await expectAnswer(none, 400, '{"error":"Invalid JSON"}');
     expect(t.store.rows).toHaveLength(0);
-    expect(await t.metric('queuebox_inbox_rejections_total')).toEqual([]);
+    expect(t.metrics.rejections.series()).toEqual([]);
   });
 
   it('answers the missing-key error, logs one WARN naming what was tried and counts it', async () => {
@@ -231,7 +227,7 @@ describe('400', () => {
     expect(t.logger.at('warn').map((l) => l.message)).toEqual([
       "The idempotency key header 'Idempotency-Key', expression 'data.id', path '$.id', path '$.object.id' of source 'stripe' matched nothing. The message is rejected with 400.",
     ]);
-    expect(await t.metric('queuebox_inbox_rejections_total')).toEqual([
+    expect(t.metrics.rejections.series()).toEqual([
       { labels: { reason: 'extraction_failed' }, value: 1 },
     ]);
   });
@@ -255,7 +251,7 @@ describe('500 storage failure', () => {
     const res = await t.post('/inbox/stripe', '{"id":"1"}', { 'X-Correlation-Id': 'c-500' });
     await expectAnswer(res, 500, '{"error":"Storage failed"}');
     expect(res.headers.get('x-correlation-id')).toBe('c-500');
-    expect(await t.metric('queuebox_inbox_rejections_total')).toEqual([
+    expect(t.metrics.rejections.series()).toEqual([
       { labels: { reason: 'storage_failed' }, value: 1 },
     ]);
     const errors = t.logger.at('error');

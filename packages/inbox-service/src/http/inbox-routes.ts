@@ -10,15 +10,14 @@ import {
   QueueBoxError,
   systemClock,
   type Clock,
+  type InboxMetrics,
   type InboxStore,
   type Logger,
   type SourceConfig,
   type Transformer,
 } from '@queuebox/core';
 import type { Context, Hono } from 'hono';
-import type { Registry } from 'prom-client';
 import { createHttpIngest, type HttpIngest } from '../ingest/http-ingest.js';
-import { inboxMetrics } from '../ingest/metrics.js';
 import { bodyTooLargeJson, readRequestBody } from './capped-body.js';
 import { TokenBucket } from './rate-limiter.js';
 import { receivedHeadersOf } from './incoming-headers.js';
@@ -34,7 +33,7 @@ export interface InboxRoutesDeps {
   readonly store: InboxStore;
   readonly transformer: Transformer;
   readonly logger: Logger;
-  readonly registry: Registry;
+  readonly metrics: InboxMetrics;
   readonly clock?: Clock;
   /** Inbox row ids and generated correlation ids; random UUIDs unless a test pins them. */
   readonly newId?: () => string;
@@ -65,7 +64,7 @@ export function inboxRoutes(app: Hono, deps: InboxRoutesDeps): void {
     store: deps.store,
     transformer: deps.transformer,
     logger: deps.logger,
-    metrics: inboxMetrics(deps.registry),
+    metrics: deps.metrics,
     clock,
     newId: deps.newId ?? randomUUID,
     onPushStored: deps.onPushStored,

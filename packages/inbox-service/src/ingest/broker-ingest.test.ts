@@ -1,27 +1,31 @@
 import { createHash } from 'node:crypto';
 import type { DeliveryFallbacks, SourceDelivery } from '@queuebox/core';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
-import { inMemoryInboxStore, rabbitSource, recordingLogger } from '@queuebox/testing';
-import { Registry } from 'prom-client';
+import {
+  createMemoryMetrics,
+  inMemoryInboxStore,
+  rabbitSource,
+  recordingLogger,
+} from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { createBrokerIngest } from './broker-ingest.js';
-import { inboxMetrics } from './metrics.js';
 
 function setup(config = rabbitSource()) {
   const store = inMemoryInboxStore();
   const logger = recordingLogger();
-  const registry = new Registry();
+  const metrics = createMemoryMetrics().inbox;
   let n = 0;
   const handler = createBrokerIngest('orders', config, {
     store,
     transformer: createJsonataTransformer(),
     logger,
-    metrics: inboxMetrics(registry),
+    metrics,
     clock: { now: () => new Date('2026-01-01T00:00:00Z') },
     newId: () => `id-${++n}`,
   });
-  const metric = async (name: string) =>
-    (await registry.getSingleMetric(name)?.get())?.values.map((v) => [v.labels, v.value]) ?? [];
+  // The series a handle counted, as [labels, value] in first-use order.
+  const metric = (name: 'messages' | 'rejections' | 'filtered') =>
+    metrics[name].series().map((series) => [series.labels, series.value]);
   return { store, logger, handler, metric };
 }
 
@@ -58,7 +62,7 @@ describe('broker ingest', () => {
     // The received text, digits as sent.
     expect(row!.message.payload.text).toBe(text);
     expect(row!.options).toEqual({ initialDelayMs: 0 });
-    expect(await metric('queuebox_inbox_messages_total')).toEqual([
+    expect(metric('messages')).toEqual([
       [{ status: 'new' }, 1],
       [{ status: 'duplicate' }, 1],
     ]);
@@ -189,9 +193,7 @@ describe('broker ingest', () => {
       settle: 'ack',
       outcome: 'duplicate',
     });
-    expect(await metric('queuebox_inbox_rejections_total')).toEqual([
-      [{ reason: 'extraction_failed' }, 4],
-    ]);
+    expect(metric('rejections')).toEqual([[{ reason: 'extraction_failed' }, 4]]);
     expect(logger.at('warn')[0]!.message).toBe(
       "A message of source 'orders' cannot be stored as it came, so it is stored as a dead row and acknowledged. Reason: Invalid JSON",
     );
@@ -235,9 +237,7 @@ describe('broker ingest', () => {
         settle: 'ack',
         outcome: 'duplicate',
       });
-      expect(await metric('queuebox_inbox_rejections_total')).toEqual([
-        [{ reason: 'transform_failed' }, 1],
-      ]);
+      expect(metric('rejections')).toEqual([[{ reason: 'transform_failed' }, 1]]);
     }
     const skip = setup(transform('Skip', '$error("no")'));
     expect(await skip.handler.handle(delivery('{"id": "a"}'))).toEqual({
@@ -265,7 +265,7 @@ describe('broker ingest', () => {
       outcome: 'stored',
     });
     expect(store.rows).toHaveLength(1);
-    expect(await metric('queuebox_inbox_filtered_total')).toEqual([[{ source: 'orders' }, 1]]);
+    expect(metric('filtered')).toEqual([[{ source: 'orders' }, 1]]);
   });
 
   it('answers retry, never ack, when the store fails, on the dead-row path too', async () => {

@@ -25,6 +25,7 @@ import {
   type DeliveryHandler,
   type DeliveryVerdict,
   type Headers,
+  type InboxMetrics,
   type InboxStore,
   type Logger,
   type NewInboxMessage,
@@ -48,7 +49,6 @@ import { problemText, type InputProblem } from '../validation/input-problem.js';
 import { readReceivedJson } from '../validation/received-json.js';
 import { transformResultPayload } from '../validation/transform-result.js';
 import { brokerLogTexts } from './broker-log-texts.js';
-import type { InboxMetrics } from './metrics.js';
 import { ReceivedHeaders } from './received-headers.js';
 import { compileSourceTransform, sourceBindings } from './source-transform.js';
 

@@ -16,6 +16,7 @@ import {
   sanitizeError,
   type Clock,
   type HttpSourceConfig,
+  type InboxMetrics,
   type InboxStore,
   type Logger,
   type Transformer,
@@ -26,7 +27,6 @@ import { receivedCorrelationId } from '../extraction/correlation-id.js';
 import { compileHttpExtraction, type HttpExtraction } from '../extraction/http-extraction.js';
 import { compileHeaderFilter, type HeaderFilter } from '../filter/header-filter.js';
 import { ingestLogTexts } from './log-texts.js';
-import type { InboxMetrics } from './metrics.js';
 import type { ReceivedHeaders } from './received-headers.js';
 import {
   compileSourceTransform,

@@ -6,7 +6,7 @@
 import { Secret } from '@queuebox/core';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { Hono } from 'hono';
-import { Registry } from 'prom-client';
+import { createMemoryMetrics } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { compileHttpExtraction } from '../extraction/http-extraction.js';
 import { inboxRoutes } from '../http/inbox-routes.js';
@@ -107,7 +107,7 @@ describe('ingest with the real JSONata engine', () => {
       store,
       transformer: engine(),
       logger: recordingLogger(),
-      registry: new Registry(),
+      metrics: createMemoryMetrics().inbox,
       clock: { now: () => new Date('2026-03-01T12:00:00.000Z') },
     });
     const res = await app.request('/inbox/orders', {
@@ -150,7 +150,7 @@ describe('ingest with the real JSONata engine', () => {
       store: inMemoryInboxStore(),
       transformer: engine(),
       logger: recordingLogger(),
-      registry: new Registry(),
+      metrics: createMemoryMetrics().inbox,
     });
     const res = await app.request('/inbox/s', { method: 'POST', body: '{"id":"1"}' });
     expect(res.status).toBe(422);

@@ -38,7 +38,7 @@ describe('InboxRelay: the loop', () => {
 
   it('keeps two claims in flight under a backlog and writes one batch at a time, in claim order', async () => {
     const { s, releases } = gatedBacklog();
-    const { relay, value } = relayWith(s.store);
+    const { relay, metrics } = relayWith(s.store);
     const cycle = relay.cycle();
     await waitFor(() => s.events.length >= 5);
     // The first claim was full: two more claims went out before its batch was written, and the
@@ -55,12 +55,12 @@ describe('InboxRelay: the loop', () => {
     await cycle;
     expect(s.events.slice(7)).toEqual(['forwarded:3', 'forward:1', 'forwarded:1', 'claim:0']);
     expect(s.forwards.map((batch) => batch.length)).toEqual([3, 3, 1]);
-    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(7);
+    expect(metrics.messages.value({ status: 'forwarded' })).toBe(7);
   });
 
   it('writes the rows of claims still in flight when it is closed: claimed rows are never dropped', async () => {
     const { s, releases } = gatedBacklog();
-    const { relay, value } = relayWith(s.store);
+    const { relay, metrics } = relayWith(s.store);
     relay.start();
     await waitFor(() => releases.length === 1);
     const closing = relay.close();
@@ -71,7 +71,7 @@ describe('InboxRelay: the loop', () => {
     }
     await closing;
     expect(s.forwards.map((batch) => batch.length)).toEqual([3, 3, 1]);
-    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(7);
+    expect(metrics.messages.value({ status: 'forwarded' })).toBe(7);
   });
 
   it('claims again after an empty claim while a batch was still being written', async () => {
@@ -100,25 +100,25 @@ describe('InboxRelay: the loop', () => {
       [],
     ]);
     s.hooks.markDeadFails = true;
-    const { relay, logger, value } = relayWith(s.store, {
+    const { relay, logger, metrics } = relayWith(s.store, {
       sources: { orders: { topic: '{{ eventType }}' } as SourceConfig },
     });
     await relay.cycle();
-    expect(await value('queuebox_inbox_relay_errors_total')).toBe(1);
+    expect(metrics.relayErrors.value()).toBe(1);
     expect(logger.lines.some((l) => l.message.startsWith('The relay cycle failed.'))).toBe(true);
-    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(1);
+    expect(metrics.messages.value({ status: 'forwarded' })).toBe(1);
   });
 
   it('runs the reclaim step and the gauge at their own cadence', async () => {
     let now = 0;
     const s = scriptedInboxStore();
-    const { relay, value } = relayWith(s.store, {
+    const { relay, metrics } = relayWith(s.store, {
       relay: { claimTimeoutMs: 1_000 },
       nowMs: () => now,
     });
     await relay.cycle();
     expect([s.reclaims(), s.gauges()]).toEqual([1, 1]);
-    expect(await value('queuebox_inbox_oldest_pending_age_seconds')).toBe(12.5);
+    expect(metrics.oldestPendingAgeSeconds.value()).toBe(12.5);
     now = 199;
     await relay.cycle();
     expect([s.reclaims(), s.gauges()]).toEqual([1, 1]);
@@ -129,7 +129,7 @@ describe('InboxRelay: the loop', () => {
     now = 5_000;
     await relay.cycle();
     expect([s.reclaims(), s.gauges()]).toEqual([3, 2]);
-    expect(await value('queuebox_inbox_oldest_pending_age_seconds')).toBe(3);
+    expect(metrics.oldestPendingAgeSeconds.value()).toBe(3);
   });
 
   it('counts a failing cycle, logs it sanitized, and keeps looping', async () => {
@@ -138,13 +138,13 @@ describe('InboxRelay: the loop', () => {
       new Error('connect ECONNREFUSED postgres://qb:hunter2@db:5432/x'),
       [row],
     ]);
-    const { relay, logger, value } = relayWith(s.store);
+    const { relay, logger, metrics } = relayWith(s.store);
     relay.start();
     expect(relay.running).toBe(true);
     await waitFor(() => s.forwards.length === 1);
     await relay.close();
     expect(relay.running).toBe(false);
-    expect(await value('queuebox_inbox_relay_errors_total')).toBe(1);
+    expect(metrics.relayErrors.value()).toBe(1);
     const line = logger.lines.find((l) => l.level === 'error')!.message;
     expect(line).toMatch(/^The relay cycle failed\. The next cycle retries\. Reason: /);
     expect(line).not.toContain('hunter2');
@@ -158,7 +158,7 @@ describe('InboxRelay: the loop', () => {
       new Promise((resolve) => {
         release = () => resolve(new Set(b.map((f) => f.fence.id)));
       });
-    const { relay, value } = relayWith(s.store);
+    const { relay, metrics } = relayWith(s.store);
     relay.start();
     await waitFor(() => s.forwards.length === 1);
     let closed = false;
@@ -167,7 +167,7 @@ describe('InboxRelay: the loop', () => {
     expect(closed).toBe(false);
     release();
     await closing;
-    expect(await value('queuebox_inbox_messages_total', { status: 'forwarded' })).toBe(1);
+    expect(metrics.messages.value({ status: 'forwarded' })).toBe(1);
     expect(relay.running).toBe(false);
   });
 

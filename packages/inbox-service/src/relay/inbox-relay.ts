@@ -8,13 +8,12 @@ import {
   type Logger,
   type RelayConfig,
   type RelayForward,
+  type RelayMetrics,
   type SourceConfig,
 } from '@queuebox/core';
-import type { Registry } from 'prom-client';
 import { BatchLease } from './batch-lease.js';
 import { relayLogTexts } from './log-texts.js';
 import { relayForward, relayTopic } from './outbox-row.js';
-import { relayMetrics, type RelayMetrics } from './relay-metrics.js';
 
 /** Claims sent ahead while a backlog lasts (see `cycle`). */
 const CLAIMS_IN_FLIGHT = 2;
@@ -24,7 +23,7 @@ export interface InboxRelayOptions {
   readonly relay: RelayConfig;
   /** The configured sources; a row of a source not in here renders `{{ eventType }}`. */
   readonly sources: Readonly<Record<string, SourceConfig>>;
-  readonly registry: Registry;
+  readonly metrics: RelayMetrics;
   readonly logger: Logger;
   /** Monotonic milliseconds for the reclaim and gauge cadences; tests pin it. */
   readonly nowMs?: () => number;
@@ -65,7 +64,7 @@ export class InboxRelay {
   private nextGaugeAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly options: InboxRelayOptions) {
-    this.metrics = relayMetrics(options.registry);
+    this.metrics = options.metrics;
     this.nowMs = options.nowMs ?? (() => performance.now());
   }
 

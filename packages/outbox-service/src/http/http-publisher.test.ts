@@ -152,7 +152,6 @@ describe('HTTP publisher: request', () => {
     expect(await send(target, outboxMessage(), { destination: 'other' })).toEqual({
       ok: false,
       error: "No publisher supports destination 'other'",
-      retryable: false,
     });
   });
 });
@@ -198,7 +197,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: 'HTTP 422: Unprocessable Entity - {"error":"invalid order"}',
-      retryable: false,
     });
     sink.handle((_request, response) => {
       response.writeHead(503);
@@ -207,7 +205,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: 'HTTP 503: Service Unavailable',
-      retryable: true,
     });
     expect(statusClasses).toEqual(['4xx', '5xx']);
   });
@@ -275,7 +272,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: 'Request timeout after 200ms',
-      retryable: true,
     });
     expect(performance.now() - started).toBeLessThan(2000);
   });
@@ -292,7 +288,6 @@ describe('HTTP publisher: outcomes', () => {
     expect(await send(target)).toEqual({
       ok: false,
       error: `Publish failed: connect ECONNREFUSED 127.0.0.1:${port}`,
-      retryable: true,
     });
     expect(statusClasses).toEqual([]);
   });

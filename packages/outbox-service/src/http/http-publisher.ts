@@ -70,7 +70,7 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
   async function publish(request: PublishRequest): Promise<PublishOutcome> {
     const target = targets.get(request.destination);
     if (target === undefined) {
-      return failure(`No publisher supports destination '${request.destination}'`, false);
+      return failure(`No publisher supports destination '${request.destination}'`);
     }
     let authHeader: AuthHeader | null;
     try {
@@ -79,7 +79,6 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     } catch (error: unknown) {
       return failure(
         `Publish failed: ${sanitize(error instanceof Error ? error.message : String(error))}`,
-        true,
       );
     }
     const { message } = request;
@@ -98,11 +97,11 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
       signal: request.signal,
       maxErrorBytes,
     });
-    if (outcome.kind === 'error') return failure(outcome.text, true);
+    if (outcome.kind === 'error') return failure(outcome.text);
     const { status } = outcome;
     onResponse(statusClassOf(status));
     if (status >= 200 && status <= 299) return SUCCESS;
-    return failure(httpErrorText(status, outcome.body, maxErrorBytes), isRetryableStatus(status));
+    return failure(httpErrorText(status, outcome.body, maxErrorBytes));
   }
 
   return {
@@ -156,14 +155,6 @@ function warnUnsent(logger: Logger | undefined, messageId: string, names: readon
   );
 }
 
-function failure(error: string, retryable: boolean): PublishOutcome {
-  return { ok: false, error, retryable };
-}
-
-/**
- * A hint for callers: the poller retries every failure (spec §4.5), but a 4xx other than
- * 408/429 will most likely fail again the same way.
- */
-function isRetryableStatus(status: number): boolean {
-  return status >= 500 || status === 408 || status === 429 || status < 400;
+function failure(error: string): PublishOutcome {
+  return { ok: false, error };
 }

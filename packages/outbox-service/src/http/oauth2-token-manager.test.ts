@@ -267,7 +267,6 @@ describe('HTTP publisher with oauth2 auth', () => {
       expect(await send(target)).toEqual({
         ok: false,
         error: `Publish failed: The token endpoint ${sink.url}/oauth/token answered HTTP 500: Internal Server Error - down`,
-        retryable: true,
       });
       expect(events()).toHaveLength(0);
     } finally {

@@ -1,5 +1,7 @@
+import type { HttpStatusClass } from '@queuebox/core';
+
 /** The `status_class` label of `queuebox_http_publish_responses_total` (spec §14). */
-export type HttpStatusClass = '1xx' | '2xx' | '3xx' | '4xx' | '5xx' | 'other';
+export type { HttpStatusClass };
 
 const CLASSES: readonly HttpStatusClass[] = ['1xx', '2xx', '3xx', '4xx', '5xx'];
 

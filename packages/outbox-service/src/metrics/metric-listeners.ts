@@ -1,11 +1,10 @@
-import type { HttpStatusClass } from '../http/status-class.js';
-import type { TransformFailureStrategy } from '../transform/transform-pipeline.js';
-import type { OutboxMetrics } from './outbox-metrics.js';
+import type { HttpStatusClass, OutboxMetrics, TransformFailureStrategy } from '@queuebox/core';
 
 /**
- * The HTTP publisher and the transform pipeline report through callbacks so they stay free of
- * prom-client; these are the callbacks that count them, for the app's wiring:
- * `createHttpPublisher({ ..., onResponse })`, `createTransformPipeline({ onTransformFailure })`.
+ * The HTTP publisher and the transform pipeline report through callbacks, so a publisher or a
+ * pipeline built without metrics needs no handles; these are the callbacks that count them, for
+ * the app's wiring: `createHttpPublisher({ ..., onResponse })`,
+ * `createTransformPipeline({ onTransformFailure })`.
  */
 export function outboxMetricListeners(
   metrics: Pick<OutboxMetrics, 'httpResponses' | 'transformFailures'>,

@@ -9,10 +9,10 @@ import {
   type LogFields,
   type Logger,
   type OutboxCompletion,
+  type OutboxMetrics,
   type PublishOutcome,
   type Publisher,
 } from '@queuebox/core';
-import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, RoutingResult } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
@@ -198,7 +198,7 @@ export class MessageProcessor {
       });
     } catch (error: unknown) {
       // Publishers may throw instead of returning a failure; both take the failure path.
-      return { ok: false, error: sanitizeError(error), retryable: true };
+      return { ok: false, error: sanitizeError(error) };
     } finally {
       stop();
       metrics.queueDepth.dec(depth);

@@ -29,8 +29,8 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     expect(h.store.row(id!)).toMatchObject({ state: 'processing', attempt: 0, lastError: null });
     // One terminal write was attempted, and no second one (no retry, no dead) followed it.
     expect(h.store.calls.complete.reduce((a, b) => a + b, 0)).toBe(1);
-    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(1);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'sent' })).toBe(0);
+    expect(h.metrics.claimsLost.value({ component: 'outbox' })).toBe(1);
+    expect(h.metrics.messages.value({ status: 'sent' })).toBe(0);
   });
 
   it('logs the claim-lost WARN when the retry write loses its fence', async () => {
@@ -39,7 +39,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     const store = h.store;
     publisher.behaviour = (request) => {
       store.stealClaim(request.message.id);
-      return { ok: false, error: 'HTTP 502: Bad Gateway', retryable: true };
+      return { ok: false, error: 'HTTP 502: Bad Gateway' };
     };
     const [id] = await h.insert({ topic: 't', payload: {} });
     h.poller.start();
@@ -54,8 +54,8 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     );
     await until(() => h!.poller.inFlight === 0);
     expect(h.store.row(id!)).toMatchObject({ state: 'processing', attempt: 0 });
-    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(1);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(0);
+    expect(h.metrics.claimsLost.value({ component: 'outbox' })).toBe(1);
+    expect(h.metrics.messages.value({ status: 'failed' })).toBe(0);
   });
 
   it('aborts a running publish when a lease renewal finds the claim gone', async () => {
@@ -79,10 +79,10 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
       `The claim on message ${id} was lost, so QueueBox did not finish delivering it. Another replica or the ` +
         `reclaim step delivers it. Raise 'outbox.claimTimeoutMs' above the slowest publish.`,
     );
-    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(1);
+    expect(h.metrics.claimsLost.value({ component: 'outbox' })).toBe(1);
     // The cancelled publish is neither a destination failure nor an attempt.
     expect(
-      await h.metric('queuebox_outbox_destination_messages_total', {
+      h.metrics.destinationMessages.value({
         destination: 'orders',
         outcome: 'failure',
       }),
@@ -176,7 +176,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
       const n = (request.message.payload.value as { n: number }).n;
       // Every third row fails its first attempt and holds its key back while it waits.
       if (n % 3 === 0 && request.message.attempt === 0)
-        return { ok: false, error: 'HTTP 500: Error', retryable: true };
+        return { ok: false, error: 'HTTP 500: Error' };
       delivered.set(key, [...(delivered.get(key) ?? []), n]);
       return { ok: true };
     };

@@ -10,7 +10,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const failing = (error: string) => () => ({ ok: false as const, error, retryable: true });
+const failing = (error: string) => () => ({ ok: false as const, error });
 
 describe('OutboxPoller delivery (spec §4.3)', () => {
   it('publishes each row with attempt 0, marks it sent and counts it', async () => {
@@ -30,19 +30,17 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
       expect(request.payload.value).toEqual(h.store.row(request.message.id).payload);
     }
     await until(() => h!.poller.inFlight === 0);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'sent' })).toBe(3);
+    expect(h.metrics.messages.value({ status: 'sent' })).toBe(3);
     expect(
-      await h.metric('queuebox_outbox_destination_messages_total', {
+      h.metrics.destinationMessages.value({
         destination: 'orders',
         outcome: 'success',
       }),
     ).toBe(3);
-    expect(
-      await h.timerCount('queuebox_outbox_publish_duration_seconds', { destination_type: 'http' }),
-    ).toBe(3);
-    expect(await h.timerCount('queuebox_outbox_processing_duration_seconds')).toBe(3);
-    expect(await h.metric('queuebox_outbox_queue_depth', { destination: 'orders' })).toBe(0);
-    expect(await h.metric('queuebox_claims_lost_total', { component: 'outbox' })).toBe(0);
+    expect(h.metrics.publishDuration.count({ destination_type: 'http' })).toBe(3);
+    expect(h.metrics.processingDuration.count()).toBe(3);
+    expect(h.metrics.queueDepth.value({ destination: 'orders' })).toBe(0);
+    expect(h.metrics.claimsLost.value({ component: 'outbox' })).toBe(0);
     expect(h.logger.messages('warn')).toEqual([]);
     expect(h.logger.messages('error')).toEqual([]);
   });
@@ -86,9 +84,9 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
       destination: 'orders',
     });
     await until(() => h!.poller.inFlight === 0);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(2);
+    expect(h.metrics.messages.value({ status: 'failed' })).toBe(2);
     expect(
-      await h.metric('queuebox_outbox_destination_messages_total', {
+      h.metrics.destinationMessages.value({
         destination: 'orders',
         outcome: 'failure',
       }),
@@ -119,8 +117,8 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
       ].sort(),
     );
     await until(() => h!.poller.inFlight === 0);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'dead' })).toBe(2);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(0);
+    expect(h.metrics.messages.value({ status: 'dead' })).toBe(2);
+    expect(h.metrics.messages.value({ status: 'failed' })).toBe(0);
   });
 
   it('sends a row with no matching route to dead with the reference reason, without publishing', async () => {
@@ -132,7 +130,7 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     expect(h.store.row(id!).attempt).toBe(0);
     expect(h.publisher.requests).toHaveLength(0);
     await until(() => h!.poller.inFlight === 0);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'dead' })).toBe(1);
+    expect(h.metrics.messages.value({ status: 'dead' })).toBe(1);
   });
 
   it('sends a row whose destination no publisher supports to dead', async () => {
@@ -280,8 +278,8 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
       `Processing message ${id} failed unexpectedly. Reason: Error: router exploded`,
     );
     await until(() => h!.poller.inFlight === 0);
-    expect(await h.metric('queuebox_outbox_process_errors_total')).toBe(1);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'failed' })).toBe(1);
+    expect(h.metrics.processErrors.value()).toBe(1);
+    expect(h.metrics.messages.value({ status: 'failed' })).toBe(1);
   });
 
   it('treats a failed sent write as an unexpected exception and schedules a retry', async () => {
@@ -295,7 +293,7 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
       lastError: 'Error: Connection terminated unexpectedly',
     });
     await until(() => h!.poller.inFlight === 0);
-    expect(await h.metric('queuebox_outbox_process_errors_total')).toBe(1);
-    expect(await h.metric('queuebox_outbox_messages_total', { status: 'sent' })).toBe(0);
+    expect(h.metrics.processErrors.value()).toBe(1);
+    expect(h.metrics.messages.value({ status: 'sent' })).toBe(0);
   });
 });

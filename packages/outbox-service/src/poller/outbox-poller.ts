@@ -7,10 +7,10 @@ import {
   type ClaimedOutboxMessage,
   type Logger,
   type OutboxConfig,
+  type OutboxMetrics,
   type OutboxStore,
   type WakeSignal,
 } from '@queuebox/core';
-import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';

@@ -1,4 +1,3 @@
-import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type {
   RetentionConfig,
@@ -6,8 +5,7 @@ import type {
   RetentionStore,
   RetentionTable,
 } from '@queuebox/core';
-import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
-import { RecordingLogger, until } from '@queuebox/testing';
+import { createMemoryMetrics, RecordingLogger, until } from '@queuebox/testing';
 import { RetentionService } from './retention-service.js';
 
 interface Call {
@@ -96,8 +94,7 @@ function setup(
   enabled = true,
 ) {
   const store = new FakeRetentionStore();
-  const registry = new Registry();
-  const metrics = createOutboxMetrics(registry);
+  const metrics = createMemoryMetrics();
   const logger = new RecordingLogger();
   const config: RetentionConfig = { enabled, outbox: policy(outbox), inbox: policy(inbox) };
   service = new RetentionService(config, {
@@ -106,20 +103,12 @@ function setup(
     logger,
     clock: { now: () => NOW },
   });
-  const value = async (name: string, table: string, suffix = ''): Promise<number | undefined> => {
-    const { values } = await registry.getSingleMetric(name)!.get();
-    return values.find(
-      (v) =>
-        v.labels.table === table &&
-        (suffix === '' || (v as { metricName?: string }).metricName === name + suffix),
-    )?.value;
-  };
-  return { store, logger, service, value };
+  return { store, logger, service, metrics: metrics.retention };
 }
 
 describe('RetentionService (spec §17.4)', () => {
   it('deletes old sent then dead outbox rows in batches while a batch comes back full', async () => {
-    const { store, service, value } = setup({
+    const { store, service, metrics } = setup({
       policy: 'AGE',
       maxAgeMs: 7 * 24 * HOUR,
       batchSize: 100,
@@ -140,12 +129,10 @@ describe('RetentionService (spec §17.4)', () => {
         (c) => c.kind === 'age' && c.cutoff?.getTime() === cutoff.getTime() && c.batchSize === 100,
       ),
     ).toBe(true);
-    expect(await value('queuebox_cleanup_messages_deleted_total', 'outbox')).toBe(350);
-    expect(await value('queuebox_cleanup_last_run_timestamp', 'outbox')).toBe(NOW.getTime() / 1000);
-    expect(await value('queuebox_cleanup_duration_seconds', 'outbox', '_count')).toBe(1);
-    expect(await value('queuebox_cleanup_duration_seconds_max', 'outbox')).toBeGreaterThanOrEqual(
-      0,
-    );
+    expect(metrics.deleted.value({ table: 'outbox' })).toBe(350);
+    expect(metrics.lastRunTimestamp.value({ table: 'outbox' })).toBe(NOW.getTime() / 1000);
+    expect(metrics.duration.count({ table: 'outbox' })).toBe(1);
+    expect(metrics.duration.max({ table: 'outbox' })).toBeGreaterThanOrEqual(0);
   });
 
   it('pauses 10 ms between full batches only', async () => {
@@ -159,7 +146,10 @@ describe('RetentionService (spec §17.4)', () => {
   });
 
   it('uses processed and dead for the inbox AGE policy', async () => {
-    const { store, service, value } = setup({}, { policy: 'AGE', maxAgeMs: HOUR, batchSize: 100 });
+    const { store, service, metrics } = setup(
+      {},
+      { policy: 'AGE', maxAgeMs: HOUR, batchSize: 100 },
+    );
     store.old.set('inbox.processed', 5);
     store.old.set('inbox.dead', 2);
     expect(await service.runOnce('inbox')).toBe(7);
@@ -167,7 +157,7 @@ describe('RetentionService (spec §17.4)', () => {
       'inbox.processed',
       'inbox.dead',
     ]);
-    expect(await value('queuebox_cleanup_messages_deleted_total', 'inbox')).toBe(7);
+    expect(metrics.deleted.value({ table: 'inbox' })).toBe(7);
   });
 
   it('keeps maxCount rows of EACH outbox state under the COUNT policy', async () => {
@@ -185,7 +175,7 @@ describe('RetentionService (spec §17.4)', () => {
   });
 
   it('logs a failing run without moving the last-run time, counts what it deleted, and keeps looping', async () => {
-    const { store, logger, service, value } = setup({
+    const { store, logger, service, metrics } = setup({
       policy: 'AGE',
       maxAgeMs: HOUR,
       batchSize: 10,
@@ -202,8 +192,8 @@ describe('RetentionService (spec §17.4)', () => {
       'The outbox retention cleanup failed. The next run retries in 50 ms. Reason: Error: canceling statement due to statement timeout password=[REDACTED]',
     ]);
     expect(service.running).toBe(true);
-    expect(await value('queuebox_cleanup_messages_deleted_total', 'outbox')).toBe(15);
-    expect(await value('queuebox_cleanup_last_run_timestamp', 'outbox')).toBe(NOW.getTime() / 1000);
+    expect(metrics.deleted.value({ table: 'outbox' })).toBe(15);
+    expect(metrics.lastRunTimestamp.value({ table: 'outbox' })).toBe(NOW.getTime() / 1000);
   });
 
   it('runs at once and then every cleanupInterval, one loop per enabled table', async () => {

@@ -5,10 +5,10 @@ import {
   type Clock,
   type Logger,
   type RetentionConfig,
+  type RetentionMetrics,
   type RetentionStore,
   type RetentionTable,
 } from '@queuebox/core';
-import type { RetentionMetrics } from '../metrics/outbox-metrics.js';
 import { cleanTable } from './retention-cleanup.js';
 
 export interface RetentionServiceDeps {

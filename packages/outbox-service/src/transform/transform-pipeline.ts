@@ -10,6 +10,7 @@ import {
   type Json,
   type OutboxMessage,
   type TransformBindings,
+  type TransformFailureStrategy,
 } from '@queuebox/core';
 import type { RoutingResult } from '../routing/message-router.js';
 import type { TransformStage } from './transform-stage.js';
@@ -25,7 +26,8 @@ export interface TransformPipeline {
   run(message: OutboxMessage, routing: RoutingResult): Promise<PipelineResult>;
 }
 
-export type TransformFailureStrategy = 'fail' | 'skip' | 'dead';
+/** The `onError` of the failed stage, in lower case: the metric's `strategy` label (spec §14). */
+export type { TransformFailureStrategy };
 
 /** Which stage failed and why (sanitized), for a log line; Skip and Dead leave no other trace. */
 export interface TransformFailure {

@@ -1,5 +1,6 @@
 import {
   javaStringHashCode,
+  type QueueBoxError,
   type RelayClaimedMessage,
   type Clock,
   type Fence,
@@ -11,6 +12,7 @@ import {
 } from '@queuebox/core';
 import { randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
+import { postgresError } from '../classify-error.js';
 import { claimedMessage, unquoted, type ClaimedRow } from './inbox-rows.js';
 import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
@@ -70,7 +72,7 @@ export function createPostgresInboxStore(
         value: inserted.has(item.message.id) ? STORED : DUPLICATE,
       }));
     } catch (error: unknown) {
-      if (items.length === 1) return [{ ok: false, error }];
+      if (items.length === 1) return [{ ok: false, error: storeError(error) }];
       // One bad row (a key longer than its column, a payload jsonb refuses) or a deadlock with
       // another replica's group must not fail its neighbours: each row goes again on its own,
       // in the same order.
@@ -80,7 +82,7 @@ export function createPostgresInboxStore(
           const inserted = await insert([item]);
           outcomes.push({ ok: true, value: inserted.has(item.message.id) ? STORED : DUPLICATE });
         } catch (single: unknown) {
-          outcomes.push({ ok: false, error: single });
+          outcomes.push({ ok: false, error: storeError(single) });
         }
       }
       return outcomes;
@@ -152,6 +154,14 @@ export function createPostgresInboxStore(
       return row?.age ?? 0;
     },
   };
+}
+
+/**
+ * A failed store as a QueueBoxError whose `retryable` tells a poison message (the row can never
+ * be stored: a broker source stores it dead and acknowledges) from an outage (requeue, retry).
+ */
+function storeError(error: unknown): QueueBoxError {
+  return postgresError(error, 'store the message');
 }
 
 /** The outbox column default (spec §3.2), for a forward that names no ceiling. */

@@ -202,6 +202,6 @@ function tooLong(what: string, value: string): string {
 const SUCCESS: PublishOutcome = { ok: true };
 
 function failure(error: string): PublishOutcome {
-  // Every failure takes the retry path (spec §4.5); none is known to be permanent.
-  return { ok: false, error, retryable: true };
+  // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
+  return { ok: false, error };
 }

@@ -45,7 +45,6 @@ export function createRabbitPublisher(
         return Promise.resolve({
           ok: false,
           error: `No publisher supports destination '${request.destination}'`,
-          retryable: false,
         });
       }
       return link.publish(request);

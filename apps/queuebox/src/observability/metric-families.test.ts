@@ -1,7 +1,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { outboxMetricListeners } from './metric-listeners.js';
-import { claimsLostCounter, createOutboxMetrics } from './outbox-metrics.js';
+import { outboxMetricListeners } from '@queuebox/outbox-service';
+import { registerMetricFamilies } from './metric-families.js';
 
 /** `# TYPE` lines of a scrape: family name → type. */
 function families(text: string): Map<string, string> {
@@ -13,10 +13,10 @@ function families(text: string): Map<string, string> {
   return found;
 }
 
-describe('createOutboxMetrics', () => {
-  it('registers exactly the outbox and cleanup families of spec §14 with their types', async () => {
+describe('registerMetricFamilies', () => {
+  it('registers exactly the service families of spec §14 with their types', async () => {
     const registry = new Registry();
-    createOutboxMetrics(registry);
+    registerMetricFamilies(registry);
     const found = families(await registry.metrics());
     expect(Object.fromEntries([...found].sort())).toEqual(
       Object.fromEntries(
@@ -39,6 +39,11 @@ describe('createOutboxMetrics', () => {
           ['queuebox_cleanup_duration_seconds', 'summary'],
           ['queuebox_cleanup_duration_seconds_max', 'gauge'],
           ['queuebox_cleanup_last_run_timestamp', 'gauge'],
+          ['queuebox_inbox_messages_total', 'counter'],
+          ['queuebox_inbox_rejections_total', 'counter'],
+          ['queuebox_inbox_filtered_total', 'counter'],
+          ['queuebox_inbox_relay_errors_total', 'counter'],
+          ['queuebox_inbox_oldest_pending_age_seconds', 'gauge'],
         ].sort(),
       ),
     );
@@ -46,7 +51,7 @@ describe('createOutboxMetrics', () => {
 
   it('shows label-less series at 0 from the start and labelled ones only after first use', async () => {
     const registry = new Registry();
-    const metrics = createOutboxMetrics(registry);
+    const { outbox: metrics, retention } = registerMetricFamilies(registry);
     const before = await registry.metrics();
     expect(before).toContain('\nqueuebox_outbox_messages_reclaimed_total 0\n');
     expect(before).toContain('\nqueuebox_outbox_process_errors_total 0\n');
@@ -54,13 +59,16 @@ describe('createOutboxMetrics', () => {
     expect(before).toContain('\nqueuebox_outbox_oldest_pending_age_seconds 0\n');
     expect(before).toContain('\nqueuebox_outbox_processing_duration_seconds_count 0\n');
     expect(before).toContain('\nqueuebox_outbox_processing_duration_seconds_max 0\n');
+    expect(before).toContain('\nqueuebox_inbox_relay_errors_total 0\n');
+    expect(before).toContain('\nqueuebox_inbox_oldest_pending_age_seconds 0\n');
+    expect(before).not.toMatch(/^queuebox_inbox_messages_total\{/m);
     expect(before).not.toMatch(/^queuebox_outbox_messages_total\{/m);
     expect(before).not.toMatch(/^queuebox_outbox_publish_duration_seconds_count\{/m);
     expect(before).not.toMatch(/^queuebox_outbox_publish_duration_seconds_max\{/m);
 
     metrics.messages.inc({ status: 'sent' });
     metrics.publishDuration.observe(0.25, { destination_type: 'http' });
-    metrics.retention.duration.observe(1.5, { table: 'outbox' });
+    retention.duration.observe(1.5, { table: 'outbox' });
     const after = await registry.metrics();
     expect(after).toContain('queuebox_outbox_messages_total{status="sent"} 1');
     expect(after).toContain(
@@ -87,7 +95,7 @@ describe('createOutboxMetrics', () => {
   it('lets the `_max` gauge decay after the window while `_count`/`_sum` stay cumulative', async () => {
     let now = 1_000_000;
     const registry = new Registry();
-    const metrics = createOutboxMetrics(registry, { nowMs: () => now });
+    const { outbox: metrics } = registerMetricFamilies(registry, { nowMs: () => now });
     metrics.processingDuration.observe(2);
     metrics.processingDuration.observe(0.5);
     expect(
@@ -104,24 +112,35 @@ describe('createOutboxMetrics', () => {
     expect(summary).toContain('queuebox_outbox_processing_duration_seconds_sum 2.5');
   });
 
-  it('shares queuebox_claims_lost_total with whoever registered it first', async () => {
+  it('hands the poller and the relay one queuebox_claims_lost_total', async () => {
     const registry = new Registry();
-    const inboxSide = claimsLostCounter(registry);
-    const metrics = createOutboxMetrics(registry);
-    expect(metrics.claimsLost).toBe(inboxSide);
-    inboxSide.inc({ component: 'inbox' });
-    metrics.claimsLost.inc({ component: 'outbox' });
+    const { outbox, relay } = registerMetricFamilies(registry);
+    relay.claimsLost.inc({ component: 'inbox' });
+    outbox.claimsLost.inc({ component: 'outbox' });
     const text = await registry.metrics();
     expect(text).toContain('queuebox_claims_lost_total{component="inbox"} 1');
     expect(text).toContain('queuebox_claims_lost_total{component="outbox"} 1');
     expect(text.match(/# TYPE queuebox_claims_lost_total counter/g)).toHaveLength(1);
+  });
+
+  it('hands the inbox routes and the relay one queuebox_inbox_messages_total', async () => {
+    const registry = new Registry();
+    const { inbox, relay } = registerMetricFamilies(registry);
+    inbox.messages.inc({ status: 'new' });
+    inbox.messages.inc({ status: 'duplicate' });
+    relay.messages.inc({ status: 'forwarded' }, 2);
+    const text = await registry.metrics();
+    expect(text).toContain('queuebox_inbox_messages_total{status="new"} 1');
+    expect(text).toContain('queuebox_inbox_messages_total{status="duplicate"} 1');
+    expect(text).toContain('queuebox_inbox_messages_total{status="forwarded"} 2');
+    expect(text.match(/# TYPE queuebox_inbox_messages_total counter/g)).toHaveLength(1);
   });
 });
 
 describe('outboxMetricListeners', () => {
   it('counts HTTP responses by status class and transform failures by strategy', async () => {
     const registry = new Registry();
-    const listeners = outboxMetricListeners(createOutboxMetrics(registry));
+    const listeners = outboxMetricListeners(registerMetricFamilies(registry).outbox);
     listeners.onResponse('2xx');
     listeners.onResponse('5xx');
     listeners.onResponse('5xx');

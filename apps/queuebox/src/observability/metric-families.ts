@@ -1,0 +1,151 @@
+import type { Metrics } from '@queuebox/core';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { createMicrometerTimer } from './summary-timer.js';
+
+/**
+ * Every family the services report to, defined once: the names, types, help texts and labels of
+ * spec §14, so dashboards built on 0.8.1 keep working (apps/queuebox/test pins the scrape). The
+ * services get core's narrow handles and never see prom-client; a family two services share
+ * (`queuebox_claims_lost_total`, `queuebox_inbox_messages_total`) is one object handed to both.
+ * Label-less counters and gauges show 0 from the start (as Micrometer registers them at boot);
+ * labelled series appear on first use (prom-client's default, and Micrometer's).
+ */
+export interface MetricFamiliesOptions {
+  /** Milliseconds clock for the `_max` windows of the timers; tests pin it. */
+  readonly nowMs?: () => number;
+}
+
+export function registerMetricFamilies(
+  registry: Registry,
+  options: MetricFamiliesOptions = {},
+): Metrics {
+  const registers = [registry];
+  const timer = { nowMs: options.nowMs };
+  const claimsLost = new Counter({
+    name: 'queuebox_claims_lost_total',
+    help: 'Terminal writes that lost their claim',
+    labelNames: ['component'],
+    registers,
+  });
+  const inboxMessages = new Counter({
+    name: 'queuebox_inbox_messages_total',
+    help: 'Inbox messages: new (stored), duplicate (dedup hit), forwarded (relay success)',
+    labelNames: ['status'],
+    registers,
+  });
+  return {
+    outbox: {
+      messages: new Counter({
+        name: 'queuebox_outbox_messages_total',
+        help: 'Outbox messages by outcome: sent, failed (retry scheduled) or dead',
+        labelNames: ['status'],
+        registers,
+      }),
+      pending: new Gauge({
+        name: 'queuebox_outbox_messages_pending',
+        help: 'Pending outbox messages',
+        registers,
+      }),
+      oldestPendingAgeSeconds: new Gauge({
+        name: 'queuebox_outbox_oldest_pending_age_seconds',
+        help: 'Age of the oldest pending outbox message in seconds (0 when none)',
+        registers,
+      }),
+      reclaimed: new Counter({
+        name: 'queuebox_outbox_messages_reclaimed_total',
+        help: 'Outbox messages returned to pending because their lease expired',
+        registers,
+      }),
+      claimsLost,
+      processErrors: new Counter({
+        name: 'queuebox_outbox_process_errors_total',
+        help: 'Exceptions that stopped the processing of one outbox message',
+        registers,
+      }),
+      processingDuration: createMicrometerTimer(registry, {
+        ...timer,
+        name: 'queuebox_outbox_processing_duration_seconds',
+        help: 'Time to process one outbox message',
+      }),
+      publishDuration: createMicrometerTimer(registry, {
+        ...timer,
+        name: 'queuebox_outbox_publish_duration_seconds',
+        help: 'Time of one publish to a destination',
+        labelNames: ['destination_type'],
+      }),
+      destinationMessages: new Counter({
+        name: 'queuebox_outbox_destination_messages_total',
+        help: 'Outbox publishes per destination and outcome',
+        labelNames: ['destination', 'outcome'],
+        registers,
+      }),
+      queueDepth: new Gauge({
+        name: 'queuebox_outbox_queue_depth',
+        help: 'Messages currently being published to a destination',
+        labelNames: ['destination'],
+        registers,
+      }),
+      httpResponses: new Counter({
+        name: 'queuebox_http_publish_responses_total',
+        help: 'HTTP destination responses by status class',
+        labelNames: ['status_class'],
+        registers,
+      }),
+      transformFailures: new Counter({
+        name: 'queuebox_transform_failures_total',
+        help: 'Route and destination transform failures by strategy',
+        labelNames: ['strategy'],
+        registers,
+      }),
+    },
+    retention: {
+      deleted: new Counter({
+        name: 'queuebox_cleanup_messages_deleted_total',
+        help: 'Rows deleted by retention cleanup',
+        labelNames: ['table'],
+        registers,
+      }),
+      duration: createMicrometerTimer(registry, {
+        ...timer,
+        name: 'queuebox_cleanup_duration_seconds',
+        help: 'Duration of one retention cleanup run',
+        labelNames: ['table'],
+      }),
+      lastRunTimestamp: new Gauge({
+        name: 'queuebox_cleanup_last_run_timestamp',
+        help: 'Unix seconds of the last retention cleanup run',
+        labelNames: ['table'],
+        registers,
+      }),
+    },
+    inbox: {
+      messages: inboxMessages,
+      rejections: new Counter({
+        name: 'queuebox_inbox_rejections_total',
+        help: 'Inbox messages refused: missing key, transform rejection, store error',
+        labelNames: ['reason'],
+        registers,
+      }),
+      filtered: new Counter({
+        name: 'queuebox_inbox_filtered_total',
+        help: 'Inbox messages dropped by a source header filter',
+        labelNames: ['source'],
+        registers,
+      }),
+    },
+    relay: {
+      messages: inboxMessages,
+      relayErrors: new Counter({
+        name: 'queuebox_inbox_relay_errors_total',
+        help: 'Relay cycle errors, forward failures and empty-topic dead letters',
+        registers,
+      }),
+      oldestPendingAgeSeconds: new Gauge({
+        name: 'queuebox_inbox_oldest_pending_age_seconds',
+        help: 'Age of the oldest pending inbox message (push and pull) in seconds (0 when none)',
+        registers,
+      }),
+      claimsLost,
+    },
+  };
+}
