@@ -17,8 +17,8 @@ import { envPaths, mergeNodes, type RawNode } from './raw-node.js';
 import { reportIssues } from './issues.js';
 import { toPlain } from './plain-tree.js';
 import { checkedConfigSchema, configSchema, type RawConfig } from './schema/config.js';
-import { withSecretReader } from './schema/secret-files.js';
-import { asNode, binds } from './schema/walk.js';
+import { asNode, binds } from './schema/kit.js';
+import { withSecretReader } from './schema/scalars.js';
 import { parseDatabaseUrl } from './database-url.js';
 import { YamlSyntaxError, parseYaml, type Env } from './yaml-source.js';
 

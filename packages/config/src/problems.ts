@@ -19,11 +19,11 @@ export function displayPath(path: Path): string {
   return text;
 }
 
-const comparable = (path: Path): string[] => path.map((s) => normalizeKey(String(s)));
+/** A path as keys compare (`poll_interval_ms` ≡ `pollIntervalMs`). */
+export const comparable = (path: Path): string[] => path.map((s) => normalizeKey(String(s)));
 
-function isPrefix(prefix: readonly string[], path: readonly string[]): boolean {
-  return prefix.length <= path.length && prefix.every((segment, i) => segment === path[i]);
-}
+export const isPrefix = (prefix: readonly string[], path: readonly string[]): boolean =>
+  prefix.length <= path.length && prefix.every((segment, i) => segment === path[i]);
 
 export class Problems {
   readonly #lines: string[] = [];

@@ -3,12 +3,12 @@ import { addressTemplateProblems } from '@queuebox/core';
 import { displayPath, type Path } from '../problems.js';
 import type { RawConfig, RawDestination } from '../schema/config.js';
 import {
-  checkDestinationAuth,
   checkHttpUrl,
   checkKafkaSecurity,
   checkNatsCredentials,
-} from './blocks.js';
-import { requireText, type Rules } from './context.js';
+  requireText,
+  type Rules,
+} from './shared.js';
 
 export function checkDestinations(config: RawConfig, rules: Rules): void {
   if (rules.blocked(['destinations'])) return;
@@ -16,6 +16,15 @@ export function checkDestinations(config: RawConfig, rules: Rules): void {
     const path = ['destinations', name];
     if (!rules.blocked(path)) checkDestination(destination, path, rules);
   }
+}
+
+type DestinationAuth = NonNullable<Extract<RawDestination, { type: 'http' }>['auth']>;
+
+/** `oauth2`, `basic`, `header` on an HTTP destination (spec §6.1). */
+function checkDestinationAuth(rules: Rules, path: Path, auth: DestinationAuth | null): void {
+  if (auth?.type !== 'oauth2' || rules.blocked(path)) return;
+  const credentials = `set the client credentials in ${displayPath([...path, 'clientId'])} and ${displayPath([...path, 'clientSecret'])}`;
+  checkHttpUrl(rules, [...path, 'tokenUrl'], auth.tokenUrl, credentials);
 }
 
 function checkDestination(destination: RawDestination, path: Path, rules: Rules): void {
@@ -77,7 +86,7 @@ export function checkRoutes(config: RawConfig, rules: Rules): void {
   const names = Object.keys(destinations);
   config.routes.forEach((route, index) => {
     const destination = ['routes', index, 'destination'];
-    if (rules.has(destination) || route.destination.trim() === '') return;
+    if (rules.has(destination)) return;
     // A destination that failed its own checks (no type, say) is reported there.
     if (
       !Object.hasOwn(destinations, route.destination) &&

@@ -2,8 +2,13 @@
 import { displayPath, type Path } from '../problems.js';
 import type { RawConfig, RawSource } from '../schema/config.js';
 import { parseDuration } from '../values.js';
-import { checkInboundAuth, checkKafkaSecurity, checkNatsCredentials } from './blocks.js';
-import { requireText, type Rules } from './context.js';
+import {
+  checkInboundAuth,
+  checkKafkaSecurity,
+  checkNatsCredentials,
+  requireText,
+  type Rules,
+} from './shared.js';
 
 /** The relay topic template when `topic` is not set (spec §7.1). */
 export function defaultSourceTopic(type: RawSource['type']): string {

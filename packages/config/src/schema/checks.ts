@@ -18,6 +18,7 @@ import {
   isBlank,
   parseDuration,
 } from '../values.js';
+import { text } from './scalars.js';
 
 /** A rule on a parsed value: the problem, or undefined. */
 export const rule = <T>(problem: (value: T) => string | undefined) =>
@@ -31,6 +32,7 @@ const blank = (text: string): string | undefined =>
   isBlank(text) ? 'must not be blank' : undefined;
 export const notBlank = rule<string>(blank);
 export const secretNotBlank = rule<Secret>((secret) => blank(secret.reveal()));
+export const nonBlank = v.pipe(text, notBlank);
 
 export const sqlIdentifier = rule<string>((name) =>
   isBlank(name)
