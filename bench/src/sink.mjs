@@ -1,7 +1,7 @@
 /**
  * The HTTP sink, run as its own process (child_process.fork): answers every POST with 200 at
- * once and records, per request, the receive time (body fully read) keyed by `X-Message-Id`, the
- * `X-Message-Key` header and the payload's `seq` field. Per key, every receipt must carry a
+ * once and records, per request, the receive time (body fully read) keyed by `X-Message-Id` (or
+ * the header `reset` names), the `X-Message-Key` header and the payload's `seq` field. Per key, every receipt must carry a
  * higher `seq` than the previous receipt of that key (receipt order = insert order); a receipt
  * that does not is an order violation (a redelivery counts too). The parent talks to it over IPC:
  * {id, cmd} in, {id, result} out.
@@ -15,6 +15,8 @@ let state;
 function reset(options = {}) {
   state = {
     recordTimes: options.recordTimes ?? true,
+    // The webhook scenario keys receipts by the relayed inbox row's id (`x-inbox-id`).
+    idHeader: options.idHeader ?? 'x-message-id',
     count: 0,
     first: null,
     last: null,
@@ -41,7 +43,7 @@ const server = createServer((req, res) => {
     s.count += 1;
     if (s.first === null) s.first = t;
     s.last = t;
-    const id = req.headers['x-message-id'] ?? `anon-${s.count}`;
+    const id = req.headers[s.idHeader] ?? `anon-${s.count}`;
     if (s.times.has(id)) s.duplicates += 1;
     else s.times.set(id, s.recordTimes ? t : 0);
     const key = req.headers['x-message-key'];

@@ -3,9 +3,11 @@ import type { BrokerProvider } from '@queuebox/core';
 import {
   broker,
   brokerRegistered,
+  captureRegistered,
   checkProviders,
   database,
   loadBrokerProvider,
+  loadCaptureProvider,
   loadDatabaseProvider,
   providers,
   type BrokerProviderModule,
@@ -31,8 +33,14 @@ const importAbsent = () => import(ABSENT) as Promise<BrokerProviderModule>;
 describe('the provider registry', () => {
   it('loads every provider of this build', async () => {
     expect(await checkProviders()).toEqual([]);
-    expect(Object.keys(providers)).toEqual(['postgresql']);
+    expect(Object.keys(providers)).toEqual(['postgresql', 'postgres-logical']);
     expect((await loadDatabaseProvider('postgresql')).name).toBe('postgresql');
+    expect((await loadCaptureProvider('postgres-logical')).name).toBe('postgres-logical');
+    expect(captureRegistered('postgres-logical')).toBe(true);
+    expect(captureRegistered('sqlserver-cdc')).toBe(false);
+    await expect(loadCaptureProvider('sqlserver-cdc')).rejects.toThrow(
+      "The capture mode 'sqlserver-cdc' is not part of this build of QueueBox.",
+    );
   });
 
   it('fails naming the provider and the package when the package is missing', async () => {

@@ -3,6 +3,8 @@ import {
   toError,
   type BrokerProvider,
   type BrokerType,
+  type CaptureMode,
+  type CaptureProvider,
   type DatabaseProvider,
 } from '@queuebox/core';
 
@@ -16,14 +18,17 @@ import {
  * A broker package joins with one line, `rabbitmq: broker('@queuebox/rabbitmq', () =>
  * import('@queuebox/rabbitmq')),` (and its entry in package.json): its destinations get its
  * publisher and its sources its consumer. A broker kind without a line here stops the start.
+ * A capture mode is a line named after `outbox.capture.mode`, from the database package that
+ * owns its replication client (`sqlserver-cdc` joins with the SQL Server package).
  */
 export const providers = {
   postgresql: database('@queuebox/postgres', () => import('@queuebox/postgres')),
+  'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
 } satisfies ProviderRegistry;
 
 export type ProviderName = keyof typeof providers;
 
-export type ProviderKind = 'database' | 'broker';
+export type ProviderKind = 'database' | 'broker' | 'capture';
 
 export interface DatabaseProviderModule {
   readonly provider: DatabaseProvider;
@@ -31,6 +36,10 @@ export interface DatabaseProviderModule {
 
 export interface BrokerProviderModule {
   readonly provider: BrokerProvider;
+}
+
+export interface CaptureProviderModule {
+  readonly provider: CaptureProvider;
 }
 
 export interface ProviderEntry<M = unknown> {
@@ -55,10 +64,18 @@ export function broker(
   return { packageName, kind: 'broker', load };
 }
 
+export function capture(
+  packageName: string,
+  load: () => Promise<CaptureProviderModule>,
+): ProviderEntry<CaptureProviderModule> {
+  return { packageName, kind: 'capture', load };
+}
+
 /** The functions each kind's provider must export beside `kind` and `name`. */
 const FACTORIES: Record<ProviderKind, readonly string[]> = {
   database: ['open'],
   broker: ['createPublisher', 'createSourceConsumer'],
+  capture: ['createCaptureSource'],
 };
 
 /** Loads one provider and checks its shape; a missing package raises the named error. */
@@ -124,6 +141,28 @@ export async function loadBrokerProvider(
     );
   }
   return (await loadProvider(type, registry)) as BrokerProvider;
+}
+
+/** Whether this build has a provider for the capture mode. */
+export function captureRegistered(
+  mode: CaptureMode,
+  registry: ProviderRegistry = providers,
+): boolean {
+  return registry[mode]?.kind === 'capture';
+}
+
+/** A registered capture mode's provider; callers check `captureRegistered` first. */
+export async function loadCaptureProvider(
+  mode: CaptureMode,
+  registry: ProviderRegistry = providers,
+): Promise<CaptureProvider> {
+  if (!captureRegistered(mode, registry)) {
+    throw new QueueBoxError(
+      'provider_missing',
+      `The capture mode '${mode}' is not part of this build of QueueBox.`,
+    );
+  }
+  return (await loadProvider(mode, registry)) as CaptureProvider;
 }
 
 /** Loads every registered provider; returns one problem line per provider that failed. */

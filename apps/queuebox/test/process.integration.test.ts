@@ -152,14 +152,14 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
     expect((await qb.exited).code).toBe(0);
   });
 
-  it('refuses to start with change data capture enabled, naming the key', async () => {
+  it('refuses to start with sqlserver-cdc capture, naming the SQL Server package', async () => {
     const port = await freePort();
     const file = writeConfig(
       `${MINIMAL}
 outbox:
   capture:
     enabled: true
-    mode: postgres-logical
+    mode: sqlserver-cdc
     stateDirectory: /var/lib/queuebox/capture
 `,
     );
@@ -167,8 +167,10 @@ outbox:
       ...env,
       QUEUEBOX_CONFIG_FILE: file,
       QUEUEBOX_SERVER_HTTPPORT: String(port),
+      QUEUEBOX_DATABASE_TYPE: 'sqlserver',
+      QUEUEBOX_DATABASE_URL: 'jdbc:sqlserver://127.0.0.1:1433;databaseName=queuebox',
     });
-    // Without the refusal it starts and serves (with no capture); stop it so the test fails fast.
+    // Without the refusal it would try to start; stop it so the test fails fast.
     void qb.waitFor('is listening on port', 15_000).then(
       () => qb.child.kill('SIGTERM'),
       () => undefined,
@@ -177,7 +179,7 @@ outbox:
     expect(result.stdout).not.toContain('is listening on port');
     expect(result.code).toBe(1);
     expect(result.stdout).toContain(
-      '  - outbox.capture.enabled: change data capture (mode postgres-logical) is not available in this build of QueueBox',
+      '  - outbox.capture.mode: capture mode sqlserver-cdc comes with the SQL Server package (@queuebox/sqlserver), which this build of QueueBox does not have',
     );
   });
 

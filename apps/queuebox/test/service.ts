@@ -1,4 +1,4 @@
-import { silentLogger } from '@queuebox/core';
+import { silentLogger, type Logger } from '@queuebox/core';
 import { freePort, type FreshDatabase } from '@queuebox/testing';
 import { startService, type RunningService } from '../src/startup/service.js';
 import { writeConfig } from './process.js';
@@ -8,10 +8,11 @@ export async function startTestService(
   db: Pick<FreshDatabase, 'jdbcUrl' | 'user'>,
   yaml: string,
   env: Record<string, string> = {},
+  logger: Logger = silentLogger,
 ): Promise<RunningService & { readonly base: string }> {
   const port = await freePort();
   const service = await startService({
-    logger: silentLogger,
+    logger,
     hostname: '127.0.0.1',
     env: {
       QUEUEBOX_CONFIG_FILE: writeConfig(yaml),

@@ -1,7 +1,9 @@
 /**
  * `pnpm bench outbox`: QueueBox (a) null keys, (b) 1 000 keys with the per-key order check,
- * (c) trickle latency; graphile-worker (a) and (b, one job queue per key) and pg-boss (a) on the
- * same sink; a results table with the conditions, the ratios, the issue's targets, and the JSON.
+ * (c) trickle latency with capture `polling` and `postgres-logical`, and webhook to destination
+ * through the relay; graphile-worker (a), (b, one job queue per key) and (c, LISTEN/NOTIFY) and
+ * pg-boss (a) on the same sink; a results table with the conditions, the ratios, the issues'
+ * targets, and the JSON.
  */
 import { wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
@@ -17,7 +19,8 @@ import {
 } from '../lib/report.mjs';
 import { log, round } from '../lib/util.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
-import { queueboxLatency, queueboxThroughput } from './queuebox-outbox.mjs';
+import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
+import { queueboxThroughput } from './queuebox-outbox.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 
 export async function runOutbox(options) {
@@ -66,7 +69,32 @@ export async function runOutbox(options) {
       () =>
         queueboxLatency(ctx, {
           id: 'qb-c',
-          title: `(c) trickle ${options['trickle-rate']} rows/s for ${options['trickle-seconds']} s`,
+          title: `(c) trickle ${options['trickle-rate']} rows/s for ${options['trickle-seconds']} s, capture polling`,
+        }),
+    ],
+    [
+      'qb-c-capture',
+      () =>
+        queueboxLatency(ctx, {
+          id: 'qb-c-capture',
+          title: `(c) trickle ${options['trickle-rate']} rows/s for ${options['trickle-seconds']} s, capture postgres-logical`,
+          capture: true,
+        }),
+    ],
+    [
+      'gw-c',
+      () =>
+        graphileLatency(ctx, {
+          id: 'gw-c',
+          title: `(c) trickle ${options['trickle-rate']} add_job/s for ${options['trickle-seconds']} s, LISTEN/NOTIFY`,
+        }),
+    ],
+    [
+      'qb-w',
+      () =>
+        webhookLatency(ctx, {
+          id: 'qb-w',
+          title: `(w) ${options['webhook-rate']} webhooks/s for ${options['trickle-seconds']} s, through the relay`,
         }),
     ],
   ].filter(([id]) => wanted(options, id) && !(options['no-peers'] && !id.startsWith('qb')));
@@ -103,7 +131,13 @@ function summarize(ctx, scenarios, startedMs) {
   const rate = (id) => byId(scenarios, id)?.figures?.messagesPerSecond ?? null;
   const ratio = (a, b) => (rate(a) && rate(b) ? round(rate(a) / rate(b), 2) : null);
   const c = byId(scenarios, 'qb-c');
+  const cc = byId(scenarios, 'qb-c-capture');
+  const w = byId(scenarios, 'qb-w');
   const b = byId(scenarios, 'qb-b');
+  const latency = (s, p, limit) => ({
+    value: s?.figures?.latencyMs?.[p] ?? null,
+    met: s ? s.figures.missing === 0 && s.figures.latencyMs[p] <= limit : null,
+  });
   const targets = [
     {
       target: '(a) QueueBox ≥ 5,000 messages/s',
@@ -125,6 +159,9 @@ function summarize(ctx, scenarios, startedMs) {
       value: c?.figures?.latencyMs?.p50 ?? null,
       met: c ? c.figures.latencyMs.p50 < 100 : null,
     },
+    { target: '(c) capture p50 ≤ 5 ms (issue 14)', ...latency(cc, 'p50', 5) },
+    { target: '(c) capture p99 ≤ 25 ms (issue 14)', ...latency(cc, 'p99', 25) },
+    { target: '(w) webhook to destination p50 ≤ 15 ms (issue 14)', ...latency(w, 'p50', 15) },
     {
       target: '(a) faster than graphile-worker',
       value: ratio('qb-a', 'gw-a'),
@@ -204,13 +241,15 @@ function print(result) {
   console.log(
     "CPU% = percent of one core over the first→last receipt window (machine: % of all cores busy). busy% before = all cores, 2 s just before the scenario (others' work).",
   );
-  const c = ok.find((s) => s.id === 'qb-c');
-  if (c) {
-    section('outbox benchmark: (c) insert-to-receipt latency');
-    const l = c.figures.latencyMs;
+  const latencyRuns = ok.filter((s) => s.trickle);
+  if (latencyRuns.length > 0) {
+    section('outbox benchmark: (c) insert-to-receipt and (w) webhook-to-receipt latency');
     console.log(
       table(
         [
+          'id',
+          'system',
+          'scenario',
           'rows',
           'rate (target/achieved)',
           'p50 ms',
@@ -221,19 +260,20 @@ function print(result) {
           'CPU% qb/sink/pg/machine',
           'load before → after',
         ],
-        [
-          [
-            c.rows,
-            `${c.trickle.targetRatePerSecond}/${c.trickle.achievedRatePerSecond}`,
-            l.p50,
-            l.p90,
-            l.p99,
-            l.max,
-            c.figures.missing,
-            cpuCell(c),
-            `${fmtLoad(c.loadAverage.before)} → ${fmtLoad(c.loadAverage.after)}`,
-          ],
-        ],
+        latencyRuns.map((c) => [
+          c.id,
+          c.system,
+          c.title,
+          c.rows,
+          `${c.trickle.targetRatePerSecond}/${c.trickle.achievedRatePerSecond}`,
+          c.figures.latencyMs.p50,
+          c.figures.latencyMs.p90,
+          c.figures.latencyMs.p99,
+          c.figures.latencyMs.max,
+          c.figures.missing,
+          cpuCell(c),
+          `${fmtLoad(c.loadAverage.before)} → ${fmtLoad(c.loadAverage.after)}`,
+        ]),
       ),
     );
   }
@@ -300,7 +340,7 @@ function print(result) {
     console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section('targets (issue 4)');
+  section('targets (issues 4 and 14)');
   console.log(
     table(
       ['target', 'measured', 'met'],

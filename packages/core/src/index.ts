@@ -12,6 +12,7 @@ export * from './sanitizer.js';
 export * from './topic-glob.js';
 export * from './template.js';
 export * from './backoff.js';
+export * from './conflated-wake-signal.js';
 export * from './java-hash.js';
 export type * from './config/app-config.js';
 export * from './config/default-columns.js';

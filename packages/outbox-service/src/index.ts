@@ -22,5 +22,4 @@ export * from './metrics/micrometer-timer.js';
 export * from './metrics/outbox-metrics.js';
 export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
-export { ConflatedWakeSignal } from './poller/conflated-wake-signal.js';
 export * from './retention/retention-service.js';

@@ -4,6 +4,7 @@
  * dependency.
  */
 export * from './services.js';
+export * from './postgres-logical.js';
 export * from './postgres-database.js';
 export * from './ports.js';
 export * from './http-sink.js';

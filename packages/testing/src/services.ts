@@ -74,7 +74,7 @@ export function locateService(name: ServiceName): Promise<ServiceLookup> {
 export async function requireService(name: ServiceName, suite: string): Promise<ServiceLookup> {
   const found = await locateService(name);
   if (found.available) return found;
-  if (requiredServices().has(name)) {
+  if (serviceRequired(name)) {
     throw new Error(
       `${suite}: QUEUEBOX_TEST_REQUIRE names ${name}, but ${found.reason}. Start it, or remove it from QUEUEBOX_TEST_REQUIRE.`,
     );
@@ -83,13 +83,12 @@ export async function requireService(name: ServiceName, suite: string): Promise<
   return found;
 }
 
-function requiredServices(): Set<string> {
-  return new Set(
-    (process.env.QUEUEBOX_TEST_REQUIRE ?? '')
-      .split(',')
-      .map((s) => s.trim().toLowerCase())
-      .filter((s) => s.length > 0),
-  );
+/** Whether QUEUEBOX_TEST_REQUIRE names `name` (comma-separated, any letter case). */
+export function serviceRequired(name: string): boolean {
+  return (process.env.QUEUEBOX_TEST_REQUIRE ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .includes(name);
 }
 
 async function lookup(name: ServiceName): Promise<ServiceLookup> {

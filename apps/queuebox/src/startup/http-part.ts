@@ -8,13 +8,14 @@ import { replayRoute } from '../admin/replay-route.js';
 import type { TransformSandbox } from '../admin/transform-sandbox.js';
 import { transformTestRoute } from '../admin/transform-test-route.js';
 
-/** The inbox source routes, mounted on the data port. */
+/** The inbox source routes, mounted on the data port; a stored push row calls `wakeRelay`. */
 export function dataRoutes(
   config: AppConfig,
   database: Database,
   transformer: Transformer,
   registry: Registry,
   logger: Logger,
+  wakeRelay?: () => void,
 ): (app: Hono) => void {
   return (app) =>
     inboxRoutes(app, {
@@ -25,6 +26,7 @@ export function dataRoutes(
       transformer,
       logger,
       registry,
+      onPushStored: wakeRelay,
     });
 }
 

@@ -7,11 +7,13 @@ import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
 import { startServer, type RunningServer } from '../http/server.js';
+import { registerCaptureMetrics } from '../observability/capture-metrics.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
+import { buildCapture } from './capture-part.js';
 import { adminRoutes, dataRoutes } from './http-part.js';
 import { buildOutbox, planOutbox } from './outbox-part.js';
 import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
@@ -46,6 +48,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   await step('start this configuration', () => refuseUnbuiltFeatures(config));
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
+  const captureMetrics = registerCaptureMetrics(registry);
   const outboxPlan = await step('build the destinations', () =>
     planOutbox(config, transformer, registry, logger),
   );
@@ -78,9 +81,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       sources: config.sources,
       registry,
       logger,
+      // In-process wakes (issue 14): a forwarded row goes to the poller at once, in every mode.
+      onForwarded: () => poller.wake(),
     });
+    const capture = await step('build the capture', () =>
+      buildCapture(config, { wake: () => poller.wake(), logger, metrics: captureMetrics }),
+    );
     const health: HealthComponent[] = [
       { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },
+      ...(capture ? [capture.health] : []),
       { name: 'outbox-poller', check: () => poller.running },
     ];
     if (retention) health.push({ name: 'retention-service', check: () => retention.running });
@@ -105,7 +114,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         registry,
         health,
         drain,
-        dataRoutes: dataRoutes(config, db, transformer, registry, logger),
+        dataRoutes: dataRoutes(config, db, transformer, registry, logger, () => relay.wake()),
         ...(admin ? { operatorRoutes: admin } : {}),
       });
     });
@@ -113,6 +122,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     // Spec §17.2 step 2 order; the HTTP step (registered below) runs before all of these.
     for (const consumer of consumers)
       shutdown.service(`the source ${consumer.source}`, () => consumer.close());
+    if (capture) shutdown.service('the capture', () => capture.service.close());
     shutdown.service('the outbox poller', () => poller.close());
     for (const publisher of publisherServices)
       shutdown.service(`the ${publisher.type} publisher`, () => publisher.close());
@@ -122,6 +132,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const servers: RunningServer[] = [];
     shutdown.http(drain, servers, config.outbox.shutdownTimeoutMs);
     poller.start();
+    capture?.service.start();
     retention?.start();
     relay.start();
     for (const consumer of consumers)

@@ -1,5 +1,6 @@
 import { loadConfig } from '@queuebox/config';
 import { describe, expect, it } from 'vitest';
+import { providers } from '../providers.js';
 import { refuseUnbuiltFeatures, unbuiltFeatureProblems } from './unbuilt-guard.js';
 
 const BASE = `
@@ -43,13 +44,19 @@ describe('settings this build cannot act on', () => {
     ).toEqual([]);
   });
 
-  it('names enabled capture on PostgreSQL', () => {
+  it('passes enabled postgres-logical capture, which this build has', () => {
+    expect(unbuiltFeatureProblems(config(CAPTURE.replace('MODE', 'postgres-logical')))).toEqual([]);
+  });
+
+  it('names an enabled capture mode whose provider the build lacks', () => {
     expect(() =>
-      refuseUnbuiltFeatures(config(CAPTURE.replace('MODE', 'postgres-logical'))),
+      refuseUnbuiltFeatures(config(CAPTURE.replace('MODE', 'postgres-logical')), {
+        postgresql: providers.postgresql,
+      }),
     ).toThrow(
       'The configuration has 1 error. Fix each one and start QueueBox again.\n' +
-        '  - outbox.capture.enabled: change data capture (mode postgres-logical) is not available in this build of ' +
-        'QueueBox; set outbox.capture.enabled to false and outbox.capture.mode to polling, and the outbox is ' +
+        '  - outbox.capture.mode: capture mode postgres-logical is not available in this build of QueueBox; ' +
+        'set outbox.capture.enabled to false and outbox.capture.mode to polling, and the outbox is ' +
         'delivered by polling every outbox.pollIntervalMs',
     );
   });
@@ -77,9 +84,9 @@ sources:
     );
     expect(problems).toEqual([
       'database.type: sqlserver databases are not available in this build of QueueBox; use postgresql',
-      expect.stringMatching(
-        /^outbox\.capture\.enabled: change data capture \(mode sqlserver-cdc\) is not available/,
-      ),
+      'outbox.capture.mode: capture mode sqlserver-cdc comes with the SQL Server package (@queuebox/sqlserver), ' +
+        'which this build of QueueBox does not have; set outbox.capture.enabled to false and ' +
+        'outbox.capture.mode to polling, and the outbox is delivered by polling every outbox.pollIntervalMs',
       'sources.orders: type rabbitmq sources are not available in this build of QueueBox; use an http source',
     ]);
   });

@@ -1,10 +1,15 @@
 import { ConfigError } from '@queuebox/config';
 import type { AppConfig } from '@queuebox/core';
-import { brokerRegistered, providers, type ProviderRegistry } from '../providers.js';
+import {
+  brokerRegistered,
+  captureRegistered,
+  providers,
+  type ProviderRegistry,
+} from '../providers.js';
 
 /**
  * Settings the configuration accepts (they are the reference's keys) but this build cannot act
- * on yet: broker sources (RabbitMQ, Kafka, NATS consumers), change data capture, SQL Server.
+ * on yet: broker sources (RabbitMQ, Kafka, NATS consumers), SQL Server and its capture mode.
  * Each one stops the start with a line naming the key, instead of a start that silently never
  * consumes the queue or never captures. Broker destinations are refused the same way by the
  * routing check ("no publisher supports destination ..."). Settings that only matter once one
@@ -21,11 +26,14 @@ export function unbuiltFeatureProblems(
     );
   }
   const capture = config.outbox.capture;
-  if (capture.enabled) {
+  if (capture.enabled && !captureRegistered(capture.mode, registry)) {
+    const comesWith =
+      capture.mode === 'sqlserver-cdc'
+        ? 'comes with the SQL Server package (@queuebox/sqlserver), which this build of QueueBox does not have'
+        : 'is not available in this build of QueueBox';
     problems.push(
-      `outbox.capture.enabled: change data capture (mode ${capture.mode}) is not available in this build of ` +
-        'QueueBox; set outbox.capture.enabled to false and outbox.capture.mode to polling, and the outbox ' +
-        'is delivered by polling every outbox.pollIntervalMs',
+      `outbox.capture.mode: capture mode ${capture.mode} ${comesWith}; set outbox.capture.enabled to false ` +
+        'and outbox.capture.mode to polling, and the outbox is delivered by polling every outbox.pollIntervalMs',
     );
   }
   for (const [name, source] of Object.entries(config.sources)) {

@@ -9,3 +9,4 @@ export * from './inbox-store.js';
 export * from './retention-store.js';
 export * from './source-consumer.js';
 export * from './broker.js';
+export * from './capture.js';

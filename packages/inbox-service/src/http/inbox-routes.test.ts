@@ -111,6 +111,27 @@ describe('202 new message', () => {
   });
 });
 
+describe('waking the relay', () => {
+  it('calls onPushStored for a new push row due at once; not for pull, delayed or duplicate rows', async () => {
+    let wakes = 0;
+    const onPushStored = () => wakes++;
+    const t = setup(
+      {
+        push: stripe({ path: 'push' }),
+        pull: stripe({ path: 'pull', consumption: 'pull' }),
+        later: stripe({ path: 'later', initialDelayMs: 5_000 }),
+      },
+      { onPushStored },
+    );
+    expect((await t.post('/inbox/push', '{"id":"1"}')).status).toBe(202);
+    expect(wakes).toBe(1);
+    expect((await t.post('/inbox/push', '{"id":"1"}')).status).toBe(200);
+    expect((await t.post('/inbox/pull', '{"id":"2"}')).status).toBe(202);
+    expect((await t.post('/inbox/later', '{"id":"3"}')).status).toBe(202);
+    expect(wakes).toBe(1);
+  });
+});
+
 describe('200 duplicate', () => {
   it('answers a repeat of (source, key) without a second row', async () => {
     const t = setup({ stripe: stripe() });

@@ -38,6 +38,8 @@ export interface InboxRoutesDeps {
   readonly clock?: Clock;
   /** Inbox row ids and generated correlation ids; random UUIDs unless a test pins them. */
   readonly newId?: () => string;
+  /** Called when a stored push row is due at once; the app wakes the relay with it. */
+  readonly onPushStored?: () => void;
 }
 
 interface SourceRoute {
@@ -66,6 +68,7 @@ export function inboxRoutes(app: Hono, deps: InboxRoutesDeps): void {
     metrics: inboxMetrics(deps.registry),
     clock,
     newId: deps.newId ?? randomUUID,
+    onPushStored: deps.onPushStored,
   };
   const routes: SourceRoute[] = [];
   const owners = new Map<string, string>();

@@ -48,6 +48,8 @@ export interface HttpIngestDeps {
   readonly clock: Clock;
   /** New inbox row ids and fallback correlation ids: random UUIDs. */
   readonly newId: () => string;
+  /** Called after a new push row that is due at once was stored: the app wakes the relay. */
+  readonly onPushStored?: () => void;
 }
 
 export interface IngestRequest {
@@ -207,6 +209,7 @@ export function createHttpIngest(
           return answer(200, { status: 'duplicate' });
         }
         metrics.messages.inc({ status: 'new' });
+        if (config.consumption === 'push' && config.initialDelayMs === 0) deps.onPushStored?.();
         return answer(202, { messageId: id });
       } catch (error: unknown) {
         logger.error(ingestLogTexts.storeFailed(sourceName, sanitizeError(error)));

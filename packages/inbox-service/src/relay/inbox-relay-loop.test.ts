@@ -171,4 +171,27 @@ describe('InboxRelay: the loop', () => {
     await relay.close();
     expect(relay.running).toBe(false);
   });
+
+  it('waits pollIntervalMs between cycles unless woken: a wake starts the next cycle at once', async () => {
+    const s = scriptedStore();
+    const { relay } = relayWith(s.store, { relay: { pollIntervalMs: 60_000 } });
+    relay.start();
+    await waitFor(() => s.events.length === 1);
+    s.claims.push([claimed()]);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(s.forwards).toHaveLength(0);
+    relay.wake();
+    await waitFor(() => s.forwards.length === 1);
+    await relay.close();
+  });
+
+  it('calls onForwarded after a forward committed rows, not after an empty cycle', async () => {
+    let forwarded = 0;
+    const s = scriptedStore([[], [claimed(), claimed()]]);
+    const { relay } = relayWith(s.store, { onForwarded: () => forwarded++ });
+    await relay.cycle();
+    expect(forwarded).toBe(0);
+    await relay.cycle();
+    expect(forwarded).toBe(1);
+  });
 });

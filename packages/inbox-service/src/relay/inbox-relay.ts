@@ -1,4 +1,5 @@
 import {
+  ConflatedWakeSignal,
   sanitizeError,
   type RelayClaimedMessage,
   type Fence,
@@ -14,7 +15,6 @@ import { BatchLease } from './batch-lease.js';
 import { relayLogTexts } from './log-texts.js';
 import { relayForward, relayTopic } from './outbox-row.js';
 import { relayMetrics, type RelayMetrics } from './relay-metrics.js';
-import { sleep } from './sleep.js';
 
 /** Claims sent ahead while a backlog lasts (see `cycle`). */
 const CLAIMS_IN_FLIGHT = 2;
@@ -28,6 +28,11 @@ export interface InboxRelayOptions {
   readonly logger: Logger;
   /** Monotonic milliseconds for the reclaim and gauge cadences; tests pin it. */
   readonly nowMs?: () => number;
+  /**
+   * Called after a forward committed outbox rows: the app wakes the outbox poller, so a
+   * relayed row does not wait for the poller's next interval.
+   */
+  readonly onForwarded?: () => void;
 }
 
 interface Forwarding {
@@ -52,6 +57,8 @@ export class InboxRelay {
   private readonly metrics: RelayMetrics;
   private readonly nowMs: () => number;
   private readonly controller = new AbortController();
+  /** Stored webhooks wake the wait between cycles (`wake()`); conflated, so a burst costs one cycle. */
+  private readonly wakeSignal = new ConflatedWakeSignal();
   private loop: Promise<void> | null = null;
   private isRunning = false;
   private nextReclaimAt = Number.NEGATIVE_INFINITY;
@@ -79,6 +86,11 @@ export class InboxRelay {
     this.loop = this.run().finally(() => {
       this.isRunning = false;
     });
+  }
+
+  /** Ends the wait between cycles now (a push row was stored); a wake during a cycle runs one more. */
+  wake(): void {
+    this.wakeSignal.wake();
   }
 
   /** Stops claiming and waits for the batch in hand to be written (drains). */
@@ -154,7 +166,7 @@ export class InboxRelay {
       } catch (error: unknown) {
         this.cycleFailed(error);
       }
-      await sleep(this.options.relay.pollIntervalMs, signal);
+      await this.wakeSignal.wait(this.options.relay.pollIntervalMs, signal);
     }
   }
 
@@ -267,7 +279,10 @@ export class InboxRelay {
       if (open.has(item) && held.has(item.message.id)) forwarded++;
       else this.claimLost(item.message, 'forward');
     }
-    if (forwarded > 0) this.metrics.messages.inc({ status: 'forwarded' }, forwarded);
+    if (forwarded > 0) {
+      this.metrics.messages.inc({ status: 'forwarded' }, forwarded);
+      this.options.onForwarded?.();
+    }
   }
 
   private forwardFailed(item: Forwarding, lease: BatchLease, error: unknown): void {

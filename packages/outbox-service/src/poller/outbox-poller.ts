@@ -1,4 +1,5 @@
 import {
+  ConflatedWakeSignal,
   sanitizeError,
   type CaptureConfig,
   type ClaimedOutboxMessage,
@@ -12,7 +13,6 @@ import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, TransformPipeline } from '../routing/routing-result.js';
 import { settledWithin, sleep } from './abortable-sleep.js';
 import { CompletionWriter } from './completion-writer.js';
-import { ConflatedWakeSignal } from './conflated-wake-signal.js';
 import { DeliverySlots } from './delivery-slots.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logTexts } from './log-texts.js';

@@ -131,6 +131,7 @@ export function relayWith(
     relay?: Partial<RelayConfig>;
     sources?: Record<string, SourceConfig>;
     nowMs?: () => number;
+    onForwarded?: () => void;
   } = {},
 ) {
   const registry = new Registry();
@@ -142,6 +143,7 @@ export function relayWith(
     registry,
     logger,
     nowMs: options.nowMs,
+    onForwarded: options.onForwarded,
   });
   const value = async (name: string, labels: Record<string, string> = {}) => {
     const metric = await registry.getSingleMetric(name)?.get();

@@ -1,4 +1,4 @@
-import type { WakeSignal } from '@queuebox/core';
+import type { WakeSignal } from './ports/wake-signal.js';
 
 /**
  * The conflated wake of spec §4.1: any number of `wake()` calls while nobody waits count as one,

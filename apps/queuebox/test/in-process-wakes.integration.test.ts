@@ -1,0 +1,72 @@
+import {
+  createFreshDatabase,
+  requireService,
+  startHttpSink,
+  type FreshDatabase,
+  type HttpSink,
+} from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestService } from './service.js';
+
+const pg = await requireService('postgres', 'app: in-process wakes');
+const pgUrl = pg.available ? pg.url : '';
+
+/**
+ * Issue 14 item 3: a stored webhook wakes the relay and a forward wakes the poller, so a webhook
+ * reaches its destination without waiting for either poll interval. Both intervals are 20 s
+ * here; the first cycles (at start) are long done when the webhook arrives.
+ */
+describe.skipIf(!pg.available)('a webhook goes through the relay and the poller at once', () => {
+  let db: FreshDatabase;
+  let sink: HttpSink;
+  let service: Awaited<ReturnType<typeof startTestService>>;
+
+  beforeAll(async () => {
+    db = await createFreshDatabase(pgUrl);
+    sink = await startHttpSink();
+    service = await startTestService(
+      db,
+      `
+inbox:
+  relay:
+    pollIntervalMs: 20000
+outbox:
+  pollIntervalMs: 20000
+destinations:
+  sink:
+    type: http
+    baseUrl: ${sink.url}
+routes:
+  - topicPattern: "**"
+    destination: sink
+sources:
+  hooks:
+    path: /hooks
+    idempotencyKeyPath: $.id
+    eventTypePath: $.type
+`,
+    );
+    // Let the first cycles of the relay and the poller (at start) finish and go to sleep.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await sink?.close();
+    await db?.drop();
+  });
+
+  it('delivers each webhook in well under one poll interval', async () => {
+    for (const id of ['w1', 'w2', 'w3']) {
+      const posted = performance.now();
+      const res = await fetch(`${service.base}/inbox/hooks`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ id, type: 'order.created' }),
+      });
+      expect(res.status).toBe(202);
+      await eventually(() => sink.requests.some((r) => r.body.includes(`"${id}"`)), 5_000);
+      expect(performance.now() - posted).toBeLessThan(3_000);
+    }
+    expect(sink.requests).toHaveLength(3);
+  });
+});
