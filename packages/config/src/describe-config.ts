@@ -3,7 +3,7 @@
  * with the password masked, and static destination headers print masked (spec §16.3).
  */
 import type { AppConfig } from '@queuebox/core';
-import { maskUrl } from './mask-url.js';
+import { maskUrl } from './values.js';
 
 const URL_KEYS = new Set(['url', 'baseUrl', 'tokenUrl', 'connectionUrl', 'servers']);
 const SECRET_PARAM = /password|pwd|secret|token/i;

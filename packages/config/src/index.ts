@@ -13,7 +13,7 @@ export {
   type LoadConfigOptions,
 } from './load-config.js';
 export { ConfigError, formatProblems } from './config-error.js';
-export { maskUrl } from './mask-url.js';
+export { maskUrl } from './values.js';
 export { describeConfig } from './describe-config.js';
 export {
   parseDatabaseUrl,

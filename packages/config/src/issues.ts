@@ -1,10 +1,13 @@
 /**
- * Turns valibot's issues into the reference's problem lines (spec §12.1). The order is the
- * reference's: first every problem of shape and value, in the order of the tree (a section's
- * unknown keys before its known ones, known keys in schema order); then the rules, block by
- * block in the order the reference checks them. Texts that need the whole path are worded
- * here: the suggestion of an unknown key or variable, the variable of a required key, and the
- * ` (set by <VARS>)` of a value that variables wrote.
+ * The two ends of the valibot parse. Its input is the merged raw tree as plain values: sections
+ * become objects (null prototype, so a key such as `constructor` is just a key), lists arrays,
+ * every scalar its text; a YAML null (or a placeholder that could not be resolved) is undefined:
+ * the key is there but sets nothing. Its output issues become the reference's problem lines
+ * (spec §12.1), in the reference's order: first every problem of shape and value, in the order
+ * of the tree (a section's unknown keys before its known ones, known keys in schema order); then
+ * the rules, block by block in the order the reference checks them. Texts that need the whole
+ * path are worded here: the suggestion of an unknown key or variable, the variable of a required
+ * key, and the ` (set by <VARS>)` of a value that variables wrote.
  */
 import type * as v from 'valibot';
 import { envNameToSegments, isEnvExpressible, segmentsToEnvName } from './env-names.js';
@@ -12,6 +15,23 @@ import { displayPath, type Path, type Problems } from './problems.js';
 import { hasFileContent, type RawNode } from './raw-node.js';
 import { REQUIRED, atParent, sectionInfo, type SectionInfo } from './schema/kit.js';
 import { nearest, normalizeKey } from './suggest.js';
+
+/** The raw tree as valibot reads it. */
+export function toPlain(node: RawNode): unknown {
+  switch (node.kind) {
+    case 'null':
+      return undefined;
+    case 'scalar':
+      return String(node.value);
+    case 'list':
+      return node.items.map(toPlain);
+    case 'map': {
+      const map = Object.create(null) as Record<string, unknown>;
+      for (const entry of node.entries) map[entry.written] = toPlain(entry.node);
+      return map;
+    }
+  }
+}
 
 /** The order in which the reference runs its rules, by top-level block. */
 const RULE_ORDER = ['server', 'database', 'outbox', 'inbox', 'http', 'destinations', 'routes']

@@ -7,15 +7,13 @@
 import { readFileSync } from 'node:fs';
 import type { AppConfig } from '@queuebox/core';
 import * as v from 'valibot';
-import { assemble } from './assemble.js';
+import { assemble, deepFreeze } from './assemble.js';
 import { ConfigError } from './config-error.js';
-import { deepFreeze } from './deep-freeze.js';
 import { CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE } from './env-names.js';
 import { readEnvSource } from './env-source.js';
 import { Problems } from './problems.js';
 import { envPaths, mergeNodes, type RawNode } from './raw-node.js';
-import { reportIssues } from './issues.js';
-import { toPlain } from './plain-tree.js';
+import { reportIssues, toPlain } from './issues.js';
 import { checkedConfigSchema, configSchema, type RawConfig } from './schema/config.js';
 import { asNode, binds } from './schema/kit.js';
 import { withSecretReader } from './schema/scalars.js';

@@ -11,9 +11,8 @@ import { databaseUrlType, parseDatabaseUrl, type ParsedDatabaseUrl } from '../da
 import { adminGuardProblem, migrationGuardMessage, renamedSchemaKeys } from '../guards.js';
 import type { RawConfig } from '../schema/config.js';
 import { DURATION_HINT, isBlank, parseDuration } from '../values.js';
-import { checkDestinations, checkRoutes } from './destinations.js';
+import { checkDestinations, checkRoutes, checkSources } from './kinds.js';
 import { checkInboundAuth, requireText, rulesOver, type Rules } from './shared.js';
-import { checkSources } from './sources.js';
 
 const RULES: readonly ((config: RawConfig, rules: Rules) => void)[] = [
   checkServer,

@@ -10,7 +10,7 @@ import type * as v from 'valibot';
 import { comparable, displayPath, isPrefix, type Path } from '../problems.js';
 import type { RawInboundAuth } from '../schema/config.js';
 import { atParent } from '../schema/kit.js';
-import { httpUrlProblem } from '../url-rules.js';
+import { httpUrlProblem } from '../values.js';
 
 export interface Rules {
   /** Reports a problem at `path`. */

@@ -10,11 +10,12 @@ import {
   type Secret,
 } from '@queuebox/core';
 import * as v from 'valibot';
-import { hasDotSegment, isAmqpUri } from '../url-rules.js';
 import {
   DURATION_HINT,
   MAX_INITIAL_DELAY_SECONDS,
   SQL_IDENTIFIER,
+  hasDotSegment,
+  isAmqpUri,
   isBlank,
   parseDuration,
 } from '../values.js';

@@ -1,6 +1,6 @@
 /**
  * `destinations.<name>` (spec §6): `type` is required and selects the keys. A new type is one
- * entry of `destinationKinds` (and its rules in `rules/destinations.ts`).
+ * entry of `destinationKinds` (and its rules in `rules/kinds.ts`).
  */
 import * as v from 'valibot';
 import { destinationAuthBlock, transformBlock } from './blocks.js';

@@ -1,5 +1,5 @@
 /**
- * Scalar fields. YAML scalars and variables are both text here (`plain-tree.ts`), so one parser
+ * Scalar fields. YAML scalars and variables are both text here (`issues.ts`), so one parser
  * serves both: whole numbers, `true`/`false`, exact-case enumerations, secrets (`file:<path>`
  * read once), text lists and text maps. Parsing failures are schema problems, reported before
  * any rule (`issues.ts` orders them).

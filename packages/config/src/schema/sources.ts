@@ -1,6 +1,6 @@
 /**
  * `sources.<name>` (spec §7): `type` defaults to `http`. A new kind is one entry of `sourceKinds`
- * (and its rules in `rules/sources.ts`).
+ * (and its rules in `rules/kinds.ts`).
  */
 import * as v from 'valibot';
 import { inboundAuthBlock, transformBlock } from './blocks.js';
