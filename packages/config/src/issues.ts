@@ -47,23 +47,18 @@ interface Located {
 
 function locate(issue: v.BaseIssue<unknown>): Located {
   const items = issue.path ?? [];
-  const rank: number[] = [];
-  for (const item of items) {
-    const input: unknown = item.input;
-    rank.push(
-      Array.isArray(input)
-        ? Number(item.key)
-        : typeof input === 'object' && input !== null
-          ? Object.keys(input).indexOf(String(item.key))
-          : 0,
-    );
-  }
-  let path: Path = items.map((item) => item.key as string | number);
-  if (atParent.has(issue)) {
-    path = path.slice(0, -1);
-    rank.pop();
-  }
-  return { issue, path, rule: issue.type === 'raw_check' || issue.type === 'check', rank };
+  // A key's place in the section or list that holds it: the order of the tree.
+  const rank = items.map(({ input, key }) =>
+    typeof input === 'object' && input !== null ? Object.keys(input).indexOf(String(key)) : 0,
+  );
+  const path: Path = items.map((item) => item.key as string | number);
+  const parent = atParent.has(issue);
+  return {
+    issue,
+    path: parent ? path.slice(0, -1) : path,
+    rule: issue.type === 'raw_check' || issue.type === 'check',
+    rank: parent ? rank.slice(0, -1) : rank,
+  };
 }
 
 function compareRank(a: readonly number[], b: readonly number[]): number {
@@ -110,27 +105,20 @@ function reportKey(problems: Problems, path: Path, root: RawNode | undefined, in
     return;
   }
   const key = normalizeKey(written);
-  const takers =
-    info.kind === undefined
-      ? []
-      : Object.entries(info.kinds ?? {})
-          .filter(([, names]) => names.some((name) => normalizeKey(name) === key))
-          .map(([kind]) => kind);
-  const unknown = info.kind === undefined ? 'unknown key' : `unknown key for type ${info.kind}`;
+  const takers = Object.entries(info.kind === undefined ? {} : (info.kinds ?? {}))
+    .filter(([, names]) => names.some((name) => normalizeKey(name) === key))
+    .map(([kind]) => kind);
+  const kind = info.kind === undefined ? '' : ` for type ${info.kind}`;
+  const tail = (near: string | undefined) =>
+    near !== undefined ? `; did you mean ${near}?` : takersText(takers);
   const suggestion = nearest(written, info.names);
   const node = nodeAt(root, path);
   const variables = problems.variablesAt(path);
-  if (node === undefined || hasFileContent(node) || variables.length === 0) {
-    const tail = suggestion !== undefined ? `; did you mean ${suggestion}?` : takersText(takers);
-    problems.addLine(`${displayPath(path)}: ${unknown}${tail}`, path);
-  }
+  if (node === undefined || hasFileContent(node) || variables.length === 0)
+    problems.addLine(`${displayPath(path)}: unknown key${kind}${tail(suggestion)}`, path);
   for (const variable of variables) {
-    const suggested = variableSuggestion(variable, path.length - 1, suggestion, info.names);
-    const tail = suggested !== undefined ? `; did you mean ${suggested}?` : takersText(takers);
-    problems.addLine(
-      `${variable}: ${unknown.replace('unknown key', 'unknown variable')}${tail}`,
-      path,
-    );
+    const near = variableSuggestion(variable, path.length - 1, suggestion, info.names);
+    problems.addLine(`${variable}: unknown variable${kind}${tail(near)}`, path);
   }
 }
 

@@ -63,14 +63,6 @@ export class Problems {
     return this.#paths.some((reported) => isPrefix(reported, at));
   }
 
-  get count(): number {
-    return this.#lines.length;
-  }
-
-  get lines(): readonly string[] {
-    return this.#lines;
-  }
-
   throwIfAny(): void {
     if (this.#lines.length > 0) throw ConfigError.fromProblems(this.#lines);
   }
