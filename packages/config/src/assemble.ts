@@ -2,7 +2,9 @@
  * Builds the frozen AppConfig contract from a decoded tree that passed every rule: kind-specific
  * defaults (spec §7.1: topic, idempotency key path), durations in milliseconds, the parsed
  * database URL, and the post-validation normalisation of spec §12.2 (`inbox.relay.maxAttempts`
- * ← `outbox.maxAttempts`). Frozen, so no package can change what another one reads.
+ * ← `outbox.maxAttempts`). Frozen, so no package can change what another one reads. Also its
+ * printable form for the start log: secrets print their mask, URLs print with the password masked,
+ * and static destination headers print masked (spec §16.3).
  */
 import {
   Secret,
@@ -28,7 +30,7 @@ import type {
   RawSource,
   RawTransform,
 } from './schema/config.js';
-import { parseDuration } from './values.js';
+import { maskUrl, parseDuration } from './values.js';
 
 export function assemble(raw: RawConfig, url: ParsedDatabaseUrl): AppConfig {
   const database = assembleDatabase(raw, url);
@@ -270,4 +272,30 @@ export function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+const URL_KEYS = new Set(['url', 'baseUrl', 'tokenUrl', 'connectionUrl', 'servers']);
+const SECRET_PARAM = /password|pwd|secret|token/i;
+
+export function describeConfig(config: AppConfig): string {
+  return JSON.stringify(
+    config,
+    function (this: unknown, key: string, value: unknown): unknown {
+      if (typeof value === 'string' && URL_KEYS.has(key)) return maskUrl(value);
+      if (isRecord(value) && (key === 'headers' || key === 'params' || key === 'extraParams')) {
+        return Object.fromEntries(
+          Object.entries(value).map(([name, v]) => [
+            name,
+            key === 'headers' || SECRET_PARAM.test(name) ? '***' : v,
+          ]),
+        );
+      }
+      return value;
+    },
+    2,
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -12,9 +12,9 @@ export {
   DEMO_SOURCE_NAME,
   type LoadConfigOptions,
 } from './load-config.js';
-export { ConfigError, formatProblems } from './config-error.js';
+export { ConfigError, formatProblems } from './problems.js';
 export { maskUrl } from './values.js';
-export { describeConfig } from './describe-config.js';
+export { describeConfig } from './assemble.js';
 export {
   parseDatabaseUrl,
   databaseUrlType,

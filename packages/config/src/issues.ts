@@ -12,7 +12,7 @@
 import type * as v from 'valibot';
 import { envNameToSegments, isEnvExpressible, segmentsToEnvName } from './env-names.js';
 import { displayPath, type Path, type Problems } from './problems.js';
-import { hasFileContent, type RawNode } from './raw-node.js';
+import { hasFileContent, type RawNode } from './raw-input.js';
 import { REQUIRED, atParent, sectionInfo, type SectionInfo } from './schema/kit.js';
 import { nearest, normalizeKey } from './suggest.js';
 

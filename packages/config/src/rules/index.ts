@@ -6,7 +6,7 @@
  * operator needs, so the rule's own failure is dropped only while other problems exist.
  */
 import type { DatabaseType } from '@queuebox/core';
-import * as v from 'valibot';
+import { v } from '../schema/kit.js';
 import { databaseUrlType, parseDatabaseUrl, type ParsedDatabaseUrl } from '../database-url.js';
 import { adminGuardProblem, migrationGuardMessage, renamedSchemaKeys } from '../guards.js';
 import type { RawConfig } from '../schema/config.js';

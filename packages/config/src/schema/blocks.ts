@@ -2,9 +2,8 @@
  * Blocks that several sections share: the JSONata transform (§5.4), inbound auth for sources
  * and admin routes (§16.1) and outbound auth for HTTP destinations (§6.1).
  */
-import * as v from 'valibot';
+import { v, optKinded, optSection } from './kit.js';
 import { headerName, nonBlank, secretHeaderValue, secretNotBlank } from './checks.js';
-import { optKinded, optSection } from './kit.js';
 import { int, ms, oneOf, opt, optOneOf, optText, secret, str, text, textMap } from './scalars.js';
 
 const nonBlankSecret = v.pipe(secret, secretNotBlank);

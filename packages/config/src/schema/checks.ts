@@ -9,7 +9,7 @@ import {
   parseJsonPath,
   type Secret,
 } from '@queuebox/core';
-import * as v from 'valibot';
+import { v } from './kit.js';
 import {
   DURATION_HINT,
   MAX_INITIAL_DELAY_SECONDS,

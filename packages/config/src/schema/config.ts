@@ -3,11 +3,10 @@
  * other key live on the field; rules across keys are in `rules/` and run on the parsed tree.
  */
 import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS } from '@queuebox/core';
-import * as v from 'valibot';
+import { v, defaulted, listOf, section } from './kit.js';
 import { inboundAuthBlock, transformBlock } from './blocks.js';
 import { glob, nonBlank, sqlIdentifier } from './checks.js';
 import { destinationsMap } from './destinations.js';
-import { defaulted, listOf, section } from './kit.js';
 import { bool, int, ms, oneOf, opt, optInt, optSecret, optText, str, text } from './scalars.js';
 import { sourcesMap } from './sources.js';
 import { crossKeyRules } from '../rules/index.js';

@@ -2,10 +2,9 @@
  * `destinations.<name>` (spec §6): `type` is required and selects the keys. A new type is one
  * entry of `destinationKinds` (and its rules in `rules/kinds.ts`).
  */
-import * as v from 'valibot';
+import { v, kinded, mapOf } from './kit.js';
 import { destinationAuthBlock, transformBlock } from './blocks.js';
 import { amqpUri, headerName, headerValue, noDotSegment, nonBlank, rule } from './checks.js';
-import { kinded, mapOf } from './kit.js';
 import {
   bool,
   integer,

@@ -2,11 +2,10 @@
  * `sources.<name>` (spec §7): `type` defaults to `http`. A new kind is one entry of `sourceKinds`
  * (and its rules in `rules/kinds.ts`).
  */
-import * as v from 'valibot';
+import { v, defaulted, kinded, listOf, mapOf, optSection, section } from './kit.js';
 import { inboundAuthBlock, transformBlock } from './blocks.js';
 import { amqpUri, delay, glob, jsonPaths, nonBlank, nonEmptyList, rule } from './checks.js';
 import { kafkaSecurity, natsCredentials } from './destinations.js';
-import { defaulted, kinded, listOf, mapOf, optSection, section } from './kit.js';
 import { bool, boolean, int, integer, list, ms, oneOf, opt, optText, text } from './scalars.js';
 
 const FILTER_TESTS = ['equals', 'in', 'matches', 'exists'] as const;
