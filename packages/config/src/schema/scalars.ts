@@ -18,18 +18,19 @@ export const optText = opt(text);
 /** Required text, or text with a default. */
 export const str = (def?: string) => (def === undefined ? text : v.optional(text, def));
 
-/** Text turned into a value by `parse`; undefined is a problem, worded by `problem`. */
-const parsed = <T>(
-  docType: string,
-  parse: (text: string) => T | undefined,
-  problem: (text: string) => string,
-) =>
+/** Why a text is not the value its key takes. */
+class Problem {
+  constructor(readonly message: string) {}
+}
+
+/** Text turned into a value by `parse`, which returns the value or its Problem. */
+const parsed = <T>(docType: string, parse: (text: string) => T | Problem) =>
   v.pipe(
     text,
     v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
       const value = parse(dataset.value);
-      if (value !== undefined) return value;
-      addIssue({ message: problem(dataset.value) });
+      if (!(value instanceof Problem)) return value;
+      addIssue({ message: value.message });
       return NEVER;
     }),
     v.metadata({ docType }),
@@ -53,7 +54,7 @@ const below = (min: number): string =>
 
 const integers = new Map<string, ReturnType<typeof buildInteger>>();
 
-/** A whole number (an int key, or with `ms` a `…Ms` key); built once per range, as the keys share ranges. */
+/** A whole number (an int key, or with `ms` a `…Ms` key); built once per range the keys share. */
 export function integer(options: IntOptions = {}) {
   const key = `${options.min}|${options.max}|${options.ms}|${options.long}`;
   let schema = integers.get(key);
@@ -65,18 +66,13 @@ function buildInteger({ min: least, max: most, ms = false, long = false }: IntOp
   const min = least ?? (ms ? 0 : -INT_MAX - 1);
   const max = most ?? (ms || long ? Number.MAX_SAFE_INTEGER : INT_MAX);
   const between = most === undefined ? undefined : `must be between ${min} and ${max}`;
-  return v.pipe(
-    parsed(
-      ms ? 'ms' : long ? 'long' : 'int',
-      (written) => {
-        const value = /^[+-]?\d+$/.test(written.trim()) ? Number(written.trim()) : Number.NaN;
-        return Number.isSafeInteger(value) ? value : undefined;
-      },
-      (written) => `'${written}' is not a whole number${ms ? ' of milliseconds' : ''}`,
-    ),
-    v.minValue(min, between ?? below(min)),
-    v.maxValue(max, between ?? `must be at most ${max}`),
-  );
+  return parsed(ms ? 'ms' : long ? 'long' : 'int', (written) => {
+    const value = /^[+-]?\d+$/.test(written.trim()) ? Number(written.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(value))
+      return new Problem(`'${written}' is not a whole number${ms ? ' of milliseconds' : ''}`);
+    if (value < min) return new Problem(between ?? below(min));
+    return value > max ? new Problem(between ?? `must be at most ${max}`) : value;
+  });
 }
 
 /** A whole number with a default. */
@@ -86,14 +82,11 @@ export const int = (def: number, options: IntOptions = {}) =>
 export const ms = (def: number, min = 1) => int(def, { ms: true, min });
 export const optInt = (options: IntOptions = {}) => opt(integer(options));
 
-export const boolean = parsed(
-  'bool',
-  (written) => {
-    const lower = written.trim().toLowerCase();
-    return lower === 'true' || lower === 'false' ? lower === 'true' : undefined;
-  },
-  (written) => `'${written}' is not true or false`,
-);
+export const boolean = parsed('bool', (written) => {
+  const lower = written.trim().toLowerCase();
+  if (lower === 'true' || lower === 'false') return lower === 'true';
+  return new Problem(`'${written}' is not true or false`);
+});
 export const bool = (def: boolean) => v.optional(boolean, String(def));
 
 /** An enumeration in exact case (spec §12.1: `fail` does not load where `Fail` is meant). */
@@ -132,15 +125,13 @@ export function withSecretReader<T>(reader: (path: string) => string | undefined
 }
 
 /** `file:<path>` reads the file once; trailing newlines go, and a failure names only the path. */
-export const secret = parsed(
-  'secret',
-  (written) => {
-    if (!written.startsWith('file:')) return new Secret(written);
-    const content = readSecretFile(written.slice('file:'.length));
-    return content === undefined ? undefined : new Secret(content.replace(/[\r\n]+$/, ''));
-  },
-  (written) => `cannot read the secret file ${written.slice('file:'.length)}`,
-);
+export const secret = parsed('secret', (written) => {
+  if (!written.startsWith('file:')) return new Secret(written);
+  const file = written.slice('file:'.length);
+  const content = readSecretFile(file);
+  if (content === undefined) return new Problem(`cannot read the secret file ${file}`);
+  return new Secret(content.replace(/[\r\n]+$/, ''));
+});
 export const optSecret = opt(secret);
 
 /**
