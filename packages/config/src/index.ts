@@ -12,7 +12,7 @@ export {
   DEMO_SOURCE_NAME,
   type LoadConfigOptions,
 } from './load-config.js';
-export { ConfigError, formatProblems } from './problems.js';
+export { ConfigError, formatProblems } from './config-error.js';
 export { maskUrl } from './values.js';
 export { describeConfig } from './assemble.js';
 export {

@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import type { AppConfig } from '@queuebox/core';
 import { assemble, deepFreeze } from './assemble.js';
 import { CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE } from './env-names.js';
-import { ConfigError, Problems } from './problems.js';
+import { ConfigError } from './config-error.js';
+import { Problems } from './problems.js';
 import {
   envPaths,
   mergeNodes,

@@ -1,10 +1,9 @@
 /**
- * Collects every problem of one load, so the operator fixes the whole configuration in one pass,
- * and throws them as one ConfigError. A problem names its YAML path; when `QUEUEBOX_*` variables
- * set that path (or anything below it) the line ends with ` (set by <VARS>)`, because the file
- * alone would not explain it.
+ * Collects every problem of one load, so the operator fixes the whole configuration in one pass.
+ * A problem names its YAML path; when `QUEUEBOX_*` variables set that path (or anything below
+ * it) the line ends with ` (set by <VARS>)`, because the file alone would not explain it.
  */
-import { QueueBoxError } from '@queuebox/core';
+import { ConfigError } from './config-error.js';
 import { normalizeKey } from './suggest.js';
 
 /** A YAML path: map keys and section keys as strings, list indexes as numbers. */
@@ -67,32 +66,4 @@ export class Problems {
   throwIfAny(): void {
     if (this.#lines.length > 0) throw ConfigError.fromProblems(this.#lines);
   }
-}
-
-/**
- * A configuration that cannot start. `message` is the operator-facing text: either the list
- * format of spec §12.1 ("The configuration has N errors. ...") or, when there is no
- * configuration at all, the sentence that names the three sources.
- */
-export class ConfigError extends QueueBoxError {
-  /** One entry per problem line, without the leading "  - ". Empty for "No configuration was found". */
-  readonly problems: readonly string[];
-
-  constructor(message: string, problems: readonly string[] = []) {
-    super('config_invalid', message);
-    this.name = 'ConfigError';
-    this.problems = problems;
-  }
-
-  static fromProblems(problems: readonly string[]): ConfigError {
-    return new ConfigError(formatProblems(problems), problems);
-  }
-}
-
-export function formatProblems(problems: readonly string[]): string {
-  const count = problems.length === 1 ? '1 error' : `${problems.length} errors`;
-  return [
-    `The configuration has ${count}. Fix each one and start QueueBox again.`,
-    ...problems.map((problem) => `  - ${problem}`),
-  ].join('\n');
 }
