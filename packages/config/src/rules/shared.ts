@@ -5,11 +5,11 @@
  * type says, so a rule asks `has` before it reads one, as the reference's rules stay quiet on a
  * broken value instead of piling a second line onto the first.
  */
-import type { Secret } from '@queuebox/core';
 import type * as v from 'valibot';
 import { comparable, displayPath, isPrefix, type Path } from '../problems.js';
 import type { RawInboundAuth } from '../schema/config.js';
-import { atParent } from '../schema/kit.js';
+import type { kafkaSecurity, natsCredentials } from '../schema/destinations.js';
+import { atParent, type SectionOutput } from '../schema/kit.js';
 import { httpUrlProblem } from '../values.js';
 
 export interface Rules {
@@ -78,15 +78,12 @@ export function checkHttpUrl(rules: Rules, path: Path, url: string, hint: string
   if (problem !== undefined) rules.add(path, problem);
 }
 
-interface KafkaSecurityKeys {
-  readonly securityProtocol: string;
-  readonly saslMechanism: string | null;
-  readonly saslUsername: string | null;
-  readonly saslPassword: Secret | null;
-}
-
 /** A `SASL_*` protocol needs a mechanism, a user name and a password (spec §6.3). */
-export function checkKafkaSecurity(rules: Rules, path: Path, keys: KafkaSecurityKeys): void {
+export function checkKafkaSecurity(
+  rules: Rules,
+  path: Path,
+  keys: SectionOutput<typeof kafkaSecurity>,
+): void {
   if (rules.has([...path, 'securityProtocol']) || !keys.securityProtocol.startsWith('SASL_'))
     return;
   const needs = `required by securityProtocol ${keys.securityProtocol}`;
@@ -101,14 +98,12 @@ export function checkKafkaSecurity(rules: Rules, path: Path, keys: KafkaSecurity
   }
 }
 
-interface NatsCredentialKeys {
-  readonly username: string | null;
-  readonly password: unknown;
-  readonly token: unknown;
-}
-
 /** User name and password go together; a token excludes a user name (spec §6.4). */
-export function checkNatsCredentials(rules: Rules, path: Path, keys: NatsCredentialKeys): void {
+export function checkNatsCredentials(
+  rules: Rules,
+  path: Path,
+  keys: SectionOutput<typeof natsCredentials>,
+): void {
   const [user, password] = [displayPath([...path, 'username']), displayPath([...path, 'password'])];
   const together = 'NATS takes the two together';
   if (keys.username !== null && keys.password === null)

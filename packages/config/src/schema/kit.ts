@@ -176,17 +176,10 @@ export interface Node {
 export const asNode = (schema: v.GenericSchema): Node => schema;
 
 /** The schema that decides the structure: inside optional, nullable and pipes. */
-export function structure(schema: Node): Node {
-  let node = schema;
-  for (;;) {
-    if ((node.type === 'optional' || node.type === 'nullable') && node.wrapped !== undefined) {
-      node = node.wrapped;
-      continue;
-    }
-    const inner = node.pipe?.filter((item) => item.kind === 'schema').at(-1);
-    if (inner === undefined || inner === node) return node;
-    node = inner;
-  }
+export function structure(node: Node): Node {
+  if (node.wrapped !== undefined) return structure(node.wrapped);
+  const inner = node.pipe?.filter((item) => item.kind === 'schema').at(-1);
+  return inner === undefined || inner === node ? node : structure(inner);
 }
 
 /**

@@ -52,17 +52,8 @@ const below = (min: number): string =>
       ? 'must not be negative'
       : `must be at least ${min}`;
 
-const integers = new Map<string, ReturnType<typeof buildInteger>>();
-
-/** A whole number (an int key, or with `ms` a `…Ms` key); built once per range the keys share. */
-export function integer(options: IntOptions = {}) {
-  const key = `${options.min}|${options.max}|${options.ms}|${options.long}`;
-  let schema = integers.get(key);
-  if (schema === undefined) integers.set(key, (schema = buildInteger(options)));
-  return schema;
-}
-
-function buildInteger({ min: least, max: most, ms = false, long = false }: IntOptions) {
+/** A whole number (an int key, or with `ms` a `…Ms` key). */
+export function integer({ min: least, max: most, ms = false, long = false }: IntOptions = {}) {
   const min = least ?? (ms ? 0 : -INT_MAX - 1);
   const max = most ?? (ms || long ? Number.MAX_SAFE_INTEGER : INT_MAX);
   const between = most === undefined ? undefined : `must be between ${min} and ${max}`;
