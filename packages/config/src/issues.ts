@@ -38,35 +38,24 @@ const RULE_ORDER = ['server', 'database', 'outbox', 'inbox', 'http', 'destinatio
   .concat(['sources', 'admin', 'retention'])
   .map(normalizeKey);
 
-interface Located {
-  readonly issue: v.BaseIssue<unknown>;
-  readonly path: Path;
-  readonly rule: boolean;
-  readonly rank: readonly number[];
-}
-
-function locate(issue: v.BaseIssue<unknown>): Located {
-  const items = issue.path ?? [];
-  // A key's place in the section or list that holds it: the order of the tree.
-  const rank = items.map(({ input, key }) =>
-    typeof input === 'object' && input !== null ? Object.keys(input).indexOf(String(key)) : 0,
-  );
-  const path: Path = items.map((item) => item.key as string | number);
-  const parent = atParent.has(issue);
+function locate(issue: v.BaseIssue<unknown>) {
+  // An issue reported at the block rather than at its `type` key drops the last step.
+  const items = (issue.path ?? []).slice(0, atParent.has(issue) ? -1 : undefined);
   return {
     issue,
-    path: parent ? path.slice(0, -1) : path,
+    path: items.map((item) => item.key as string | number) as Path,
     rule: issue.type === 'raw_check' || issue.type === 'check',
-    rank: parent ? rank.slice(0, -1) : rank,
+    // A key's place in the section or list that holds it: the order of the tree.
+    rank: items.map(({ input, key }) =>
+      typeof input === 'object' && input !== null ? Object.keys(input).indexOf(String(key)) : 0,
+    ),
   };
 }
 
+/** Tree order: the first step that differs decides; a path comes before the paths below it. */
 function compareRank(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const diff = (a[i] ?? 0) - (b[i] ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return a.length - b.length;
+  const i = a.findIndex((rank, at) => rank !== b[at]);
+  return i < 0 || i >= b.length ? a.length - b.length : (a[i] ?? 0) - (b[i] ?? 0);
 }
 
 const ruleGroup = (path: Path): number => RULE_ORDER.indexOf(normalizeKey(String(path[0] ?? '')));

@@ -24,37 +24,30 @@ export function checkDestinations(config: RawConfig, rules: Rules): void {
   }
 }
 
-type DestinationAuth = NonNullable<Extract<RawDestination, { type: 'http' }>['auth']>;
-
-/** `oauth2`, `basic`, `header` on an HTTP destination (spec §6.1). */
-function checkDestinationAuth(rules: Rules, path: Path, auth: DestinationAuth | null): void {
-  if (auth?.type !== 'oauth2' || rules.blocked(path)) return;
-  const credentials = `set the client credentials in ${displayPath([...path, 'clientId'])} and ${displayPath([...path, 'clientSecret'])}`;
-  checkHttpUrl(rules, [...path, 'tokenUrl'], auth.tokenUrl, credentials);
-}
-
 function checkDestination(destination: RawDestination, path: Path, rules: Rules): void {
   switch (destination.type) {
-    case 'http':
+    case 'http': {
+      const { auth } = destination;
+      const at = [...path, 'auth'];
       checkHttpUrl(
         rules,
         [...path, 'baseUrl'],
         destination.baseUrl,
-        `use the 'auth' block (${displayPath([...path, 'auth'])}) instead`,
+        `use the 'auth' block (${displayPath(at)}) instead`,
       );
-      checkDestinationAuth(rules, [...path, 'auth'], destination.auth);
-      return;
+      // The OAuth2 token URL takes baseUrl's rules; a credential belongs in the client keys.
+      if (auth?.type !== 'oauth2' || rules.blocked(at)) return;
+      const credentials = `set the client credentials in ${displayPath([...at, 'clientId'])} and ${displayPath([...at, 'clientSecret'])}`;
+      return checkHttpUrl(rules, [...at, 'tokenUrl'], auth.tokenUrl, credentials);
+    }
     case 'rabbitmq':
-      checkAddress(rules, path, 'exchange', destination.exchange, destination.exchangeFrom);
-      return;
+      return checkAddress(rules, path, 'exchange', destination.exchange, destination.exchangeFrom);
     case 'kafka':
       checkAddress(rules, path, 'topic', destination.topic, destination.topicFrom);
-      checkKafkaSecurity(rules, path, destination);
-      return;
+      return checkKafkaSecurity(rules, path, destination);
     case 'nats':
       checkAddress(rules, path, 'subject', destination.subject, destination.subjectFrom);
-      checkNatsCredentials(rules, path, destination);
-      return;
+      return checkNatsCredentials(rules, path, destination);
   }
 }
 
@@ -68,13 +61,12 @@ function checkAddress(
   key: string,
   template: string | null,
   from: string | null,
-): void {
+) {
   const at = [...path, key];
   if (rules.has(at)) return;
   if (template === null) {
-    if (from === null && !rules.has([...path, `${key}From`])) {
+    if (from === null && !rules.has([...path, `${key}From`]))
       rules.add(at, `required unless ${displayPath([...path, `${key}From`])} is set`);
-    }
     return;
   }
   if (from === null) requireText(rules, at, template);
