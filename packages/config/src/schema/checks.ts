@@ -31,8 +31,8 @@ export const rule = <T>(problem: (value: T) => string | undefined) =>
 
 const blank = (text: string): string | undefined =>
   isBlank(text) ? 'must not be blank' : undefined;
-export const notBlank = rule<string>(blank);
-export const secretNotBlank = rule<Secret>((secret) => blank(secret.reveal()));
+export const notBlank = v.check((text: string) => !isBlank(text), 'must not be blank');
+export const secretNotBlank = v.check((s: Secret) => !isBlank(s.reveal()), 'must not be blank');
 export const nonBlank = v.pipe(text, notBlank);
 
 export const sqlIdentifier = rule<string>((name) =>

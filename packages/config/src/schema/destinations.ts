@@ -4,7 +4,7 @@
  */
 import { v, kinded, mapOf } from './kit.js';
 import { destinationAuthBlock, transformBlock } from './blocks.js';
-import { amqpUri, headerName, headerValue, noDotSegment, nonBlank, rule } from './checks.js';
+import { amqpUri, headerName, headerValue, noDotSegment, nonBlank } from './checks.js';
 import {
   bool,
   integer,
@@ -69,10 +69,9 @@ export const destinationKinds = {
     timeoutMs: v.optional(
       v.pipe(
         integer({ ms: true }),
-        rule<number>((value) =>
-          value < MINIMUM_KAFKA_TIMEOUT_MS
-            ? `must be at least ${MINIMUM_KAFKA_TIMEOUT_MS}; the Kafka producer needs the delivery timeout to stay above the request timeout`
-            : undefined,
+        v.check(
+          (value) => value >= MINIMUM_KAFKA_TIMEOUT_MS,
+          `must be at least ${MINIMUM_KAFKA_TIMEOUT_MS}; the Kafka producer needs the delivery timeout to stay above the request timeout`,
         ),
       ),
       '30000',

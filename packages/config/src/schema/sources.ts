@@ -18,17 +18,16 @@ const filterRule = v.pipe(
     in: opt(
       v.pipe(
         list(),
-        rule<string[]>((items) => (items.length === 0 ? 'the list must not be empty' : undefined)),
+        v.check((items) => items.length > 0, 'the list must not be empty'),
       ),
     ),
     matches: opt(v.pipe(text, glob('any text'))),
     exists: opt(
       v.pipe(
         boolean,
-        rule<boolean>((exists) =>
-          exists
-            ? undefined
-            : "false is not allowed; put an 'exists: true' rule under 'exclude' instead",
+        v.check(
+          (exists) => exists,
+          "false is not allowed; put an 'exists: true' rule under 'exclude' instead",
         ),
       ),
     ),
