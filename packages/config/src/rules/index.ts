@@ -40,10 +40,11 @@ const URL_FORMS: Record<DatabaseType, string> = {
   postgresql: 'jdbc:postgresql://, postgres:// or postgresql://',
   sqlserver: 'jdbc:sqlserver://',
 };
+const CAPTURE_MODES = { postgresql: 'postgres-logical', sqlserver: 'sqlserver-cdc' } as const;
 const CAPTURE_NAME = /^[a-z][a-z0-9_]{0,62}$/;
 const CAPTURE_SCHEMA = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 
-export function checkServer(config: RawConfig, rules: Rules): void {
+function checkServer(config: RawConfig, rules: Rules): void {
   const { httpPort, managementPort } = config.server;
   if (rules.has(['server'])) return;
   if (managementPort !== null && managementPort === httpPort) {
@@ -55,13 +56,13 @@ export function checkServer(config: RawConfig, rules: Rules): void {
 }
 
 /** The database type when it is one QueueBox knows. */
-export const databaseType = (config: RawConfig, rules: Rules): DatabaseType | undefined =>
+const databaseType = (config: RawConfig, rules: Rules): DatabaseType | undefined =>
   rules.has(['database', 'type'])
     ? undefined
     : DATABASE_TYPES.find((t) => t === config.database.type);
 
 /** Returns the parsed URL when the type and the URL are usable. */
-export function checkDatabase(config: RawConfig, rules: Rules): ParsedDatabaseUrl | undefined {
+function checkDatabase(config: RawConfig, rules: Rules): ParsedDatabaseUrl | undefined {
   const db = config.database;
   const url = rules.has(['database', 'url']) ? undefined : db.url;
   let parsed: ParsedDatabaseUrl | undefined;
@@ -111,7 +112,7 @@ export function checkDatabase(config: RawConfig, rules: Rules): ParsedDatabaseUr
   return parsed;
 }
 
-export function checkCapture(
+function checkCapture(
   config: RawConfig,
   parsed: ParsedDatabaseUrl | undefined,
   rules: Rules,
@@ -121,12 +122,8 @@ export function checkCapture(
   if (rules.has(path)) return;
   const capture = config.outbox.capture;
   const dbType = databaseType(config, rules);
-  const modeFor: Record<DatabaseType, string> = {
-    postgresql: 'postgres-logical',
-    sqlserver: 'sqlserver-cdc',
-  };
   const mode = capture.mode;
-  if (mode !== 'polling' && dbType !== undefined && mode !== modeFor[dbType]) {
+  if (mode !== 'polling' && dbType !== undefined && mode !== CAPTURE_MODES[dbType]) {
     const needs = mode === 'postgres-logical' ? 'postgresql' : 'sqlserver';
     rules.add(
       [...path, 'mode'],
@@ -135,7 +132,7 @@ export function checkCapture(
   }
   if (!capture.enabled) return;
   if (mode === 'polling') {
-    const hint = dbType === undefined ? 'postgres-logical or sqlserver-cdc' : modeFor[dbType];
+    const hint = dbType === undefined ? 'postgres-logical or sqlserver-cdc' : CAPTURE_MODES[dbType];
     rules.add(
       [...path, 'enabled'],
       `capture needs a mode; set outbox.capture.mode to ${hint}, or set enabled to false`,
@@ -164,7 +161,7 @@ export function checkCapture(
   }
 }
 
-export function checkAdmin(config: RawConfig, rules: Rules): void {
+function checkAdmin(config: RawConfig, rules: Rules): void {
   if (rules.blocked(['admin'])) return;
   checkInboundAuth(rules, ['admin', 'auth'], config.admin.auth);
   if (rules.has(['admin', 'enabled']) || rules.has(['admin', 'insecure'])) return;
@@ -173,7 +170,7 @@ export function checkAdmin(config: RawConfig, rules: Rules): void {
 }
 
 /** Sub-blocks are checked only while retention is enabled (spec §12.2). */
-export function checkRetention(config: RawConfig, rules: Rules): void {
+function checkRetention(config: RawConfig, rules: Rules): void {
   if (rules.has(['retention', 'enabled']) || rules.blocked(['retention'])) return;
   if (!config.retention.enabled) return;
   for (const table of ['outbox', 'inbox'] as const) {
