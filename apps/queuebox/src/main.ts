@@ -1,22 +1,64 @@
 #!/usr/bin/env node
 /**
  * QueueBox entry point: `queuebox` serves, `queuebox migrate [--baseline <v>]` migrates,
- * `queuebox dev` runs locally on an embedded PostgreSQL, anything else prints the usage and
- * exits 2. A startup failure prints one sanitized line and exits 1.
+ * `queuebox config check|print` checks or prints the configuration, `queuebox healthcheck` asks
+ * the readiness route, `queuebox dev` runs locally on an embedded PostgreSQL; `--help`, `-h` and
+ * `--version` answer and exit 0; anything else prints the usage and exits 2. A startup failure
+ * prints one sanitized line and exits 1.
  */
 import { sanitizeError, type Logger } from '@queuebox/core';
-import { parseArguments, USAGE } from './cli/arguments.js';
+import { parseArguments, USAGE, type Command } from './cli/arguments.js';
+import {
+  runConfigCheck,
+  runConfigPrint,
+  withConfigFile,
+  type CommandOutput,
+} from './cli/config-command.js';
+import { runHealthcheck } from './cli/healthcheck.js';
 import { runDev } from './cli/dev.js';
 import { runMigrate } from './cli/migrate.js';
 import { createLogger, loggerOptionsFromEnv } from './observability/logger.js';
 import { startService } from './startup/service.js';
+import { QUEUEBOX_VERSION } from './version.js';
+
+const OUTPUT: CommandOutput = {
+  stdout: (text) => process.stdout.write(`${text}\n`),
+  stderr: (text) => process.stderr.write(`${text}\n`),
+};
+
+/** The commands that answer without the logger or the service: an exit code, or null. */
+async function answerWithoutService(command: Command): Promise<number | null> {
+  switch (command.kind) {
+    case 'usage':
+      process.stderr.write(`${command.problem}\n\n${USAGE}\n`);
+      return 2;
+    case 'help':
+      OUTPUT.stdout(command.text);
+      return 0;
+    case 'version':
+      OUTPUT.stdout(`queuebox ${QUEUEBOX_VERSION}`);
+      return 0;
+    case 'config-check':
+    case 'config-print':
+    case 'healthcheck': {
+      const env = withConfigFile(process.env, command.configFile, process.cwd());
+      if (typeof env === 'string') {
+        OUTPUT.stderr(env);
+        return 1;
+      }
+      if (command.kind === 'config-check') return runConfigCheck(env, OUTPUT);
+      if (command.kind === 'config-print') return runConfigPrint(env, OUTPUT);
+      return runHealthcheck(env, command.timeoutMs, OUTPUT);
+    }
+    default:
+      return null;
+  }
+}
 
 async function main(): Promise<number> {
   const command = parseArguments(process.argv.slice(2));
-  if (command.kind === 'usage') {
-    process.stderr.write(`${command.problem}\n\n${USAGE}\n`);
-    return 2;
-  }
+  const answered = await answerWithoutService(command);
+  if (answered !== null) return answered;
   let logger: Logger;
   try {
     logger = createLogger(loggerOptionsFromEnv(process.env));

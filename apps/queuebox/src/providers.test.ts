@@ -33,7 +33,7 @@ const importAbsent = () => import(ABSENT) as Promise<BrokerProviderModule>;
 describe('the provider registry', () => {
   it('loads every provider of this build', async () => {
     expect(await checkProviders()).toEqual([]);
-    expect(Object.keys(providers)).toEqual(['postgresql', 'postgres-logical']);
+    expect(Object.keys(providers)).toEqual(['postgresql', 'postgres-logical', 'rabbitmq']);
     expect((await loadDatabaseProvider('postgresql')).name).toBe('postgresql');
     expect((await loadCaptureProvider('postgres-logical')).name).toBe('postgres-logical');
     expect(captureRegistered('postgres-logical')).toBe(true);
@@ -77,7 +77,8 @@ describe('the provider registry', () => {
   });
 
   it('knows which broker kinds this build has, and loads a registered one', async () => {
-    expect(brokerRegistered('rabbitmq')).toBe(false);
+    expect(brokerRegistered('rabbitmq')).toBe(true);
+    expect(brokerRegistered('kafka')).toBe(false);
     const registry: ProviderRegistry = {
       rabbitmq: broker('@queuebox/rabbitmq', () => Promise.resolve({ provider: shapedBroker })),
     };

@@ -24,6 +24,7 @@ import {
 export const providers = {
   postgresql: database('@queuebox/postgres', () => import('@queuebox/postgres')),
   'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
+  rabbitmq: broker('@queuebox/rabbitmq', () => import('@queuebox/rabbitmq')),
 } satisfies ProviderRegistry;
 
 export type ProviderName = keyof typeof providers;
@@ -57,11 +58,20 @@ export function database(
   return { packageName, kind: 'database', load };
 }
 
-export function broker(
+/**
+ * A broker package's provider is typed for its own kind (`BrokerProvider<'rabbitmq'>` takes only
+ * RabbitMQ sources), which is not assignable to a provider of every kind. The registry entry is
+ * keyed by that kind and the app hands it only sources of that type (`buildSourceConsumers`).
+ */
+export function broker<T extends BrokerType>(
   packageName: string,
-  load: () => Promise<BrokerProviderModule>,
+  load: () => Promise<{ readonly provider: BrokerProvider<T> }>,
 ): ProviderEntry<BrokerProviderModule> {
-  return { packageName, kind: 'broker', load };
+  return {
+    packageName,
+    kind: 'broker',
+    load: load as unknown as () => Promise<BrokerProviderModule>,
+  };
 }
 
 export function capture(

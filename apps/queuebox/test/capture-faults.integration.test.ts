@@ -1,10 +1,11 @@
 import {
-  requirePostgresLogical,
-  startFaultProxy,
-  startHttpSink,
   type FaultProxy,
   type FreshDatabase,
   type HttpSink,
+  recordingLogger,
+  requirePostgresLogical,
+  startFaultProxy,
+  startHttpSink,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,7 +14,6 @@ import {
   captureYaml,
   health,
   insertOutbox,
-  recordingLogger,
   uniqueSlot,
 } from './capture-support.js';
 import { eventually, startTestService } from './service.js';
@@ -69,7 +69,7 @@ describe.skipIf(!pg.available)('app: a cut replication connection', () => {
     await eventually(() => during.every((id) => countOf(sink, id) === 1), 20_000);
     expect(
       logger
-        .at('warn')
+        .messages('warn')
         .some((l) => l.startsWith('Capture interrupted; SQL reconciliation continues. Reason: ')),
     ).toBe(true);
 
@@ -109,7 +109,7 @@ describe.skipIf(!pg.available)('app: a second owner of the identity', () => {
 
   it('logs the reference message, stays down (advisory) and delivers through SQL beside the owner', async () => {
     const text = 'Capture identity already has an active owner. SQL reconciliation continues.';
-    await eventually(() => second.at('warn').includes(text), 10_000);
+    await eventually(() => second.messages('warn').includes(text), 10_000);
     const [first, other] = services;
     const { code, body } = await health(other!.base);
     expect(code).toBe(200);
@@ -119,7 +119,7 @@ describe.skipIf(!pg.available)('app: a second owner of the identity', () => {
     const ids: string[] = [];
     for (let i = 0; i < 10; i++) ids.push(await insertOutbox(db, 'owner.row'));
     await eventually(() => ids.every((id) => countOf(sink, id) === 1), 10_000);
-    expect(second.at('warn').filter((l) => l === text)).toHaveLength(1);
+    expect(second.messages('warn').filter((l) => l === text)).toHaveLength(1);
   });
 });
 
@@ -153,7 +153,7 @@ describe.skipIf(!pg.available)('app: capture without its publication', () => {
     await eventually(
       () =>
         logger
-          .at('warn')
+          .messages('warn')
           .some(
             (l) =>
               l.startsWith('Capture interrupted; SQL reconciliation continues. Reason: ') &&

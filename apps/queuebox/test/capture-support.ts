@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { LogFields, Logger } from '@queuebox/core';
 import { runMigrations } from '@queuebox/postgres';
-import { createFreshDatabase, type FreshDatabase } from '@queuebox/testing';
+import { createFreshDatabase, recordingLogger, type FreshDatabase } from '@queuebox/testing';
 
 /**
  * Test support for the capture suites: a migrated database with the reference's publication,
- * the YAML of an outbox with capture on, and a logger that keeps its lines.
+ * and the YAML of an outbox with capture on.
  */
 export async function captureDatabase(
   serverUrl: string,
@@ -77,24 +76,3 @@ export async function health(base: string): Promise<{ code: number; body: Health
 
 export const captureUp = async (base: string): Promise<boolean> =>
   (await health(base)).body.components['outbox-capture']?.status === 'up';
-
-export interface RecordedLine {
-  readonly level: string;
-  readonly message: string;
-}
-
-export function recordingLogger(): Logger & { lines: RecordedLine[]; at(level: string): string[] } {
-  const lines: RecordedLine[] = [];
-  const log = (level: string) => (message: string, _fields?: LogFields) =>
-    void lines.push({ level, message });
-  const logger = {
-    lines,
-    at: (level: string) => lines.filter((l) => l.level === level).map((l) => l.message),
-    debug: log('debug'),
-    info: log('info'),
-    warn: log('warn'),
-    error: log('error'),
-    child: () => logger,
-  };
-  return logger;
-}

@@ -1,8 +1,9 @@
 import {
-  requirePostgresLogical,
-  startHttpSink,
   type FreshDatabase,
   type HttpSink,
+  recordingLogger,
+  requirePostgresLogical,
+  startHttpSink,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -11,7 +12,6 @@ import {
   captureYaml,
   health,
   insertOutbox,
-  recordingLogger,
   uniqueSlot,
 } from './capture-support.js';
 import { eventually, startTestService } from './service.js';
@@ -134,7 +134,7 @@ describe.skipIf(!pg.available)('app: a durable slot left by QueueBox 0.8.1', () 
   });
 
   it('warns with the drop command and exposes the WAL it retains, while capture runs beside it', async () => {
-    const warning = logger.at('warn').find((line) => line.includes(slot));
+    const warning = logger.messages('warn').find((line) => line.includes(slot));
     expect(warning).toContain(`The durable replication slot '${slot}'`);
     expect(warning).toContain(`Drop it: SELECT pg_drop_replication_slot('${slot}');`);
     const text = await (await fetch(`${service!.base}/metrics`)).text();

@@ -35,7 +35,19 @@ describe('provider registry on the production install', () => {
     const result = check();
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('postgresql');
+    expect(result.stdout).toContain(
+      'All 3 provider(s) load: postgresql, postgres-logical, rabbitmq.',
+    );
+  });
+
+  it('fails naming the broker and its package when @queuebox/rabbitmq is missing', () => {
+    rmSync(join(target, 'node_modules/@queuebox/rabbitmq'), { recursive: true, force: true });
+    const result = check();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "The provider 'rabbitmq' is missing: add the package @queuebox/rabbitmq to the QueueBox runtime install.",
+    );
+    expect(result.stderr).not.toContain("'postgresql'");
   });
 
   it('fails naming the provider and the package when the package is missing', () => {

@@ -21,6 +21,13 @@ const NUMERIC = new Set([
   'quiet-wait',
   'gw-b-seconds',
   'analyze-every',
+  'client-connections',
+  'many-rows',
+  'many-connections',
+  'pull-workers',
+  'pull-batch',
+  'pull-concurrency',
+  'commit-connections',
 ]);
 const BOOLEAN = new Set(['no-analyze', 'no-peers', 'cpu-prof', 'keep-db', 'no-explain', 'quiet']);
 
@@ -43,6 +50,14 @@ export const DEFAULTS = {
   'quiet-wait': 30,
   'gw-b-seconds': 60,
   'analyze-every': 0,
+  // pnpm bench client (issue 15)
+  'client-connections': 16,
+  'many-rows': 1000,
+  'many-connections': 16,
+  'pull-workers': 4,
+  'pull-batch': 100,
+  'pull-concurrency': 8,
+  'commit-connections': 32,
   only: '',
 };
 

@@ -1,14 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  FakeCaptureSource,
-  recordingLogger,
-  waitFor,
-  type SessionPlan,
-} from '../test/fake-capture-source.js';
+import { FakeCaptureSource, waitFor, type SessionPlan } from '../test/fake-capture-source.js';
 import { CaptureBackoff } from './capture-backoff.js';
 import { CaptureService, type CaptureTimings } from './capture-service.js';
 import { captureLogTexts } from './log-texts.js';
+import { recordingLogger } from '@queuebox/testing';
 
 const FAST: Partial<CaptureTimings> = {
   initialBackoffMs: 5,
@@ -78,7 +74,7 @@ describe('CaptureService: wakes', () => {
     expect(source.sessions[0]!.closed).toBe(true);
     // The end, the new attempt, the new stream.
     expect(wakes()).toBe(before + 3);
-    expect(logger.at('warn')).toEqual([
+    expect(logger.messages('warn')).toEqual([
       captureLogTexts.interrupted('Error: The replication connection closed.'),
     ]);
   });
@@ -89,7 +85,7 @@ describe('CaptureService: wakes', () => {
     await waitFor(() => service.healthy);
     source.last!.alive_ = false;
     await waitFor(() => source.sessions.length === 2 && service.healthy);
-    expect(logger.at('warn')).toEqual([
+    expect(logger.messages('warn')).toEqual([
       captureLogTexts.interrupted(`Error: ${captureLogTexts.lockLost}`),
     ]);
   });
@@ -106,7 +102,7 @@ describe('CaptureService: ownership', () => {
     expect(source.opens).toBe(1);
     expect(source.last!.closed).toBe(true);
     expect(service.healthy).toBe(false);
-    expect(logger.at('warn')).toEqual([
+    expect(logger.messages('warn')).toEqual([
       'Capture identity already has an active owner. SQL reconciliation continues.',
     ]);
   });
@@ -118,7 +114,7 @@ describe('CaptureService: ownership', () => {
     source.last!.fail('cut');
     await waitFor(() => source.sessions.length === 3 && service.healthy);
     expect(source.sessions[1]!.ended).toEqual(['101']);
-    expect(logger.at('warn')[1]).toBe(
+    expect(logger.messages('warn')[1]).toBe(
       captureLogTexts.interrupted(`Error: ${captureLogTexts.staleSession('queuebox', '101')}`),
     );
   });
@@ -138,7 +134,7 @@ describe('CaptureService: registry, preflight, backoff', () => {
     source.last!.fail('cut');
     await waitFor(() => source.sessions.length === 2 && service.healthy);
     expect(source.rows.get('queuebox')).toEqual({ ...row, fingerprint: 'from-0.8.1' });
-    expect(logger.at('info')).toContain(captureLogTexts.registered('queuebox'));
+    expect(logger.messages('info')).toContain(captureLogTexts.registered('queuebox'));
   });
 
   it('retries a failing preflight with the backoff, logging the sanitized reason each time, then runs', async () => {
@@ -153,7 +149,7 @@ describe('CaptureService: registry, preflight, backoff', () => {
     service.start();
     await waitFor(() => service.healthy);
     expect(source.opens).toBe(4);
-    const warns = logger.at('warn');
+    const warns = logger.messages('warn');
     expect(warns.slice(0, 2)).toEqual([
       captureLogTexts.interrupted(`Error: ${missing.message}`),
       captureLogTexts.interrupted(`Error: ${missing.message}`),
@@ -184,13 +180,13 @@ describe('CaptureService: durable slots and close', () => {
     expect(retained.get('queuebox_outbox')).toBe(1234);
     source.slots = [{ name: 'queuebox_outbox', active: false, retainedBytes: 5678 }];
     await waitFor(() => retained.get('queuebox_outbox') === 5678);
-    const warns = logger.at('warn');
+    const warns = logger.messages('warn');
     expect(warns).toHaveLength(1);
     expect(warns[0]).toContain("SELECT pg_drop_replication_slot('queuebox_outbox');");
     expect(warns[0]).toContain('1234 bytes');
     source.slots = [];
     await waitFor(() => retained.get('queuebox_outbox') === null);
-    expect(logger.at('info')).toContain(captureLogTexts.durableSlotGone('queuebox_outbox'));
+    expect(logger.messages('info')).toContain(captureLogTexts.durableSlotGone('queuebox_outbox'));
   });
 
   it('closes a run that is still opening its feed, and the session with it', async () => {

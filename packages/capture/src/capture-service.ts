@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   sanitizeError,
+  sleep,
   type CaptureConfig,
   type CaptureSession,
   type CaptureSource,
@@ -11,7 +12,6 @@ import {
 import { CaptureBackoff } from './capture-backoff.js';
 import { captureFingerprint } from './fingerprint.js';
 import { captureLogTexts } from './log-texts.js';
-import { sleep } from './sleep.js';
 
 /** The one metric capture feeds: WAL a durable slot left by QueueBox 0.8.1 retains. */
 export interface CaptureMetrics {

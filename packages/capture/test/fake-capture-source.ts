@@ -6,9 +6,8 @@ import type {
   ChangeStream,
   DurableSlot,
   LockAttempt,
-  LogFields,
-  Logger,
 } from '@queuebox/core';
+import { until } from '@queuebox/testing';
 
 /**
  * A scripted capture source for the service's unit tests: each `open()` takes the next plan
@@ -114,31 +113,6 @@ export class FakeCaptureSource implements CaptureSource {
   }
 }
 
-export interface Line {
-  readonly level: string;
-  readonly message: string;
-}
-
-export function recordingLogger(): Logger & { lines: Line[]; at(level: string): string[] } {
-  const lines: Line[] = [];
-  const log = (level: string) => (message: string, _fields?: LogFields) =>
-    void lines.push({ level, message });
-  const logger = {
-    lines,
-    at: (level: string) => lines.filter((l) => l.level === level).map((l) => l.message),
-    debug: log('debug'),
-    info: log('info'),
-    warn: log('warn'),
-    error: log('error'),
-    child: () => logger,
-  };
-  return logger;
-}
-
-export async function waitFor(condition: () => boolean, ms = 2_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > end) throw new Error('condition not met');
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
+/** `until` with the capture tests' shorter default timeout. */
+export const waitFor = (condition: () => boolean, ms = 2_000): Promise<void> =>
+  until(condition, ms);

@@ -274,8 +274,14 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const URL_KEYS = new Set(['url', 'baseUrl', 'tokenUrl', 'connectionUrl', 'servers']);
-const SECRET_PARAM = /password|pwd|secret|token/i;
+export const URL_KEYS: ReadonlySet<string> = new Set([
+  'url',
+  'baseUrl',
+  'tokenUrl',
+  'connectionUrl',
+  'servers',
+]);
+export const SECRET_PARAM = /password|pwd|secret|token/i;
 
 export function describeConfig(config: AppConfig): string {
   return JSON.stringify(

@@ -16,6 +16,12 @@ export { ConfigError, formatProblems } from './config-error.js';
 export { maskUrl } from './values.js';
 export { describeConfig } from './assemble.js';
 export {
+  explainConfig,
+  type ConfigExplanation,
+  type ExplainedSetting,
+  type SettingOrigin,
+} from './explain-config.js';
+export {
   parseDatabaseUrl,
   databaseUrlType,
   type ParsedDatabaseUrl,

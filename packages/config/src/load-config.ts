@@ -44,6 +44,19 @@ const schemaNode = asNode(configSchema);
 export const DEMO_SOURCE_NAME = 'the packaged demo configuration';
 
 export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
+  return loadConfigTree(options).config;
+}
+
+/** What `loadConfig` read, for `queuebox config print`: where each value came from. */
+export interface LoadedConfigTree {
+  readonly config: AppConfig;
+  /** The file (or the demo) and the variables as merged, before the schema read them. */
+  readonly merged: RawNode | undefined;
+  /** The YAML source read: a path, DEMO_SOURCE_NAME, or null when only variables configure. */
+  readonly fileName: string | null;
+}
+
+export function loadConfigTree(options: LoadConfigOptions = {}): LoadedConfigTree {
   const env = options.env ?? process.env;
   const readFile = options.readFile ?? readFileIfExists;
   const problems = new Problems();
@@ -92,7 +105,11 @@ export function loadConfig(options: LoadConfigOptions = {}): AppConfig {
   const raw = result.output as RawConfig;
   const databaseUrl = parseDatabaseUrl(raw.database.url);
   if (!databaseUrl.ok) throw ConfigError.fromProblems(['database.url: cannot be read']);
-  return deepFreeze(assemble(raw, databaseUrl.value));
+  return {
+    config: deepFreeze(assemble(raw, databaseUrl.value)),
+    merged,
+    fileName: file === null ? null : yamlName,
+  };
 }
 
 /** Each secret file is read once per load, however many keys name it. */

@@ -4,6 +4,7 @@
  * and the AMQP URI check. Messages print a URL only with its password masked, and the AMQP check
  * prints no URL at all (spec §7.6).
  */
+import { SQL_IDENTIFIER_PATTERN } from '@queuebox/core';
 
 const DURATION = /^(\d+)([smhd])$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -22,7 +23,7 @@ export function parseDuration(text: string): number | undefined {
 export const DURATION_HINT = 'write a whole number followed by s, m, h or d, such as 30s';
 
 /** Table and column names are interpolated into SQL (quoted as well), so they must be plain identifiers. */
-export const SQL_IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const SQL_IDENTIFIER = SQL_IDENTIFIER_PATTERN;
 
 export const isBlank = (text: string): boolean => text.trim() === '';
 

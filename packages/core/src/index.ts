@@ -12,6 +12,7 @@ export * from './sanitizer.js';
 export * from './topic-glob.js';
 export * from './template.js';
 export * from './backoff.js';
+export * from './abortable-sleep.js';
 export * from './conflated-wake-signal.js';
 export * from './java-hash.js';
 export type * from './config/app-config.js';
@@ -19,6 +20,9 @@ export * from './config/default-columns.js';
 export * from './json-path.js';
 export * from './header-rules.js';
 export * from './header-precedence.js';
+export * from './correlation-id.js';
 
 export * from './json-text.js';
 export * from './json-payload.js';
+export * from './sql-identifier.js';
+export * from './sql/postgres-outbox-insert.js';

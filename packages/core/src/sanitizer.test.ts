@@ -164,8 +164,9 @@ describe('sanitize in linear time', () => {
     timeMs(large);
     const best = (input: string) => Math.min(timeMs(input), timeMs(input), timeMs(input));
     // 4x the input at quadratic cost is 16x the time; allow generous noise below that, plus a
-    // floor so that sub-millisecond timings do not decide the outcome.
-    expect(best(large)).toBeLessThan(Math.max(best(small) * 10, 20));
+    // floor so that small timings on a loaded machine do not decide the outcome. The floor is far
+    // below what a quadratic pass costs at 800,000 characters (many seconds), so it still fails one.
+    expect(best(large)).toBeLessThan(Math.max(best(small) * 10, 250));
   });
 });
 

@@ -32,11 +32,7 @@ export {
   type AttributeStep,
 } from './extraction/attribute-chain.js';
 export { attributeValue } from './extraction/attribute-value.js';
-export {
-  CORRELATION_ID_HEADER,
-  MAX_CORRELATION_ID_LENGTH,
-  correlationIdOf,
-} from './extraction/correlation-id.js';
+export { MAX_CORRELATION_ID_LENGTH, receivedCorrelationId } from './extraction/correlation-id.js';
 export { parsePublishTime } from './extraction/publish-time.js';
 export {
   compileHttpExtraction,
@@ -47,10 +43,26 @@ export {
 export { getOrCreateCounter, inboxMetrics, type InboxMetrics } from './ingest/metrics.js';
 export { ReceivedHeaders } from './ingest/received-headers.js';
 export {
+  createHttpIngest,
+  type HttpIngest,
+  type HttpIngestDeps,
+  type IngestAnswer,
+  type IngestRequest,
+} from './ingest/http-ingest.js';
+export {
   compileSourceTransform,
   sourceBindings,
   type SourceTransform,
 } from './ingest/source-transform.js';
+// Broker sources (§7.6-§7.8): the DeliveryHandler the RabbitMQ, Kafka and NATS adapters call.
+export { createBrokerIngest, type BrokerIngestDeps } from './ingest/broker-ingest.js';
+export {
+  bodyDigest,
+  compileBrokerExtraction,
+  type BrokerAttributes,
+  type BrokerExtraction,
+  type BrokerSourceConfig,
+} from './extraction/broker-extraction.js';
 // HTTP routes (§7.5, §11.3) and the capped body reader the admin routes reuse.
 export { inboxRoutes, type InboxRoutesDeps } from './http/inbox-routes.js';
 export {

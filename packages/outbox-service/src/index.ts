@@ -5,7 +5,6 @@
  * transform engine (shared with the inbox through core's Transformer port) and retention.
  * It never talks SQL or a broker protocol itself: those are adapters behind ports.
  */
-export type * from './routing/routing-result.js';
 export * from './transform/jsonata-transformer.js';
 export * from './transform/transform-stage.js';
 export * from './transform/transform-pipeline.js';
@@ -18,8 +17,9 @@ export * from './http/oauth2-token-manager.js';
 export * from './http/private-address.js';
 export type { HttpStatusClass } from './http/status-class.js';
 export type { AuthHeader } from './http/destination-auth.js';
-export * from './metrics/micrometer-timer.js';
+export * from './metrics/summary-timer.js';
 export * from './metrics/outbox-metrics.js';
 export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
 export * from './retention/retention-service.js';
+export * from './replay/admin-replay.js';

@@ -1,9 +1,10 @@
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import type postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
-import { createTestTables, type TestTables } from './inbox-test-tables.js';
-import { candidateWindow, claimStatement, PLANNER_SETTINGS } from './outbox-claim.js';
+import { inboxRelaySql, relayCandidateWindow } from './inbox/inbox-relay-sql.js';
+import { createLayout } from '../test/contracts/layouts.js';
+import type { TableNames } from './schema/table-names.js';
+import { candidateWindow, claimStatement, PLANNER_SETTINGS } from './outbox/outbox-claim.js';
 
 const pg = await requireService('postgres', 'postgres: claim plans');
 
@@ -80,12 +81,12 @@ const appNow = () => `'${new Date(Date.now() + 1_000).toISOString()}'::timestamp
 
 describe.skipIf(!pg.available)('claim plans on PostgreSQL', () => {
   let db: FreshDatabase;
-  let tables: TestTables;
+  let names: TableNames;
 
   beforeAll(async () => {
     if (!pg.available) return;
     db = await createFreshDatabase(pg.url);
-    tables = await createTestTables(db.sql, 'default');
+    names = await createLayout(db.sql, 'default tables');
     // Statistics only when a test runs ANALYZE itself, even on a server with autovacuum on.
     await db.sql`ALTER TABLE inbox SET (autovacuum_enabled = false)`;
     await db.sql`ALTER TABLE outbox SET (autovacuum_enabled = false)`;
@@ -100,7 +101,7 @@ describe.skipIf(!pg.available)('claim plans on PostgreSQL', () => {
   });
 
   const relayClaim = (limit: number) => {
-    const relay = inboxRelaySql(tables.names);
+    const relay = inboxRelaySql(names);
     return (plan: 'generic' | 'custom') =>
       explainClaim(
         db.sql,
@@ -114,7 +115,7 @@ describe.skipIf(!pg.available)('claim plans on PostgreSQL', () => {
     explainClaim(
       db.sql,
       [PLANNER_SETTINGS],
-      claimStatement(tables.names, candidateWindow(limit)),
+      claimStatement(names, candidateWindow(limit)),
       [appNow(), '60000', String(limit)],
       plan,
     );

@@ -15,10 +15,11 @@ import {
   type DatabaseDeps,
   type DatabaseProvider,
 } from '@queuebox/core';
-import { createPool } from './pool.js';
+import { createPool, poolOptions } from './connection/pool.js';
 import { createPostgresDatabase } from './postgres-database.js';
-import { tableNamesFrom } from './table-names.js';
-import { waitForDatabase } from './wait-for-database.js';
+import { observePool } from './connection/reserved-connection.js';
+import { tableNamesFrom } from './schema/table-names.js';
+import { waitForDatabase } from './connection/wait-for-database.js';
 
 export { migrations, type Migration } from './migrations/index.js';
 export {
@@ -32,15 +33,15 @@ export { flywayChecksum, crc32 } from './migrator/checksum.js';
 export { flywayLockKey } from './migrator/advisory-lock.js';
 export { compareVersions } from './migrator/versions.js';
 export { HISTORY_TABLE, BASELINE_DESCRIPTION } from './migrator/history.js';
-export { checkSchema } from './schema-guard.js';
-export { tableNamesFrom, type TableNames } from './table-names.js';
-export { IDENTIFIER_PATTERN, quoteIdentifier } from './identifiers.js';
-export { createPool, poolOptions, sslFrom } from './pool.js';
-export { waitForDatabase, type WaitForDatabaseOptions } from './wait-for-database.js';
+export { checkSchema } from './schema/schema-guard.js';
+export { tableNamesFrom, type TableNames } from './schema/table-names.js';
+export { IDENTIFIER_PATTERN, quoteIdentifier } from './schema/identifiers.js';
+export { createPool, poolOptions, sslFrom } from './connection/pool.js';
+export { waitForDatabase, type WaitForDatabaseOptions } from './connection/wait-for-database.js';
 export { createPostgresDatabase } from './postgres-database.js';
-export { createPostgresOutboxStore } from './outbox-store.js';
-export { createPostgresInboxStore } from './inbox-store.js';
-export { createPostgresRetentionStore } from './outbox-retention.js';
+export { createPostgresOutboxStore } from './outbox/outbox-store.js';
+export { createPostgresInboxStore } from './inbox/inbox-store.js';
+export { createPostgresRetentionStore } from './retention/retention-store.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;
@@ -53,6 +54,7 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   // Identifiers are checked before any I/O: a bad name is a configuration error, not an outage.
   const tables = tableNamesFrom(database);
   const sql = createPool(database);
+  if (deps.pool) observePool(sql, deps.pool);
   try {
     await waitForDatabase(sql, {
       startupTimeoutMs: database.startupTimeoutMs,
@@ -67,4 +69,17 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   return createPostgresDatabase(sql, database, tables, deps);
 }
 
-export const provider: DatabaseProvider = { kind: 'database', name: 'postgresql', open };
+/** What `open` refuses before it connects, as problem lines; opens nothing. */
+function check(config: AppConfig): string[] {
+  const problems: string[] = [];
+  for (const run of [() => tableNamesFrom(config.database), () => poolOptions(config.database)]) {
+    try {
+      run();
+    } catch (error: unknown) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return problems;
+}
+
+export const provider: DatabaseProvider = { kind: 'database', name: 'postgresql', open, check };

@@ -9,13 +9,13 @@ import type {
   RetentionStore,
 } from '@queuebox/core';
 import type postgres from 'postgres';
-import { createPostgresInboxStore } from './inbox-store.js';
+import { createPostgresInboxStore } from './inbox/inbox-store.js';
 import { runMigrations } from './migrator/migrate.js';
-import { createPostgresOutboxStore } from './outbox-store.js';
-import { createPostgresRetentionStore } from './outbox-retention.js';
-import { checkSchema } from './schema-guard.js';
-import type { TableNames } from './table-names.js';
-import { withTimeout } from './with-timeout.js';
+import { createPostgresOutboxStore } from './outbox/outbox-store.js';
+import { createPostgresRetentionStore } from './retention/retention-store.js';
+import { checkSchema } from './schema/schema-guard.js';
+import type { TableNames } from './schema/table-names.js';
+import { withTimeout } from './connection/with-timeout.js';
 
 /** The `Database` port on one postgres.js pool; the pool is this object's to close. */
 export function createPostgresDatabase(

@@ -11,9 +11,9 @@ import {
   startForwarder,
 } from '../test/support.js';
 import { provider } from './index.js';
-import { createPool } from './pool.js';
+import { createPool } from './connection/pool.js';
 import { createPostgresDatabase } from './postgres-database.js';
-import { tableNamesFrom } from './table-names.js';
+import { tableNamesFrom } from './schema/table-names.js';
 
 const pg = await requireService('postgres', 'postgres: provider');
 

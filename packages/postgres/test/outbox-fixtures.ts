@@ -1,6 +1,6 @@
 import type { Clock, NewOutboxMessage, OutboxState } from '@queuebox/core';
 import type postgres from 'postgres';
-import type { TableNames } from '../src/table-names.js';
+import type { TableNames } from '../src/schema/table-names.js';
 
 /**
  * Test support for the outbox store tests: an app clock the test can move or pin, and raw access

@@ -2,7 +2,7 @@ import type { InboxColumn, OutboxColumn } from '@queuebox/core';
 import type postgres from 'postgres';
 import { databaseConfig, recordingLogger } from './support.js';
 import { runMigrations } from '../src/migrator/migrate.js';
-import { tableNamesFrom, type TableNames } from '../src/table-names.js';
+import { tableNamesFrom, type TableNames } from '../src/schema/table-names.js';
 
 /**
  * Test support for the outbox and retention store tests: the two schemas every store test runs

@@ -6,14 +6,12 @@ import {
   type AppConfig,
   type DatabaseConfig,
   type InboxColumn,
-  type LogFields,
-  type Logger,
   type OutboxColumn,
 } from '@queuebox/core';
 
 /**
  * Test support for this package's tests: a DatabaseConfig the way @queuebox/config would build
- * it, and a Logger that records its lines.
+ * it, and (from @queuebox/testing) a Logger that records its lines.
  */
 export interface DatabaseConfigInput {
   readonly host?: string;
@@ -54,34 +52,9 @@ export function databaseConfig(input: DatabaseConfigInput = {}): DatabaseConfig 
   };
 }
 
-export interface LogLine {
-  readonly level: 'debug' | 'info' | 'warn' | 'error';
-  readonly message: string;
-  readonly fields: LogFields | undefined;
-}
-
-export interface RecordingLogger extends Logger {
-  readonly lines: LogLine[];
-  messages(level?: LogLine['level']): string[];
-}
-
-export function recordingLogger(lines: LogLine[] = []): RecordingLogger {
-  const at =
-    (level: LogLine['level']) =>
-    (message: string, fields?: LogFields): void => {
-      lines.push({ level, message, fields });
-    };
-  return {
-    lines,
-    debug: at('debug'),
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => recordingLogger(lines),
-    messages: (level) =>
-      lines.filter((line) => level === undefined || line.level === level).map((l) => l.message),
-  };
-}
+// The one recording logger is @queuebox/testing's; re-exported so this package's tests keep one
+// place to import their support from.
+export { recordingLogger, type LogLine, RecordingLogger } from '@queuebox/testing';
 
 /** The settings of a fresh test database as QueueBox's `database` block. */
 export function configFor(

@@ -3,6 +3,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { freePort } from './ports.js';
+import { until } from './wait.js';
 
 /** A real echo server: every byte comes back; an end is answered with an end. */
 interface EchoServer {
@@ -89,14 +90,6 @@ async function dial(port: number): Promise<Client> {
         check();
       }),
   };
-}
-
-async function until(check: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 describe('the TCP fault proxy in front of a real echo server', () => {

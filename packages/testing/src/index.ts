@@ -1,7 +1,8 @@
 /**
  * @queuebox/testing (dev only): finds the real services the integration tests use, gives each
- * test file a database of its own, and a TCP fault proxy for outage tests. Never a runtime
- * dependency.
+ * test file a database of its own, a TCP fault proxy for outage tests, fakes of core's ports
+ * (stores, transformer, logger) and fixtures of core's types. Never a runtime dependency, and it
+ * depends on no service: what builds a service's own classes stays in that service's `test/`.
  */
 export * from './services.js';
 export * from './postgres-logical.js';
@@ -21,3 +22,19 @@ export {
 } from '@queuebox/dev';
 
 export * from './fault-proxy.js';
+
+// Fakes of core's ports and fixtures of core's types, for the services' unit tests.
+export * from './fakes/in-memory-outbox-store.js';
+export * from './fakes/in-memory-inbox-store.js';
+export * from './fakes/fake-transformer.js';
+export * from './fakes/recording-logger.js';
+export * from './fakes/fake-publisher.js';
+export * from './fakes/scripted-inbox-store.js';
+export * from './fixtures/outbox-message.js';
+export * from './fixtures/routing-config.js';
+export * from './fixtures/http-source.js';
+export * from './fixtures/claimed-inbox-message.js';
+export * from './fixtures/inbox-message.js';
+export * from './wait.js';
+export * from './rabbitmq-kit.js';
+export * from './fixtures/broker-source.js';

@@ -56,3 +56,8 @@ export async function createFreshDatabase(
     },
   };
 }
+
+/** A separate pool on a test database: a second replica in concurrency tests. */
+export function testPool(url: string, max = 3): postgres.Sql {
+  return postgres(url, { max, onnotice: () => undefined });
+}

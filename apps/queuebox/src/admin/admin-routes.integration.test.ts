@@ -13,7 +13,7 @@ import { testConfig } from '../../test/app-config.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
-import { adminRoutes } from '../startup/http-part.js';
+import { adminRoutes } from '../startup/http-routes.js';
 import { TransformSandbox } from './transform-sandbox.js';
 
 const pg = await requireService('postgres', 'app: admin routes');

@@ -220,6 +220,10 @@ class WarmWorker {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) return Promise.resolve();
     return new Promise<void>((resolve) => {
       this.#child.once('exit', () => resolve());
+      // The warm worker is unref'd; at shutdown it is often the last handle, and without a ref
+      // the process ran out of work before 'exit' arrived: it ended with code 0 in the middle
+      // of the shutdown sequence, before "Shutdown complete" and any resource after this one.
+      this.#child.ref();
       this.#child.kill('SIGKILL');
     });
   }

@@ -1,18 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   silentLogger,
+  systemClock,
   type BrokerProvider,
   type DeliveryHandler,
   type Publisher,
   type SourceConsumer,
 } from '@queuebox/core';
+import { inboxMetrics } from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { Registry } from 'prom-client';
 import { testConfig } from '../../test/app-config.js';
 import { broker, type ProviderRegistry } from '../providers.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
-import { planOutbox } from './outbox-part.js';
-import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
+import { planOutbox } from './outbox-assembly.js';
+import { brokerIngestFor, buildSourceConsumers, sourceHealth } from './source-consumers.js';
 
 const DB = { jdbcUrl: 'jdbc:postgresql://127.0.0.1:5432/unused', user: 'postgres' };
 
@@ -103,7 +106,7 @@ describe('broker kinds through the provider registry', () => {
 
   it('stops the start for a destination of a kind this build has no provider for', async () => {
     await expect(
-      planOutbox(config, createJsonataTransformer(), new Registry(), silentLogger),
+      planOutbox(config, createJsonataTransformer(), new Registry(), silentLogger, {}),
     ).rejects.toThrow(
       "destinations.events: no publisher supports destination 'events' of type 'rabbitmq'",
     );
@@ -158,15 +161,26 @@ describe('broker kinds through the provider registry', () => {
     ]);
   });
 
-  it('refuses a registered broker source while the inbox side of brokers is not built', async () => {
+  it('compiles the inbox side of each broker source when it builds the consumers', async () => {
+    const broken = testConfig(DB, `${YAML}    eventTypeExpression: "$$$("\n`);
     await expect(
       buildSourceConsumers(
-        config,
-        { handlerFor: brokerIngestNotBuilt, logger: silentLogger },
+        broken,
+        {
+          handlerFor: brokerIngestFor({
+            store: {} as never,
+            transformer: createJsonataTransformer(),
+            logger: silentLogger,
+            metrics: inboxMetrics(new Registry()),
+            clock: systemClock,
+            newId: randomUUID,
+          }),
+          logger: silentLogger,
+        },
         registry,
       ),
     ).rejects.toThrow(
-      'sources.rabbit-b: the inbox pipeline for type rabbitmq sources is not part of this build of QueueBox; use an http source',
+      /^sources\.rabbit-a\.eventTypeExpression: the JSONata expression does not compile/,
     );
   });
 });

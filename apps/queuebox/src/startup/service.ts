@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@queuebox/config';
 import { systemClock, type AppConfig, type Logger } from '@queuebox/core';
-import { InboxRelay } from '@queuebox/inbox-service';
+import { InboxRelay, inboxMetrics } from '@queuebox/inbox-service';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import { TransformSandbox } from '../admin/transform-sandbox.js';
 import { buildHttpApps } from '../http/apps.js';
@@ -13,10 +14,10 @@ import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { loadDatabaseProvider } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
-import { buildCapture } from './capture-part.js';
-import { adminRoutes, dataRoutes } from './http-part.js';
-import { buildOutbox, planOutbox } from './outbox-part.js';
-import { brokerIngestNotBuilt, buildSourceConsumers, sourceHealth } from './sources-part.js';
+import { buildCapture } from './capture-assembly.js';
+import { adminRoutes, dataRoutes } from './http-routes.js';
+import { buildOutbox, planOutbox } from './outbox-assembly.js';
+import { brokerIngestFor, buildSourceConsumers, sourceHealth } from './source-consumers.js';
 import { ShutdownSequence } from './shutdown.js';
 import { step } from './step.js';
 import { refuseUnbuiltFeatures } from './unbuilt-guard.js';
@@ -66,11 +67,11 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     const provider = await step('load the database provider', () =>
       loadDatabaseProvider(config.database.type),
     );
+    const pool = registerPoolMetrics(registry, config.database);
     const db = await step('connect to the database', () =>
-      provider.open(config, { logger, clock: systemClock }),
+      provider.open(config, { logger, clock: systemClock, pool }),
     );
     shutdown.resource('the connection pool', () => db.close());
-    registerPoolMetrics(registry, config.database);
     if (config.database.migrate) await step('migrate the database', () => db.migrate());
     await step('check the database schema', () => db.checkSchema());
 
@@ -96,7 +97,17 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (config.inbox.relay.enabled)
       health.push({ name: 'inbox-relay', check: () => relay.running });
     const consumers = await step('build the sources', () =>
-      buildSourceConsumers(config, { handlerFor: brokerIngestNotBuilt, logger }),
+      buildSourceConsumers(config, {
+        handlerFor: brokerIngestFor({
+          store: db.inboxStore(),
+          transformer,
+          logger,
+          metrics: inboxMetrics(registry),
+          clock: systemClock,
+          newId: randomUUID,
+        }),
+        logger,
+      }),
     );
     health.push(...sourceHealth(consumers));
 

@@ -5,15 +5,15 @@
 --   $3 id        uuid    the message id
 --   $4 token     uuid    the claim_token the claim returned
 -- Zero rows affected = the claim was already lost (log it; someone else has the message).
-UPDATE inbox
-SET state = 'pending',
-    scheduled_at = clock_timestamp() + $1::bigint * interval '1 millisecond',
-    attempt = attempt + 1,
-    last_error = $2,
-    claim_token = NULL,
-    lease_expires_at = NULL
-WHERE id = $3
-  AND consumption = 'pull'
-  AND state = 'processing'
-  AND claim_token = $4
-  AND lease_expires_at > clock_timestamp();
+UPDATE "inbox"
+SET "state" = 'pending',
+    "scheduled_at" = clock_timestamp() + $1::bigint * interval '1 millisecond',
+    "attempt" = "attempt" + 1,
+    "last_error" = $2,
+    "claim_token" = NULL,
+    "lease_expires_at" = NULL
+WHERE "id" = $3
+  AND "consumption" = 'pull'
+  AND "state" = 'processing'
+  AND "claim_token" = $4
+  AND "lease_expires_at" > clock_timestamp();

@@ -33,6 +33,18 @@ export interface Database {
 export interface DatabaseDeps {
   readonly logger: Logger;
   readonly clock: Clock;
+  /** Told about every connection QueueBox borrows from the pool itself (the pool metrics). */
+  readonly pool?: PoolObserver;
+}
+
+/**
+ * The pool families of spec §14 (`hikaricp_connections_pending`, `_acquire_seconds`,
+ * `_timeout_total`), measured where QueueBox borrows a connection itself: the driver may keep
+ * no statistics of its own.
+ */
+export interface PoolObserver {
+  /** A borrow starts waiting; the returned function is called once, when it ends. */
+  borrow(): (outcome: 'acquired' | 'timeout') => void;
 }
 
 /**
@@ -44,4 +56,9 @@ export interface DatabaseProvider {
   readonly name: 'postgresql' | 'sqlserver';
   /** Opens the pool and waits for the database as spec §17.1 step 5 says. */
   open(config: AppConfig, deps: DatabaseDeps): Promise<Database>;
+  /**
+   * The configuration problems `open` would stop on before any I/O (identifiers, URL
+   * parameters), without opening anything; `queuebox config check` reports them.
+   */
+  check?(config: AppConfig): readonly string[];
 }

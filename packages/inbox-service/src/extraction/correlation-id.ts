@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 
-export const CORRELATION_ID_HEADER = 'X-Correlation-Id';
 export const MAX_CORRELATION_ID_LENGTH = 128;
 
 /** ISO control characters (Java's `Character.isISOControl`): C0, DEL and C1. */
@@ -8,11 +7,13 @@ export const MAX_CORRELATION_ID_LENGTH = 128;
 const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
 
 /**
- * The correlation id of a received message (spec §7.2, §15): the sender's, with control
- * characters removed (they would split a text log line or break the echoed header) and cut to
- * 128 characters; a new random UUID when the sender sent none or only blanks.
+ * The correlation id to store for a received message (spec §7.2, §15): the sender's value of
+ * core's `CORRELATION_ID_HEADER`, with control characters removed (they would split a text log
+ * line or break the echoed header) and cut to 128 characters; a new random UUID when the sender
+ * sent none or only blanks. Reading the header is core's `correlationIdOf`; this is what the
+ * inbox makes of it.
  */
-export function correlationIdOf(
+export function receivedCorrelationId(
   received: string | undefined,
   newId: () => string = randomUUID,
 ): string {

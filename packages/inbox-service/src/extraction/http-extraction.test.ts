@@ -1,8 +1,6 @@
 import { QueueBoxError, Secret, type Json } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { fakeTransformer } from '../ingest/testing/fake-transformer.js';
-import { httpSource } from '../ingest/testing/http-source.js';
-import { recordingLogger } from '../ingest/testing/recording-logger.js';
+import { fakeTransformer, httpSource, recordingLogger } from '@queuebox/testing';
 import { KEY_EXPRESSION_LIMITS } from './attribute-chain.js';
 import { compileHttpExtraction, type HttpExtractionResult } from './http-extraction.js';
 

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { httpSource } from '../ingest/testing/http-source.js';
-import { NOW, setup, stripe, chunked } from './testing/route-harness.js';
+import { httpSource } from '@queuebox/testing';
+import { NOW, setup, stripe, chunked } from '../../test/route-harness.js';
 
 async function expectAnswer(res: Response, status: number, body: string) {
   expect(res.status).toBe(status);

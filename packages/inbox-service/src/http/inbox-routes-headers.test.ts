@@ -1,6 +1,6 @@
 import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { UUID, setup, stripe } from './testing/route-harness.js';
+import { UUID, setup, stripe } from '../../test/route-harness.js';
 
 describe('stored headers', () => {
   it('exclude Authorization, Proxy-Authorization, Cookie and the auth header; keep the rest', async () => {

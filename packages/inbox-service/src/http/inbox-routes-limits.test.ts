@@ -1,7 +1,7 @@
 import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { httpSource } from '../ingest/testing/http-source.js';
-import { NOW, chunked, setup, stripe } from './testing/route-harness.js';
+import { httpSource } from '@queuebox/testing';
+import { NOW, chunked, setup, stripe } from '../../test/route-harness.js';
 
 async function expectAnswer(res: Response, status: number, body: string) {
   expect(res.status).toBe(status);

@@ -1,7 +1,7 @@
 import { JsonPayload } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { fakeTransformer } from '../ingest/testing/fake-transformer.js';
-import { setup, stripe } from './testing/route-harness.js';
+import { fakeTransformer } from '@queuebox/testing';
+import { setup, stripe } from '../../test/route-harness.js';
 
 async function expectAnswer(res: Response, status: number, body: string) {
   expect(res.status).toBe(status);

@@ -1,7 +1,14 @@
 import { JsonPayload, QueueBoxError, Secret, type SourceConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { httpSource } from '../ingest/testing/http-source.js';
-import { UUID, KEY_MISSING, transformer, setup, stripe, chunked } from './testing/route-harness.js';
+import { httpSource } from '@queuebox/testing';
+import {
+  UUID,
+  KEY_MISSING,
+  transformer,
+  setup,
+  stripe,
+  chunked,
+} from '../../test/route-harness.js';
 
 async function expectAnswer(res: Response, status: number, body: string) {
   expect(res.status).toBe(status);

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import {
+  CORRELATION_ID_HEADER,
   QueueBoxError,
   systemClock,
   type Clock,
@@ -16,12 +17,11 @@ import {
 } from '@queuebox/core';
 import type { Context, Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import { CORRELATION_ID_HEADER } from '../extraction/correlation-id.js';
 import { createHttpIngest, type HttpIngest } from '../ingest/http-ingest.js';
 import { inboxMetrics } from '../ingest/metrics.js';
 import { bodyTooLargeJson, readRequestBody } from './capped-body.js';
 import { TokenBucket } from './rate-limiter.js';
-import { receivedHeadersOf } from './request-headers.js';
+import { receivedHeadersOf } from './incoming-headers.js';
 import { sourceRoutePath } from './route-path.js';
 
 export interface InboxRoutesDeps {

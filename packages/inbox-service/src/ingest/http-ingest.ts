@@ -10,6 +10,7 @@
  * would answer 500, and a sender retries a 500 for ever.
  */
 import {
+  CORRELATION_ID_HEADER,
   JsonPayload,
   sanitize,
   sanitizeError,
@@ -21,7 +22,7 @@ import {
 } from '@queuebox/core';
 import { createAuthValidator, type AuthValidator } from '../auth/auth-validator.js';
 import { neverStoredHeaders } from '../auth/credential-headers.js';
-import { CORRELATION_ID_HEADER, correlationIdOf } from '../extraction/correlation-id.js';
+import { receivedCorrelationId } from '../extraction/correlation-id.js';
 import { compileHttpExtraction, type HttpExtraction } from '../extraction/http-extraction.js';
 import { compileHeaderFilter, type HeaderFilter } from '../filter/header-filter.js';
 import { ingestLogTexts } from './log-texts.js';
@@ -114,7 +115,7 @@ export function createHttpIngest(
       }
 
       // 6. Correlation id: every answer from here on carries it.
-      const correlationId = correlationIdOf(headers.get(CORRELATION_ID_HEADER), deps.newId);
+      const correlationId = receivedCorrelationId(headers.get(CORRELATION_ID_HEADER), deps.newId);
       const logger = sourceLogger.child({ correlationId });
       const answer = (status: IngestStatus, answerBody: Record<string, string>): IngestAnswer => ({
         status,

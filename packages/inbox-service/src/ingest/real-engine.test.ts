@@ -10,9 +10,7 @@ import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { compileHttpExtraction } from '../extraction/http-extraction.js';
 import { inboxRoutes } from '../http/inbox-routes.js';
-import { httpSource } from './testing/http-source.js';
-import { inMemoryInboxStore } from './testing/in-memory-inbox-store.js';
-import { recordingLogger } from './testing/recording-logger.js';
+import { httpSource, inMemoryInboxStore, recordingLogger } from '@queuebox/testing';
 
 describe('ingest with the real JSONata engine', () => {
   const engine = () => createJsonataTransformer();

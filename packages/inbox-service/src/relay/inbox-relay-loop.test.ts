@@ -1,13 +1,14 @@
 import type { SourceConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { claimed, relayWith, scriptedStore, waitFor } from './testing/relay-harness.js';
+import { relayWith, waitFor } from '../../test/relay-harness.js';
+import { claimedInboxMessage, scriptedInboxStore } from '@queuebox/testing';
 
 /** Claims of 3, 3 and 1 rows (batchSize 3), and forwards that wait until the test releases them. */
 function gatedBacklog() {
-  const s = scriptedStore([
-    [claimed(), claimed(), claimed()],
-    [claimed(), claimed(), claimed()],
-    [claimed()],
+  const s = scriptedInboxStore([
+    [claimedInboxMessage(), claimedInboxMessage(), claimedInboxMessage()],
+    [claimedInboxMessage(), claimedInboxMessage(), claimedInboxMessage()],
+    [claimedInboxMessage()],
   ]);
   const releases: (() => void)[] = [];
   s.hooks.forward = (b) =>
@@ -18,14 +19,19 @@ function gatedBacklog() {
 /** The relay loop (spec §8.1): when it claims, its cadences, failures, start and close. */
 describe('InboxRelay: the loop', () => {
   it('keeps claiming within a cycle while claims return rows, up to batchSize rows', async () => {
-    const s = scriptedStore([[claimed()], [claimed()], [claimed()], [claimed()]]);
+    const s = scriptedInboxStore([
+      [claimedInboxMessage()],
+      [claimedInboxMessage()],
+      [claimedInboxMessage()],
+      [claimedInboxMessage()],
+    ]);
     const { relay } = relayWith(s.store);
     // Partial claims (one row each): the cycle goes on until batchSize (3) rows moved.
     await relay.cycle();
     expect(s.forwards).toHaveLength(3);
     expect(s.claims).toHaveLength(1);
     // The next cycle ends early on an empty claim.
-    s.claims.splice(0, s.claims.length, [claimed()], []);
+    s.claims.splice(0, s.claims.length, [claimedInboxMessage()], []);
     await relay.cycle();
     expect(s.forwards).toHaveLength(4);
   });
@@ -69,7 +75,12 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('claims again after an empty claim while a batch was still being written', async () => {
-    const s = scriptedStore([[claimed(), claimed(), claimed()], [], [claimed()], []]);
+    const s = scriptedInboxStore([
+      [claimedInboxMessage(), claimedInboxMessage(), claimedInboxMessage()],
+      [],
+      [claimedInboxMessage()],
+      [],
+    ]);
     const { relay } = relayWith(s.store);
     await relay.cycle();
     expect(s.events.filter((e) => e.startsWith('claim'))).toEqual([
@@ -83,7 +94,11 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('counts a failing batch and still writes the next one', async () => {
-    const s = scriptedStore([[claimed({ eventType: null })], [claimed()], []]);
+    const s = scriptedInboxStore([
+      [claimedInboxMessage({ eventType: null })],
+      [claimedInboxMessage()],
+      [],
+    ]);
     s.hooks.markDeadFails = true;
     const { relay, logger, value } = relayWith(s.store, {
       sources: { orders: { topic: '{{ eventType }}' } as SourceConfig },
@@ -96,7 +111,7 @@ describe('InboxRelay: the loop', () => {
 
   it('runs the reclaim step and the gauge at their own cadence', async () => {
     let now = 0;
-    const s = scriptedStore();
+    const s = scriptedInboxStore();
     const { relay, value } = relayWith(s.store, {
       relay: { claimTimeoutMs: 1_000 },
       nowMs: () => now,
@@ -118,8 +133,8 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('counts a failing cycle, logs it sanitized, and keeps looping', async () => {
-    const row = claimed();
-    const s = scriptedStore([
+    const row = claimedInboxMessage();
+    const s = scriptedInboxStore([
       new Error('connect ECONNREFUSED postgres://qb:hunter2@db:5432/x'),
       [row],
     ]);
@@ -136,8 +151,8 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('drains on close: the batch in hand is written before close resolves', async () => {
-    const rows = [claimed()];
-    const s = scriptedStore([rows]);
+    const rows = [claimedInboxMessage()];
+    const s = scriptedInboxStore([rows]);
     let release!: () => void;
     s.hooks.forward = (b) =>
       new Promise((resolve) => {
@@ -157,7 +172,7 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('does not start when the relay is disabled, and stops on an aborted signal', async () => {
-    const s = scriptedStore([[claimed()]]);
+    const s = scriptedInboxStore([[claimedInboxMessage()]]);
     const disabled = relayWith(s.store, { relay: { enabled: false } }).relay;
     disabled.start();
     expect(disabled.running).toBe(false);
@@ -165,7 +180,7 @@ describe('InboxRelay: the loop', () => {
     expect(s.forwards).toHaveLength(0);
 
     const controller = new AbortController();
-    const { relay } = relayWith(scriptedStore().store);
+    const { relay } = relayWith(scriptedInboxStore().store);
     relay.start(controller.signal);
     controller.abort();
     await relay.close();
@@ -173,11 +188,11 @@ describe('InboxRelay: the loop', () => {
   });
 
   it('waits pollIntervalMs between cycles unless woken: a wake starts the next cycle at once', async () => {
-    const s = scriptedStore();
+    const s = scriptedInboxStore();
     const { relay } = relayWith(s.store, { relay: { pollIntervalMs: 60_000 } });
     relay.start();
     await waitFor(() => s.events.length === 1);
-    s.claims.push([claimed()]);
+    s.claims.push([claimedInboxMessage()]);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(s.forwards).toHaveLength(0);
     relay.wake();
@@ -187,7 +202,7 @@ describe('InboxRelay: the loop', () => {
 
   it('calls onForwarded after a forward committed rows, not after an empty cycle', async () => {
     let forwarded = 0;
-    const s = scriptedStore([[], [claimed(), claimed()]]);
+    const s = scriptedInboxStore([[], [claimedInboxMessage(), claimedInboxMessage()]]);
     const { relay } = relayWith(s.store, { onForwarded: () => forwarded++ });
     await relay.cycle();
     expect(forwarded).toBe(0);

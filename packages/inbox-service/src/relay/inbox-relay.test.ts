@@ -2,23 +2,18 @@ import type { SourceConfig } from '@queuebox/core';
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { InboxRelay } from './inbox-relay.js';
-import {
-  claimed,
-  recordingLogger,
-  relayWith,
-  RELAY,
-  scriptedStore,
-} from './testing/relay-harness.js';
+import { relayWith, RELAY } from '../../test/relay-harness.js';
+import { claimedInboxMessage, recordingLogger, scriptedInboxStore } from '@queuebox/testing';
 
 /** What the relay writes for a claimed batch, and how it counts and logs it (spec §8.3, §14, §15). */
 describe('InboxRelay: forwarding a batch', () => {
   it('forwards a claimed batch with one forward call and counts it', async () => {
     const batch = [
-      claimed(),
-      claimed({ source: 'unknown', eventType: 'evt' }),
-      claimed({ correlationId: 'c-1' }),
+      claimedInboxMessage(),
+      claimedInboxMessage({ source: 'unknown', eventType: 'evt' }),
+      claimedInboxMessage({ correlationId: 'c-1' }),
     ];
-    const s = scriptedStore([batch]);
+    const s = scriptedInboxStore([batch]);
     const { relay, value } = relayWith(s.store);
     await relay.cycle();
     expect(s.forwards).toHaveLength(1);
@@ -43,10 +38,10 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('marks an empty-topic row dead under its fence, logs why and counts a relay error', async () => {
-    const empty = claimed({ eventType: null });
-    const lostEmpty = claimed({ eventType: null, claimToken: 'stale-1' });
-    const fine = claimed();
-    const s = scriptedStore([[empty, lostEmpty, fine]]);
+    const empty = claimedInboxMessage({ eventType: null });
+    const lostEmpty = claimedInboxMessage({ eventType: null, claimToken: 'stale-1' });
+    const fine = claimedInboxMessage();
+    const s = scriptedInboxStore([[empty, lostEmpty, fine]]);
     const { relay, logger, value } = relayWith(s.store, {
       sources: { orders: { topic: '{{ eventType }}' } as SourceConfig },
     });
@@ -69,8 +64,8 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('reports every row whose fence failed as a lost claim, and forwards the rest', async () => {
-    const batch = [claimed(), claimed(), claimed()];
-    const s = scriptedStore([batch]);
+    const batch = [claimedInboxMessage(), claimedInboxMessage(), claimedInboxMessage()];
+    const s = scriptedInboxStore([batch]);
     s.hooks.forward = (b) => Promise.resolve(new Set([b[0]!.fence.id]));
     const { relay, logger, value } = relayWith(s.store);
     await relay.cycle();
@@ -85,8 +80,12 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('forwards row by row after a batch fails, so one bad row fails alone', async () => {
-    const [good1, bad, good2] = [claimed(), claimed(), claimed()] as const;
-    const s = scriptedStore([[good1, bad, good2]]);
+    const [good1, bad, good2] = [
+      claimedInboxMessage(),
+      claimedInboxMessage(),
+      claimedInboxMessage(),
+    ] as const;
+    const s = scriptedInboxStore([[good1, bad, good2]]);
     s.hooks.forward = (b) =>
       b.some((f) => f.fence.id === bad.id)
         ? Promise.reject(new Error('value too long for type character varying(255)'))
@@ -106,8 +105,8 @@ describe('InboxRelay: forwarding a batch', () => {
   });
 
   it('renews the leases of a batch between its writes and writes nothing for a row the renewal lost', async () => {
-    const rows = [claimed(), claimed(), claimed()];
-    const s = scriptedStore([rows]);
+    const rows = [claimedInboxMessage(), claimedInboxMessage(), claimedInboxMessage()];
+    const s = scriptedInboxStore([rows]);
     let forwardCalls = 0;
     s.hooks.forward = async (b) => {
       forwardCalls++;
@@ -138,7 +137,7 @@ describe('InboxRelay: forwarding a batch', () => {
       registers: [registry],
     });
     outboxFirst.inc({ component: 'outbox' });
-    const s = scriptedStore([[claimed()]]);
+    const s = scriptedInboxStore([[claimedInboxMessage()]]);
     s.hooks.forward = () => Promise.resolve(new Set());
     const relay = new InboxRelay({
       store: s.store,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  CORRELATION_ID_HEADER,
   framingHeadersOf,
   RELAYED_ROW_HEADER,
   renderSourceTopic,
@@ -19,7 +20,7 @@ export const RELAY_HEADERS = [
   RELAYED_ROW_HEADER,
   'x-source',
   'x-idempotency-key',
-  'X-Correlation-Id',
+  CORRELATION_ID_HEADER,
 ] as const;
 const RELAY_HEADERS_LOWER = new Set(RELAY_HEADERS.map((name) => name.toLowerCase()));
 
@@ -57,7 +58,7 @@ export function relayHeaders(message: RelayClaimedMessage): Headers {
     ['x-idempotency-key', message.idempotencyKey],
   );
   if (message.correlationId !== null && message.correlationId !== '') {
-    entries.push(['X-Correlation-Id', message.correlationId]);
+    entries.push([CORRELATION_ID_HEADER, message.correlationId]);
   }
   // fromEntries defines own properties, so a received `__proto__` header stays a plain key.
   return Object.fromEntries(entries);

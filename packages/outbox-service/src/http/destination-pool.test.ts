@@ -4,7 +4,7 @@ import { DestinationPool } from './destination-pool.js';
 import { exchange, type ExchangeRequest } from './http-exchange.js';
 
 /**
- * The safety net under request-headers.ts: a request undici refuses to build fails its one
+ * The safety net under publish-headers.ts: a request undici refuses to build fails its one
  * exchange and costs no connection, whatever undici refuses it for. The headers here go to
  * undici unfiltered, as a future undici check the publisher does not know would.
  */

@@ -6,7 +6,7 @@
  * reports the failed dispatch as "busy" and the pool marks that connection as needing a drain
  * that never comes, since nothing is in flight on it. Each refusal therefore costs one
  * connection for good; after `connections` of them every message to the destination waits for
- * a socket until it times out. The publisher builds no such request (request-headers.ts), but
+ * a socket until it times out. The publisher builds no such request (publish-headers.ts), but
  * if undici refuses one anyway the pool is replaced and the old one retired.
  *
  * Closing is bounded (bounded-close.ts): a retired pool after the destination's timeout, the

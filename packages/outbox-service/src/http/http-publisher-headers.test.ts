@@ -1,11 +1,15 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonPayload, Secret, type Headers, type Publisher } from '@queuebox/core';
-import { startHttpSink, type HttpSink, type SinkRequest } from '@queuebox/testing';
-import { RecordingLogger } from '../poller/testing/fakes.js';
-import { outboxMessage } from '../routing/testing/outbox-message.js';
-import { httpDestination } from '../routing/testing/routing-config.js';
-import { rawValues, send, testPublisher } from './testing/publisher-harness.js';
+import {
+  httpDestination,
+  type HttpSink,
+  outboxMessage,
+  RecordingLogger,
+  type SinkRequest,
+  startHttpSink,
+} from '@queuebox/testing';
+import { rawValues, send, testPublisher } from '../../test/publisher-harness.js';
 
 /**
  * The headers a row carries never decide how the request is framed, never make undici refuse

@@ -2,11 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { JsonPayload, Secret, type DestinationConfig, type Publisher } from '@queuebox/core';
-import { outboxMessage } from '../routing/testing/outbox-message.js';
-import { httpDestination } from '../routing/testing/routing-config.js';
+import { httpDestination, type HttpSink, outboxMessage, startHttpSink } from '@queuebox/testing';
 import type { HttpStatusClass } from './status-class.js';
-import { rawValues, send, testPublisher } from './testing/publisher-harness.js';
-import { startHttpSink, type HttpSink } from '@queuebox/testing';
+import { rawValues, send, testPublisher } from '../../test/publisher-harness.js';
 
 let sink: HttpSink;
 let publisher: Publisher | undefined;

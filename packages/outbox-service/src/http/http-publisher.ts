@@ -7,7 +7,7 @@
  *
  * The publisher owns the request's framing and the destination's credentials: a row's framing
  * headers are never sent, no row can make undici refuse the request, and a relayed row cannot
- * replace the destination's auth or static headers (request-headers.ts); a request undici
+ * replace the destination's auth or static headers (publish-headers.ts); a request undici
  * refuses anyway costs no connection (destination-pool.ts). `close()` is bounded
  * (bounded-close.ts), so a hanging destination never holds a shutdown.
  */
@@ -27,7 +27,7 @@ import { httpErrorText } from './error-text.js';
 import { createOAuth2TokenManager, type OAuth2TokenManager } from './oauth2-token-manager.js';
 import { CLOSE_GRACE_MS } from './bounded-close.js';
 import { DestinationPool } from './destination-pool.js';
-import { requestHeaders, staticHeaderMap, wireEntry } from './request-headers.js';
+import { requestHeaders, staticHeaderMap, wireEntry } from './publish-headers.js';
 import { exchange } from './http-exchange.js';
 import { statusClassOf, type HttpStatusClass } from './status-class.js';
 import { joinUrl, requestTarget } from './url-builder.js';

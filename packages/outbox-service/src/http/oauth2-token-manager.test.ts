@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Secret, type Clock, type OutboxMessage } from '@queuebox/core';
-import { outboxMessage } from '../routing/testing/outbox-message.js';
-import { httpDestination } from '../routing/testing/routing-config.js';
+import {
+  httpDestination,
+  type HttpSink,
+  outboxMessage,
+  type SinkRequest,
+  startHttpSink,
+} from '@queuebox/testing';
 import { createHttpPublisher } from './http-publisher.js';
 import {
   createOAuth2TokenManager,
@@ -10,7 +15,6 @@ import {
   type OAuth2Client,
   type OAuth2TokenManager,
 } from './oauth2-token-manager.js';
-import { startHttpSink, type HttpSink, type SinkRequest } from '@queuebox/testing';
 
 /** A clock the test moves by hand. */
 class ManualClock implements Clock {

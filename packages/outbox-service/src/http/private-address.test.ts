@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DestinationConfig } from '@queuebox/core';
 import { Secret } from '@queuebox/core';
-import { httpDestination, kafkaDestination } from '../routing/testing/routing-config.js';
+import { httpDestination, kafkaDestination } from '@queuebox/testing';
 import { checkPrivateAddresses, privateRangeOf } from './private-address.js';
 
 function config(destinations: Record<string, DestinationConfig>, block = true) {

@@ -1,5 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { createMicrometerTimer, type MicrometerTimer } from './micrometer-timer.js';
+import { createMicrometerTimer, type MicrometerTimer } from './summary-timer.js';
 
 /**
  * The metric families the outbox (poller, HTTP publisher, transforms) and the retention service

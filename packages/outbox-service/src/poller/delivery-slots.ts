@@ -1,5 +1,9 @@
-import { sanitizeError, type ClaimedOutboxMessage, type Logger } from '@queuebox/core';
-import { settledWithin } from './abortable-sleep.js';
+import {
+  settledWithin,
+  sanitizeError,
+  type ClaimedOutboxMessage,
+  type Logger,
+} from '@queuebox/core';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { logTexts } from './log-texts.js';
 import type { MessageProcessor } from './message-processor.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Fence } from '@queuebox/core';
 import { LeaseKeeper } from './lease-keeper.js';
-import { RecordingLogger, until } from './testing/fakes.js';
+import { RecordingLogger, until } from '@queuebox/testing';
 
 function fence(id: string): Fence {
   return { id, claimToken: `t-${id}` };

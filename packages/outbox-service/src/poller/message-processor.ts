@@ -1,4 +1,5 @@
 import {
+  correlationIdOf,
   retryDelayMs,
   sanitize,
   sanitizeError,
@@ -13,7 +14,8 @@ import {
 } from '@queuebox/core';
 import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
-import type { MessageRouter, RoutingResult, TransformPipeline } from '../routing/routing-result.js';
+import type { MessageRouter, RoutingResult } from '../routing/message-router.js';
+import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';
 import { ShutdownAbandonedError } from './poller-errors.js';
 
@@ -152,9 +154,13 @@ export class MessageProcessor {
       payload = result.payload;
     }
 
-    if (routing.address !== null && routing.address.trim() === '') {
+    const blank = routing.address !== null && routing.address.trim() === '';
+    if (routing.addressProblem !== null || blank) {
       this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
-      await this.fail(task, sanitize(failureReasons.blankAddress(destination)));
+      // The router says why (which template or column); the generic text covers a router that
+      // handed over a blank address without saying so.
+      const reason = routing.addressProblem ?? failureReasons.blankAddress(destination);
+      await this.fail(task, sanitize(reason));
       return;
     }
 
@@ -272,16 +278,3 @@ export class MessageProcessor {
 }
 
 function noop(): void {}
-
-const CORRELATION_HEADER = 'x-correlation-id';
-
-/** The row header `X-Correlation-Id` in any letter case (spec §4.3 step 1). */
-export function correlationIdOf(headers: Readonly<Record<string, string>>): string | undefined {
-  const exact = headers['X-Correlation-Id'];
-  if (exact !== undefined) return exact;
-  for (const name in headers) {
-    if (name.length === CORRELATION_HEADER.length && name.toLowerCase() === CORRELATION_HEADER)
-      return headers[name];
-  }
-  return undefined;
-}

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PublishRequest } from '@queuebox/core';
-import { delay, FakePublisher, until } from './testing/fakes.js';
-import { pollerHarness, type PollerHarness } from './testing/harness.js';
+import { delay, FakePublisher, until } from '@queuebox/testing';
+import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
 
 let h: PollerHarness | undefined;
 afterEach(async () => {

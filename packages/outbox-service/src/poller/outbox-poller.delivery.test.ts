@@ -1,7 +1,8 @@
 import { JsonPayload } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakePublisher, fakePipeline, fakeRouter, transformStage, until } from './testing/fakes.js';
-import { pollerHarness, type PollerHarness } from './testing/harness.js';
+import { fakePipeline, fakeRouter, transformStage } from '../../test/poller-fakes.js';
+import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
+import { FakePublisher, until } from '@queuebox/testing';
 
 let h: PollerHarness | undefined;
 afterEach(async () => {
@@ -218,6 +219,27 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     h.poller.start();
     await until(() => h!.store.row(id!).attempt === 1);
     expect(h.store.row(id!).lastError).toBe("The address of destination 'events' rendered empty");
+    expect(h.publisher.requests).toHaveLength(0);
+  });
+
+  it("fails the publish with the router's reason when it names why the address is blank", async () => {
+    const problem =
+      "The address template of destination 'events' rendered empty (subject '{{ payload.to }}')";
+    h = pollerHarness({
+      router: fakeRouter({
+        '*': {
+          destination: 'events',
+          destinationType: 'nats',
+          address: '',
+          addressProblem: problem,
+        },
+      }),
+      publishers: [new FakePublisher('nats')],
+    });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1);
+    expect(h.store.row(id!).lastError).toBe(problem);
     expect(h.publisher.requests).toHaveLength(0);
   });
 

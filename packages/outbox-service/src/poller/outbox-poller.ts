@@ -1,5 +1,7 @@
 import {
   ConflatedWakeSignal,
+  settledWithin,
+  sleep,
   sanitizeError,
   type CaptureConfig,
   type ClaimedOutboxMessage,
@@ -10,8 +12,8 @@ import {
 } from '@queuebox/core';
 import type { OutboxMetrics } from '../metrics/outbox-metrics.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
-import type { MessageRouter, TransformPipeline } from '../routing/routing-result.js';
-import { settledWithin, sleep } from './abortable-sleep.js';
+import type { MessageRouter } from '../routing/message-router.js';
+import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { CompletionWriter } from './completion-writer.js';
 import { DeliverySlots } from './delivery-slots.js';
 import { LeaseKeeper } from './lease-keeper.js';

@@ -1,11 +1,11 @@
 import {
+  sleep,
   QueueBoxError,
   RETAINED_STATES,
   type RetentionPolicyConfig,
   type RetentionStore,
   type RetentionTable,
 } from '@queuebox/core';
-import { sleep } from '../poller/abortable-sleep.js';
 
 /** Pause between two full delete batches, so a large backlog does not hog the database. */
 export const BATCH_PAUSE_MS = 10;

@@ -7,7 +7,7 @@ import type {
   RetentionTable,
 } from '@queuebox/core';
 import { createOutboxMetrics } from '../metrics/outbox-metrics.js';
-import { RecordingLogger, until } from '../poller/testing/fakes.js';
+import { RecordingLogger, until } from '@queuebox/testing';
 import { RetentionService } from './retention-service.js';
 
 interface Call {

@@ -1,4 +1,5 @@
 import {
+  sleep,
   sanitizeError,
   systemClock,
   type Clock,
@@ -8,7 +9,6 @@ import {
   type RetentionTable,
 } from '@queuebox/core';
 import type { RetentionMetrics } from '../metrics/outbox-metrics.js';
-import { sleep } from '../poller/abortable-sleep.js';
 import { cleanTable } from './retention-cleanup.js';
 
 export interface RetentionServiceDeps {

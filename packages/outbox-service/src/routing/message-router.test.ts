@@ -3,14 +3,14 @@ import { JsonPayload, type AppConfig } from '@queuebox/core';
 import { createJsonataTransformer } from '../transform/jsonata-transformer.js';
 import { createMessageRouter } from './message-router.js';
 import { validateRouting } from './routing-validator.js';
-import { outboxMessage } from './testing/outbox-message.js';
 import {
   httpDestination,
   kafkaDestination,
   natsDestination,
+  outboxMessage,
   rabbitDestination,
   route,
-} from './testing/routing-config.js';
+} from '@queuebox/testing';
 
 type RoutingConfig = Pick<AppConfig, 'routes' | 'destinations'>;
 

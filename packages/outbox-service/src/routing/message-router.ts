@@ -3,10 +3,35 @@
  * wins, and a row goes to exactly one destination. Everything it needs was compiled at start
  * (`validateRouting`), so routing a row renders templates and nothing else.
  */
-import type { OutboxMessage } from '@queuebox/core';
+import type { DestinationType, OutboxMessage } from '@queuebox/core';
 import { resolveAddress, resolveRoutingKey, templateFields } from './address-resolver.js';
 import type { CompiledRoute, RoutingPlan } from './routing-plan.js';
-import type { MessageRouter, RoutingResult } from './routing-result.js';
+import type { TransformStage } from '../transform/transform-stage.js';
+
+/** What the router decided for one row (spec §5.2). */
+export interface RoutingResult {
+  readonly destination: string;
+  readonly destinationType: DestinationType;
+  readonly routeTransform: TransformStage | null;
+  readonly destinationTransform: TransformStage | null;
+  /** RabbitMQ routing key / Kafka record key; null when none applies. */
+  readonly routingKey: string | null;
+  /** RabbitMQ exchange / Kafka topic / NATS subject; null for HTTP. Empty string = failed render. */
+  readonly address: string | null;
+  /**
+   * Set (and `address` is `''`) when the address resolved blank: the error the poller fails this
+   * row's publish with (spec §5.2), naming the template or the `*From` column, e.g. "The address
+   * template of destination 'x' rendered empty (...)". Null otherwise.
+   */
+  readonly addressProblem: string | null;
+}
+
+export interface MessageRouter {
+  /** First matching route wins; null when no route matches the topic. */
+  route(message: OutboxMessage): RoutingResult | null;
+  /** Which destination a topic routes to (admin replay by destination), without a row. */
+  destinationOf(topic: string): string | null;
+}
 
 export function createMessageRouter(plan: RoutingPlan): MessageRouter {
   const match = (topic: string): CompiledRoute | undefined =>

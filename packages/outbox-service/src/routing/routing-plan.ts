@@ -3,7 +3,7 @@
  * patterns as regular expressions and every transform as a ready stage, so no row ever compiles.
  */
 import type { DestinationConfig, RouteConfig } from '@queuebox/core';
-import type { TransformStage } from './routing-result.js';
+import type { TransformStage } from '../transform/transform-stage.js';
 
 export interface CompiledRoute {
   /** Position in `routes`: list order decides, the first match wins. */

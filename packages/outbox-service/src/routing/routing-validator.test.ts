@@ -8,7 +8,7 @@ import {
   natsDestination,
   rabbitDestination,
   route,
-} from './testing/routing-config.js';
+} from '@queuebox/testing';
 
 type RoutingConfig = Pick<AppConfig, 'routes' | 'destinations'>;
 const transformer = createJsonataTransformer();

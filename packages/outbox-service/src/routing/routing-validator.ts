@@ -18,7 +18,7 @@ import {
 import { compileTransformStage } from '../transform/transform-stage.js';
 import { addressKeys } from './address-resolver.js';
 import type { CompiledDestination, CompiledRoute, RoutingPlan } from './routing-plan.js';
-import type { TransformStage } from './routing-result.js';
+import type { TransformStage } from '../transform/transform-stage.js';
 
 const ADDRESS_COLUMNS: readonly string[] = ['aggregate_type', 'topic', 'key'];
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { JsonPayload, type TransformConfig, type TransformOnError } from '@queuebox/core';
-import type { RoutingResult } from '../routing/routing-result.js';
-import { outboxMessage } from '../routing/testing/outbox-message.js';
+import type { RoutingResult } from '../routing/message-router.js';
+import { outboxMessage } from '@queuebox/testing';
 import { createJsonataTransformer } from './jsonata-transformer.js';
 import { compileTransformStage } from './transform-stage.js';
 import {
@@ -33,6 +33,7 @@ function routing(
     destinationTransform: destination,
     routingKey: null,
     address: null,
+    addressProblem: null,
   };
 }
 

@@ -11,12 +11,19 @@ import {
   type OutboxMessage,
   type TransformBindings,
 } from '@queuebox/core';
-import type {
-  PipelineResult,
-  RoutingResult,
-  TransformPipeline,
-  TransformStage,
-} from '../routing/routing-result.js';
+import type { RoutingResult } from '../routing/message-router.js';
+import type { TransformStage } from './transform-stage.js';
+
+/** Result of running the route then the destination stage on one row (spec §5.4). */
+export type PipelineResult =
+  /** The row's own payload when every stage was skipped, else the last stage's result. */
+  | { readonly kind: 'success'; readonly payload: JsonPayload }
+  | { readonly kind: 'error'; readonly reason: string }
+  | { readonly kind: 'dead' };
+
+export interface TransformPipeline {
+  run(message: OutboxMessage, routing: RoutingResult): Promise<PipelineResult>;
+}
 
 export type TransformFailureStrategy = 'fail' | 'skip' | 'dead';
 

@@ -5,10 +5,21 @@
 import {
   compileConfigured,
   limitsOf,
+  type Json,
   type TransformConfig,
   type Transformer,
 } from '@queuebox/core';
-import type { TransformStage } from '../routing/routing-result.js';
+
+/** A compiled transform stage with its configured error strategy (spec §5.4). */
+export interface TransformStage {
+  readonly onError: 'Fail' | 'Skip' | 'Dead';
+  /** Config key path, e.g. `routes[0].transform.expression`, for messages. */
+  readonly keyPath: string;
+  evaluate(
+    input: Json,
+    bindings: Record<string, Json>,
+  ): Promise<{ ok: true; value: Json } | { ok: false; reason: string }>;
+}
 
 /**
  * @param keyPath the configuration key of the expression, e.g. `routes[0].transform.expression`

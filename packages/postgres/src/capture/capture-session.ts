@@ -10,8 +10,8 @@ import {
   type LockAttempt,
 } from '@queuebox/core';
 import postgres from 'postgres';
-import { poolOptions } from '../pool.js';
-import { withTimeout } from '../with-timeout.js';
+import { poolOptions } from '../connection/pool.js';
+import { withTimeout } from '../connection/with-timeout.js';
 import { captureLockKey, captureSql } from './capture-sql.js';
 import {
   captureConnectionSettings,

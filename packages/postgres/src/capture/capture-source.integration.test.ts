@@ -74,6 +74,7 @@ describe.skipIf(!pg.available)('PostgreSQL capture source', () => {
     expect(await (await open({ identity: 'other_identity' })).tryLock()).toEqual({ held: true });
     const [lock] = await db.sql<{ pid: number }[]>`
       SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
         AND objid::bigint = (${captureLockKey('queuebox')}::bigint & 4294967295)`;
     expect(String(lock?.pid)).toBe(first.id);
     expect(await first.alive(2_000)).toBe(true);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { toError, type ChangeListener, type ChangeStream } from '@queuebox/core';
 import postgres from 'postgres';
-import { sslFrom } from '../pool.js';
+import { sslFrom } from '../connection/pool.js';
 import type { CaptureConnectionSettings } from './connection-settings.js';
 import { OutboxChangeDecoder, parseServerMessage, statusUpdate } from './pgoutput.js';
 

@@ -6,7 +6,7 @@ import {
 } from '@queuebox/core';
 import type postgres from 'postgres';
 import { migrations as bundled, type Migration } from '../migrations/index.js';
-import { redactReason } from '../redact.js';
+import { redactReason } from '../connection/redact.js';
 import { flywayLockKey } from './advisory-lock.js';
 import { flywayChecksum } from './checksum.js';
 import {

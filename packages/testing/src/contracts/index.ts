@@ -24,3 +24,10 @@ export {
   type PublisherTarget,
   type ReceivedMessage,
 } from './publisher-contract.js';
+export {
+  brokerSourceContract,
+  type BrokerProbe,
+  type BrokerSourceHarness,
+  type BrokerSourceTarget,
+  type PublishedMessage,
+} from './broker-source.js';

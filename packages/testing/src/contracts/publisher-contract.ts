@@ -40,6 +40,12 @@ export interface PublisherHarness {
   readonly destination: string;
   /** The time after which a publish to a silent receiver fails (the option, or the type's own). */
   readonly timeoutMs: number;
+  /**
+   * What the router resolves for this destination and hands every publish: the exchange (topic,
+   * subject) and the routing key. A transport without them (HTTP) leaves them out: null.
+   */
+  readonly address?: string | null;
+  readonly routingKey?: string | null;
   /** Every message the receiver got so far, in arrival order (the contract polls it). */
   received(): Promise<ReceivedMessage[]>;
   /** From now on the receiver refuses every message. */
@@ -124,8 +130,8 @@ export function publisherContract(target: PublisherTarget): void {
         message,
         destination: options.destination ?? h.destination,
         payload: options.payload ?? message.payload,
-        routingKey: null,
-        address: null,
+        routingKey: h.routingKey ?? null,
+        address: h.address ?? null,
         signal: options.signal ?? new AbortController().signal,
       });
     }

@@ -1,0 +1,147 @@
+import { ConfigError, loadConfig } from '@queuebox/config';
+import {
+  sanitize,
+  silentLogger,
+  toError,
+  type AppConfig,
+  type DeliveryHandler,
+  type SourceConfig,
+} from '@queuebox/core';
+import {
+  createJsonataTransformer,
+  checkPrivateAddresses,
+  validateRouting,
+} from '@queuebox/outbox-service';
+import { Registry } from 'prom-client';
+import { adminAuthenticator } from '../admin/admin-request.js';
+import { buildHttpApps } from '../http/apps.js';
+import { RequestDrain } from '../http/drain.js';
+import { loggerOptionsFromEnv } from '../observability/logger.js';
+import {
+  brokerRegistered,
+  captureRegistered,
+  loadCaptureProvider,
+  loadDatabaseProvider,
+  providers,
+  type ProviderRegistry,
+} from '../providers.js';
+import { readDemoConfig } from './demo-config.js';
+import { dataRoutes } from './http-routes.js';
+import { registeredBrokers } from './outbox-assembly.js';
+import { buildSourceConsumers } from './source-consumers.js';
+import { unconnectedDatabase } from './unconnected-database.js';
+import { unbuiltFeatureProblems } from './unbuilt-guard.js';
+
+export interface OfflineCheck {
+  /** Null when the configuration did not load (the loader's problems are then the list). */
+  readonly config: AppConfig | null;
+  /** Every problem the start would stop on before it touches the database; empty when none. */
+  readonly problems: readonly string[];
+}
+
+/**
+ * `queuebox config check`: every check of the start that needs no database and no broker, run
+ * by the same functions the start runs (spec §17.1 steps 1-4 and the route and source builds of
+ * step 8), each collected instead of stopping at the first, so one run lists everything.
+ *
+ * Nothing here connects: the database provider is loaded (a module import) only to ask its
+ * offline `check`, the HTTP routes are built on a database that refuses every use, and the
+ * capture source and broker source consumers are built but never started. The DNS check of `http.blockPrivateAddresses`
+ * does resolve names, as the start does.
+ */
+export async function checkOffline(
+  env: Readonly<Record<string, string | undefined>>,
+  registry: ProviderRegistry = providers,
+): Promise<OfflineCheck> {
+  const problems: string[] = [];
+  const collect = async (run: () => unknown): Promise<void> => {
+    try {
+      await run();
+    } catch (error: unknown) {
+      problems.push(...problemLines(error));
+    }
+  };
+
+  await collect(() => loggerOptionsFromEnv(env));
+  let config: AppConfig | null = null;
+  await collect(() => {
+    config = loadConfig({ env, demoConfigYaml: readDemoConfig() });
+  });
+  if (config === null) return { config, problems };
+  const loaded: AppConfig = config;
+
+  problems.push(...unbuiltFeatureProblems(loaded, registry));
+  if (registry[loaded.database.type]?.kind === 'database') {
+    await collect(async () => {
+      const provider = await loadDatabaseProvider(loaded.database.type, registry);
+      problems.push(...(provider.check?.(loaded) ?? []));
+    });
+  }
+  const capture = loaded.outbox.capture;
+  if (capture.enabled && captureRegistered(capture.mode, registry)) {
+    // The capture source is built as the start builds it; it connects only when started.
+    await collect(async () => {
+      const provider = await loadCaptureProvider(capture.mode, registry);
+      provider.createCaptureSource(loaded, { logger: silentLogger });
+    });
+  }
+  const transformer = createJsonataTransformer();
+  await collect(() =>
+    validateRouting(loaded, transformer, {
+      publisherTypes: ['http', ...registeredBrokers(loaded, registry)],
+    }),
+  );
+  await collect(() => checkPrivateAddresses(loaded));
+  await collect(() =>
+    buildHttpApps({
+      managementPort: loaded.server.managementPort,
+      maxBodyBytes: loaded.inbox.maxBodyBytes,
+      registry: new Registry(),
+      health: [],
+      drain: new RequestDrain(),
+      dataRoutes: dataRoutes(
+        loaded,
+        unconnectedDatabase(),
+        transformer,
+        new Registry(),
+        silentLogger,
+      ),
+    }),
+  );
+  if (loaded.admin.enabled) await collect(() => adminAuthenticator(loaded.admin));
+  await collect(async () => {
+    // Kinds without a provider are already reported by the unbuilt-feature guard.
+    const sources = Object.fromEntries(
+      Object.entries(loaded.sources).filter(
+        ([, source]: [string, SourceConfig]) =>
+          source.type !== 'http' && brokerRegistered(source.type, registry),
+      ),
+    );
+    const consumers = await buildSourceConsumers(
+      { sources },
+      { handlerFor: () => NEVER_CONSUMED, logger: silentLogger },
+      registry,
+    );
+    await Promise.allSettled(consumers.map((consumer) => consumer.close()));
+  });
+  return { config: loaded, problems };
+}
+
+/** The check builds consumers to validate them and closes them unstarted: nothing is delivered. */
+const NEVER_CONSUMED: DeliveryHandler = {
+  handle: () => Promise.reject(new Error('config check consumes no message')),
+};
+
+/** One line per problem: the loader's and the routing check's lists, or the error's own text. */
+function problemLines(error: unknown): string[] {
+  if (error instanceof ConfigError && error.problems.length > 0) return [...error.problems];
+  const listed = (error as { problems?: unknown }).problems;
+  if (Array.isArray(listed) && listed.every((line) => typeof line === 'string')) return listed;
+  const text = sanitize(toError(error).message);
+  // "2 HTTP destinations point at private addresses:\n  - ...\n  - ...": one line each.
+  const items = text
+    .split('\n')
+    .filter((line) => line.startsWith('  - '))
+    .map((line) => line.slice(4));
+  return items.length > 0 ? items : [text];
+}

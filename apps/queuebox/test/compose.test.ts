@@ -1,0 +1,94 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '@queuebox/config';
+import { load } from 'js-yaml';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * docker/compose.yml and docker/Dockerfile, read as files (no Docker engine runs here): the
+ * stop grace period covers the shutdown bounds, the observability profile mounts files that
+ * exist and point at each other, and the image's health command and Node.js version agree.
+ */
+const DOCKER = new URL('../../../docker/', import.meta.url);
+const read = (path: string) => readFileSync(new URL(path, DOCKER), 'utf8');
+
+interface Service {
+  readonly image?: string;
+  readonly profiles?: readonly string[];
+  readonly volumes?: readonly string[];
+  readonly stop_grace_period?: string;
+  readonly healthcheck?: unknown;
+}
+
+const compose = load(read('compose.yml')) as { services: Record<string, Service> };
+
+function seconds(duration: string): number {
+  const match = /^(\d+)(ms|s|m)$/.exec(duration);
+  if (match === null) throw new Error(`not a compose duration: ${duration}`);
+  return Number(match[1]) * { ms: 0.001, s: 1, m: 60 }[match[2] as 'ms' | 's' | 'm'];
+}
+
+describe('docker/compose.yml', () => {
+  it('gives QueueBox more time to stop than its shutdown bounds (spec §17.2)', () => {
+    const demo = loadConfig({
+      env: {},
+      demoConfigYaml: read('queuebox.yml'),
+      readFile: () => undefined,
+    });
+    const timeoutS = demo.outbox.shutdownTimeoutMs / 1000;
+    // Drain 5 s, servers max(timeout, 5 s), poller timeout, retention 1.5 s, pool 5 s.
+    const bound = 5 + Math.max(timeoutS, 5) + timeoutS + 1.5 + 5;
+    const queuebox = compose.services.queuebox!;
+    expect(seconds(queuebox.stop_grace_period ?? '10s')).toBeGreaterThan(bound);
+    // The image's health command follows the configuration; compose must not pin a port.
+    expect(queuebox.healthcheck).toBeUndefined();
+  });
+
+  it('runs Prometheus and Grafana with the alert rules and the dashboard in the observability profile', () => {
+    const { prometheus, grafana } = compose.services;
+    for (const service of [prometheus, grafana])
+      expect(service?.profiles).toEqual(['observability']);
+    const mounts = [...(prometheus?.volumes ?? []), ...(grafana?.volumes ?? [])].map((volume) => {
+      const [host = '', container = ''] = volume.split(':');
+      return { host, container };
+    });
+    for (const { host } of mounts)
+      expect(existsSync(fileURLToPath(new URL(host, DOCKER))), host).toBe(true);
+    const containerPaths = mounts.map((m) => m.container);
+    expect(containerPaths).toContain('/etc/prometheus/alerts.yml');
+    expect(mounts.find((m) => m.container === '/etc/prometheus/alerts.yml')?.host).toBe(
+      './prometheus/alerts.yml',
+    );
+    const config = load(read('prometheus/prometheus.yml')) as {
+      rule_files: string[];
+      scrape_configs: { static_configs: { targets: string[] }[] }[];
+    };
+    expect(config.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+    expect(config.scrape_configs[0]?.static_configs[0]?.targets).toEqual(['queuebox:8080']);
+    const provider = load(read('grafana/provisioning/dashboards/queuebox.yml')) as {
+      providers: { options: { path: string } }[];
+    };
+    const dashboardMount = mounts.find((m) => m.host === './grafana/queuebox.json');
+    expect(dashboardMount?.container.startsWith(`${provider.providers[0]?.options.path}/`)).toBe(
+      true,
+    );
+  });
+});
+
+describe('docker/Dockerfile', () => {
+  const dockerfile = read('Dockerfile');
+
+  it('runs an exact Node.js 24 LTS version in both stages, as the demo receiver does', () => {
+    const version = /^ARG NODE_VERSION=(\d+\.\d+\.\d+)$/m.exec(dockerfile)?.[1];
+    expect(version).toMatch(/^24\./);
+    expect(dockerfile.match(/^FROM node:\$\{NODE_VERSION\}-bookworm-slim/gm)).toHaveLength(2);
+    expect(compose.services.receiver?.image).toBe(`node:${version}-bookworm-slim`);
+  });
+
+  it('checks health with the healthcheck command, not a fixed port', () => {
+    expect(dockerfile).toMatch(
+      /^HEALTHCHECK .*\\\n\s+CMD \["node", "\/app\/dist\/main\.js", "healthcheck"\]$/m,
+    );
+    expect(dockerfile).not.toContain('8080/health');
+  });
+});

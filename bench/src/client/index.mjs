@@ -1,0 +1,96 @@
+/**
+ * `pnpm bench client`: the client packages' speed (issue 15). (1) 100,000 `enqueue` calls, each
+ * in its own transaction, from 16 connections, beside a hand-written single-row INSERT;
+ * `enqueueMany` of 1,000 rows a call beside a hand-written multi-row INSERT (targets: ≥ 0.9 of
+ * the hand-written rate). (2) A pull source of 100,000 rows consumed by 4 workers (batchSize 100,
+ * maxConcurrency 8, no-op handler) beside the single-row commit rate of 32 connections (target:
+ * ≥ 0.6 of it). 1 KiB payloads, null keys, a fresh database per scenario.
+ */
+import { silentLogger } from '@queuebox/core';
+import { runMigrations } from '@queuebox/postgres';
+import { wanted } from '../lib/args.mjs';
+import { createContext, runScenarios } from '../lib/context.mjs';
+import { connect, withDatabase } from '../lib/pg.mjs';
+import { fmtInt, fmtRatio, printConditions, section, table, writeResults } from '../lib/report.mjs';
+import { round } from '../lib/util.mjs';
+import { manyRows, singleRows } from './enqueue.mjs';
+import { commitRate, pullThroughput } from './pull.mjs';
+
+async function migrated(prefix, keep, body) {
+  return withDatabase(prefix, keep, async (db) => {
+    const sql = connect(db, { max: 1 });
+    try {
+      await runMigrations(sql, { logger: silentLogger });
+    } finally {
+      await sql.end({ timeout: 5 });
+    }
+    return body(db);
+  });
+}
+
+export async function runClient(options) {
+  const ctx = await createContext(options);
+  const o = ctx.options;
+  const keep = o['keep-db'];
+  section('client benchmark: conditions');
+  printConditions(ctx.conditions);
+  console.log(
+    `${o.rows} rows of ${o['body-bytes']} B, null keys; enqueue from ${o['client-connections']} connections; enqueueMany ${o['many-rows']} rows a call from ${o['many-connections']}; pull: ${o['pull-workers']} workers, batchSize ${o['pull-batch']}, maxConcurrency ${o['pull-concurrency']}; commit rate from ${o['commit-connections']} connections over ${o.duration} s`,
+  );
+  const scenario = (id, what, fn) => [
+    id,
+    async () => ({ id, what, figures: await migrated(`qb_client_${id.replace(/-/g, '_')}`, keep, (db) => fn(ctx, db)) }),
+  ];
+  const plan = [
+    scenario('cl-enqueue', 'enqueue, one row a transaction', (c, db) => singleRows(c, db, 'client')),
+    scenario('cl-enqueue-raw', 'hand-written single-row INSERT', (c, db) => singleRows(c, db, 'raw')),
+    scenario('cl-many', 'enqueueMany, 1,000 rows a call', (c, db) => manyRows(c, db, 'client')),
+    scenario('cl-many-raw', 'hand-written multi-row INSERT', (c, db) => manyRows(c, db, 'raw')),
+    scenario('cl-pull', 'InboxWorker ×4, no-op handler', pullThroughput),
+    scenario('cl-commit', 'single-row commits, 32 connections', commitRate),
+  ].filter(([id]) => wanted(o, id));
+  let scenarios;
+  try {
+    scenarios = await runScenarios(plan, o);
+  } finally {
+    await ctx.close();
+  }
+  const figure = (id, name) => scenarios.find((s) => s.id === id && !s.error)?.figures[name] ?? null;
+  const ratio = (a, b) => (a !== null && b ? round(a / b, 2) : null);
+  const enqueueRatio = ratio(figure('cl-enqueue', 'rowsPerSecond'), figure('cl-enqueue-raw', 'rowsPerSecond'));
+  const manyRatio = ratio(figure('cl-many', 'rowsPerSecond'), figure('cl-many-raw', 'rowsPerSecond'));
+  const pullRatio = ratio(figure('cl-pull', 'completedPerSecond'), figure('cl-commit', 'commitsPerSecond'));
+  const result = {
+    benchmark: 'client',
+    startedAt: ctx.startedAt,
+    finishedAt: new Date().toISOString(),
+    options: Object.fromEntries(Object.entries(o).filter(([k]) => k !== 'onlySet')),
+    conditions: ctx.conditions,
+    scenarios,
+    targets: [
+      { target: '(1) enqueue ≥ 0.9 × single-row INSERT', value: enqueueRatio, met: enqueueRatio === null ? null : enqueueRatio >= 0.9 },
+      { target: '(1) enqueueMany ≥ 0.9 × multi-row INSERT', value: manyRatio, met: manyRatio === null ? null : manyRatio >= 0.9 },
+      { target: '(2) pull completed/s ≥ 0.6 × single-row commits/s', value: pullRatio, met: pullRatio === null ? null : pullRatio >= 0.6 },
+    ],
+  };
+  section('client benchmark: results');
+  console.log(
+    table(
+      ['id', 'what', 'rows or commits / s', 'seconds'],
+      scenarios.map((s) =>
+        s.error
+          ? [s.id, s.error, '—', '—']
+          : [s.id, s.what, fmtInt(s.figures.rowsPerSecond ?? s.figures.completedPerSecond ?? s.figures.commitsPerSecond), s.figures.seconds],
+      ),
+    ),
+  );
+  console.log(
+    table(
+      ['target', 'value', 'met'],
+      result.targets.map((t) => [t.target, fmtRatio(t.value), t.met === null ? '—' : t.met ? 'yes' : 'NO']),
+    ),
+  );
+  const file = writeResults('client', result);
+  console.log(`\nJSON: ${file}`);
+  return result;
+}

@@ -1,0 +1,96 @@
+/**
+ * (2) A pull source consumed by @queuebox/inbox workers in one process (no-op handler), beside
+ * the machine's single-row commit rate from 32 connections measured in the same run: the
+ * contract commits once per message, so that rate bounds what any pull worker can do.
+ */
+import { fromPostgresJs, InboxWorker } from '@queuebox/inbox';
+import { connect } from '../lib/pg.mjs';
+import { now, round, sleep } from '../lib/util.mjs';
+
+const SOURCE = 'bench_pull';
+
+export async function pullThroughput(ctx, db) {
+  const o = ctx.options;
+  const rows = o.rows;
+  const load = connect(db, { max: 4 });
+  try {
+    await load.unsafe(
+      `INSERT INTO inbox (source, idempotency_key, payload, consumption, created_at)
+       SELECT $1, 'k' || n, $2::text::jsonb, 'pull', clock_timestamp()
+       FROM generate_series(1, $3::int) AS n`,
+      [SOURCE, ctx.payloads.text(0, null), rows],
+    );
+    await load`ANALYZE inbox`;
+  } finally {
+    await load.end({ timeout: 5 });
+  }
+  const workers = o['pull-workers'];
+  const perWorker = o['pull-concurrency'];
+  // Each worker: its handlers' connections, plus the claim and the renewals.
+  const sql = connect(db, { max: workers * (perWorker + 2) });
+  const observe = connect(db, { max: 1 });
+  const stop = new AbortController();
+  let completed = 0;
+  const started = now();
+  const runs = Array.from({ length: workers }, () =>
+    new InboxWorker(fromPostgresJs(sql), {
+      source: SOURCE,
+      batchSize: o['pull-batch'],
+      maxConcurrency: perWorker,
+      pollIntervalMs: 100,
+    }).run(() => {
+      completed += 1;
+      return Promise.resolve();
+    }, stop.signal),
+  );
+  try {
+    const deadline = Date.now() + o.timeout * 1000;
+    for (;;) {
+      const [row] = await observe`SELECT count(*)::int AS n FROM inbox
+        WHERE source = ${SOURCE} AND state <> 'processed'`;
+      if (row.n === 0) break;
+      if (Date.now() > deadline) throw new Error(`${row.n} messages left after ${o.timeout} s`);
+      await sleep(100);
+    }
+    const seconds = (now() - started) / 1000;
+    return {
+      rows,
+      workers,
+      batchSize: o['pull-batch'],
+      maxConcurrency: perWorker,
+      handled: completed,
+      seconds: round(seconds, 2),
+      completedPerSecond: round(rows / seconds, 0),
+    };
+  } finally {
+    stop.abort();
+    await Promise.all(runs);
+    await sql.end({ timeout: 5 });
+    await observe.end({ timeout: 5 });
+  }
+}
+
+/** Autocommit single-row INSERTs from `connections` loops for `seconds`: commits per second. */
+export async function commitRate(ctx, db) {
+  const connections = ctx.options['commit-connections'];
+  const seconds = ctx.options.duration;
+  const sql = connect(db, { max: connections });
+  try {
+    await sql`CREATE TABLE commit_probe (id bigserial PRIMARY KEY, v int NOT NULL)`;
+    let commits = 0;
+    const until = now() + seconds * 1000;
+    const started = now();
+    await Promise.all(
+      Array.from({ length: connections }, async () => {
+        while (now() < until) {
+          await sql`INSERT INTO commit_probe (v) VALUES (1)`;
+          commits += 1;
+        }
+      }),
+    );
+    const took = (now() - started) / 1000;
+    return { connections, seconds: round(took, 2), commits, commitsPerSecond: round(commits / took, 0) };
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

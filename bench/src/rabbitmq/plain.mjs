@@ -1,0 +1,44 @@
+/** The plain amqplib client beside QueueBox: 1 KiB messages with confirms, N in flight. */
+import { loadAverage } from '../lib/machine.mjs';
+import { log, round } from '../lib/util.mjs';
+import { publishConfirmed } from './broker.mjs';
+
+export async function plainThroughput(ctx, broker, { id, inFlight }) {
+  const { options } = ctx;
+  const rows = options.rows;
+  const scratch = await broker.scratch(id);
+  log(`${id}: plain amqplib client, ${rows} messages, ${inFlight} in flight — ${scratch.exchange}`);
+  try {
+    const loadBefore = loadAverage();
+    const { t0, t1, failed } = await publishConfirmed(broker.connection, {
+      exchange: scratch.exchange,
+      routingKey: 'bench.event',
+      count: rows,
+      inFlight,
+      body: (i) => ctx.payloads.text(i, null),
+    });
+    const depth = await scratch.depth();
+    const seconds = (t1 - t0) / 1000;
+    return {
+      id,
+      system: 'amqplib',
+      title: `plain client, ${inFlight} publishes in flight`,
+      rows,
+      payloadBytes: options['body-bytes'],
+      settings: {
+        client: `amqplib confirm channel, persistent, content_type application/json, ${inFlight} unconfirmed at most`,
+      },
+      figures: {
+        messagesPerSecond: round(rows / seconds, 0),
+        firstToLastSeconds: round(seconds, 2),
+        nacked: failed,
+        inQueue: depth,
+        lost: rows - depth,
+      },
+      loadAverage: { before: loadBefore, after: loadAverage() },
+      cpu: ctx.cpu.window(t0, t1),
+    };
+  } finally {
+    await scratch.drop();
+  }
+}

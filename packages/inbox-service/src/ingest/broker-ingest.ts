@@ -1,0 +1,246 @@
+/**
+ * The inbox side of a broker source (spec §7.6, §7.7, §7.8): what the RabbitMQ, Kafka and NATS
+ * adapters hand every delivery to. Header filter, correlation id, JSON, attributes, source
+ * transform and store, the HTTP pipeline's steps on the same modules (filter, attribute chain,
+ * validation, transform), answered with a verdict instead of a status code.
+ *
+ * The verdict says how the adapter settles the delivery, and `ack` is given only once a row is
+ * committed (or none is due: a filtered message, a duplicate):
+ * - stored, duplicate, filtered → ack;
+ * - a message that can never be stored as it came (not UTF-8, not JSON, nested too deep, a NUL,
+ *   a number PostgreSQL refuses, an attribute longer than its column, a header with a NUL) → a
+ *   dead row, then ack: redelivering it would fail the same way for ever. Its key is the body's
+ *   `sha256:` digest, its payload the body if that can be stored, else `{"raw": <the text>}`
+ *   (`base64:<bytes>` when the text is not UTF-8 or holds a NUL);
+ * - a transform rejection (onError Fail or Dead) → the original payload as a dead row, then ack;
+ * - a store failure or any other error → retry (requeue, nak, seek back), the adapter backing off.
+ */
+import {
+  CORRELATION_ID_HEADER,
+  JsonPayload,
+  sanitize,
+  sanitizeError,
+  toError,
+  type Clock,
+  type DeliveryHandler,
+  type DeliveryVerdict,
+  type Headers,
+  type InboxStore,
+  type Logger,
+  type NewInboxMessage,
+  type SourceDelivery,
+  type Transformer,
+} from '@queuebox/core';
+import { receivedCorrelationId } from '../extraction/correlation-id.js';
+import {
+  bodyDigest,
+  compileBrokerExtraction,
+  type BrokerAttributes,
+  type BrokerSourceConfig,
+} from '../extraction/broker-extraction.js';
+import { compileHeaderFilter } from '../filter/header-filter.js';
+import {
+  checkAttributes,
+  checkHeaders,
+  unstorableCharacter,
+} from '../validation/attribute-check.js';
+import { problemText, type InputProblem } from '../validation/input-problem.js';
+import { readReceivedJson } from '../validation/received-json.js';
+import { transformResultPayload } from '../validation/transform-result.js';
+import { brokerLogTexts } from './broker-log-texts.js';
+import type { InboxMetrics } from './metrics.js';
+import { ReceivedHeaders } from './received-headers.js';
+import { compileSourceTransform, sourceBindings } from './source-transform.js';
+
+export interface BrokerIngestDeps {
+  readonly store: InboxStore;
+  readonly transformer: Transformer;
+  readonly logger: Logger;
+  readonly metrics: InboxMetrics;
+  readonly clock: Clock;
+  /** New inbox row ids and fallback correlation ids: random UUIDs. */
+  readonly newId: () => string;
+}
+
+const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
+
+/** Compiles one broker source at start (filter, chains, transform); throws config_invalid. */
+export function createBrokerIngest(
+  sourceName: string,
+  config: BrokerSourceConfig,
+  deps: BrokerIngestDeps,
+): DeliveryHandler {
+  const filter = compileHeaderFilter(config.filter, `sources.${sourceName}.filter`);
+  const extraction = compileBrokerExtraction(sourceName, config, deps);
+  const transform = compileSourceTransform(deps.transformer, config.transform, sourceName);
+  const sourceLogger = deps.logger.child({ source: sourceName });
+  const { metrics } = deps;
+  const storeOptions = { initialDelayMs: config.initialDelayMs };
+  const deadOptions = { initialDelayMs: 0, dead: true };
+
+  async function handle(delivery: SourceDelivery): Promise<DeliveryVerdict> {
+    const headers = new ReceivedHeaders(Object.entries(delivery.headers));
+    const receivedAt = deps.clock.now();
+
+    const filtered = filter.evaluate(headers.lookupLowerCase);
+    if (!filtered.pass) {
+      metrics.filtered.inc({ source: sourceName });
+      sourceLogger.debug(brokerLogTexts.filtered(sourceName, filtered.rule));
+      return { settle: 'ack', outcome: 'filtered' };
+    }
+
+    const correlationId = receivedCorrelationId(
+      headers.get(CORRELATION_ID_HEADER) ?? delivery.fallbacks.correlationId,
+      deps.newId,
+    );
+    const logger = sourceLogger.child({ correlationId });
+    const storedHeaders = headers.stored(NO_EXCLUSIONS);
+    const base = {
+      source: sourceName,
+      correlationId,
+      consumption: config.consumption,
+    };
+
+    /** A message that can never be stored as it came: a dead row under its body's digest. */
+    const storeAsDead = async (problem: InputProblem, bodyStorable: string | null) => {
+      const reason = problemText(problem);
+      logger.warn(brokerLogTexts.storedDead(sourceName, reason));
+      const verdict = await store(
+        {
+          ...base,
+          id: deps.newId(),
+          idempotencyKey: bodyDigest(delivery.body),
+          aggregateId: null,
+          eventType: null,
+          payload:
+            bodyStorable === null ? rawPayload(delivery.body) : JsonPayload.fromText(bodyStorable),
+          headers: storableHeaders(storedHeaders),
+          publishTime: null,
+        },
+        deadOptions,
+        logger,
+      );
+      // Counted once per dead row, not again for each redelivery of the same bytes.
+      if (verdict.settle === 'ack' && verdict.outcome === 'dead')
+        metrics.rejections.inc({ reason: 'extraction_failed' });
+      return verdict;
+    };
+
+    const received = readReceivedJson(delivery.body);
+    if (!received.ok) return storeAsDead(received.problem, null);
+    const headerProblem = checkHeaders(storedHeaders);
+    if (headerProblem !== null) return storeAsDead(headerProblem, received.text);
+
+    const attributes: BrokerAttributes = await extraction.extract(
+      { body: received.value, text: received.text, header: headers.lookup },
+      delivery.body,
+      delivery.fallbacks,
+      logger,
+    );
+    const attributeProblem = checkAttributes(attributes);
+    if (attributeProblem !== null) return storeAsDead(attributeProblem, received.text);
+
+    const id = deps.newId();
+    const message: NewInboxMessage = {
+      ...base,
+      id,
+      idempotencyKey: attributes.idempotencyKey,
+      aggregateId: attributes.aggregateId,
+      eventType: attributes.eventType,
+      payload: JsonPayload.fromText(received.text),
+      headers: storedHeaders,
+      publishTime: attributes.publishTime,
+    };
+    if (transform === null) return store(message, storeOptions, logger);
+
+    const bindings = sourceBindings({
+      messageId: id,
+      source: sourceName,
+      receivedAt,
+      headers: storedHeaders,
+      idempotencyKey: attributes.idempotencyKey,
+      eventType: attributes.eventType,
+    });
+    const outcome = await transform.run(received.value, bindings);
+    const result = outcome.ok ? transformResultPayload(outcome.value) : outcome;
+    if (result.ok) return store({ ...message, payload: result.payload }, storeOptions, logger);
+    const reason = sanitize(result.reason);
+    if (transform.onError === 'Skip') {
+      logger.warn(brokerLogTexts.transformSkipped(sourceName, reason));
+      return store(message, storeOptions, logger);
+    }
+    // Fail and Dead alike: the original payload as a dead row (spec §7.6).
+    logger.warn(brokerLogTexts.transformRejected(sourceName, transform.onError, reason));
+    const rejected = await store(message, deadOptions, logger);
+    if (rejected.settle === 'ack' && rejected.outcome === 'dead')
+      metrics.rejections.inc({ reason: 'transform_failed' });
+    return rejected;
+  }
+
+  async function store(
+    message: NewInboxMessage,
+    options: { readonly initialDelayMs: number; readonly dead?: boolean },
+    logger: Logger,
+  ): Promise<DeliveryVerdict> {
+    try {
+      const result = await deps.store.store(message, options);
+      if (result.kind === 'duplicate') {
+        metrics.messages.inc({ status: 'duplicate' });
+        return { settle: 'ack', outcome: 'duplicate' };
+      }
+      if (options.dead === true) return { settle: 'ack', outcome: 'dead' };
+      metrics.messages.inc({ status: 'new' });
+      return { settle: 'ack', outcome: 'stored' };
+    } catch (error: unknown) {
+      const reason = sanitizeError(error);
+      logger.error(brokerLogTexts.storeFailed(sourceName, reason));
+      return { settle: 'retry', reason };
+    }
+  }
+
+  return {
+    async handle(delivery) {
+      try {
+        return await handle(delivery);
+      } catch (error: unknown) {
+        // The port promises a verdict: an unexpected error sends the delivery back, like a store error.
+        const reason = sanitize(toError(error).message);
+        sourceLogger.error(brokerLogTexts.processingFailed(sourceName, reason));
+        return { settle: 'retry', reason };
+      }
+    },
+  };
+}
+
+// `fatal`: a byte sequence that is not UTF-8 throws, so such a body is kept as base64.
+const DECODER = new TextDecoder('utf-8', { fatal: true });
+
+/** `{"raw": <the body as text>}`, or `base64:` of the bytes when text would alter or refuse them. */
+function rawPayload(body: Uint8Array): JsonPayload {
+  let text: string | null;
+  try {
+    text = DECODER.decode(body);
+  } catch {
+    text = null;
+  }
+  if (text === null || unstorableCharacter(text) !== null) {
+    text = `base64:${Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString('base64')}`;
+  }
+  return JsonPayload.fromText(JSON.stringify({ raw: text }));
+}
+
+/** The headers without those that cannot be stored (a NUL or a lone surrogate in name or value). */
+function storableHeaders(headers: Headers): Headers {
+  if (checkHeaders(headers) === null) return headers;
+  const kept: Headers = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (unstorableCharacter(name) !== null || unstorableCharacter(value) !== null) continue;
+    Object.defineProperty(kept, name, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
+  return kept;
+}

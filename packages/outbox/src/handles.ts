@@ -1,0 +1,119 @@
+/**
+ * The caller's database handle, whichever client library it comes from. Nothing here imports a
+ * driver: each client is recognised by its shape and driven through its own public way of
+ * running SQL text with positional parameters, so the insert runs on the caller's connection,
+ * inside the caller's transaction.
+ */
+
+type Params = readonly (string | null)[];
+
+/*
+ * The handle types are structural and loose on purpose: each library's own signatures are far
+ * richer (overloads, generics), and a parameter typed `never` accepts them all under method
+ * bivariance, so any real handle of the library fits without this package naming its types.
+ * Inside, each is called through the one shape this package actually uses.
+ */
+type Call = (...args: unknown[]) => PromiseLike<unknown>;
+const call = (fn: unknown, self: unknown, ...args: unknown[]): PromiseLike<unknown> =>
+  Reflect.apply(fn as Call, self, args);
+
+/** postgres.js: `sql` or the `tx` of `sql.begin(async (tx) => ...)`. */
+export interface PostgresJsHandle {
+  unsafe(query: string, parameters?: never): PromiseLike<unknown>;
+}
+
+/** pg: the `Client` (or pool client) you ran BEGIN on. A `Pool` is refused (see below). */
+export interface PgClientHandle {
+  query(text: string, values?: never): Promise<unknown>;
+}
+
+/** knex: the `trx` of `knex.transaction(async (trx) => ...)` (or knex itself, for autocommit). */
+export interface KnexHandle {
+  raw(sql: string, bindings?: never): PromiseLike<unknown>;
+}
+
+/** drizzle (PostgreSQL): the `tx` of `db.transaction(async (tx) => ...)` (or `db`). */
+export interface DrizzleHandle {
+  execute(query: never): PromiseLike<unknown>;
+}
+
+/** kysely: the `trx` of `db.transaction().execute(async (trx) => ...)` (or `db`). */
+export interface KyselyHandle {
+  executeQuery(query: never): Promise<unknown>;
+}
+
+export type OutboxHandle =
+  PostgresJsHandle | PgClientHandle | KnexHandle | DrizzleHandle | KyselyHandle;
+
+export type HandleKind = 'postgres.js' | 'pg' | 'knex' | 'drizzle' | 'kysely';
+
+/** Runs one statement, written with `$n` placeholders, on the handle. */
+export interface Runner {
+  readonly kind: HandleKind;
+  run(text: string, knexText: string, params: Params): Promise<void>;
+}
+
+const DRIZZLE_ENTITY = Symbol.for('drizzle:entityKind');
+
+export function runnerFor(db: OutboxHandle): Runner {
+  const handle = db as unknown as Record<string | symbol, unknown>;
+  if (typeof db === 'function' && typeof handle.unsafe === 'function') {
+    return {
+      kind: 'postgres.js',
+      run: async (text, _k, params) => void (await call(handle.unsafe, db, text, [...params])),
+    };
+  }
+  if (typeof db === 'function' && typeof handle.raw === 'function') {
+    // knex binds `?` placeholders and rewrites them for the driver.
+    return {
+      kind: 'knex',
+      run: async (_t, knexText, params) => void (await call(handle.raw, db, knexText, [...params])),
+    };
+  }
+  if (isDrizzle(db) && typeof handle.execute === 'function') {
+    return {
+      kind: 'drizzle',
+      // drizzle's execute() takes anything with getSQL(); the dialect renders it by calling
+      // toQuery(), which here returns the finished text and its positional parameters.
+      run: async (text, _k, params) =>
+        void (await call(handle.execute, db, {
+          getSQL: () => ({ toQuery: () => ({ sql: text, params: [...params], typings: [] }) }),
+        })),
+    };
+  }
+  if (typeof handle.executeQuery === 'function') {
+    return {
+      kind: 'kysely',
+      // A CompiledQuery (kysely's public interface): the driver gets `sql` and `parameters`.
+      run: async (text, _k, params) =>
+        void (await call(handle.executeQuery, db, {
+          sql: text,
+          parameters: [...params],
+          query: { kind: 'RawNode', sqlFragments: [text], parameters: [] },
+          queryId: { queryId: 'queuebox-outbox-insert' },
+        })),
+    };
+  }
+  if (typeof handle.query === 'function') {
+    if (typeof handle.connect === 'function' && typeof handle.totalCount === 'number') {
+      throw new TypeError(
+        'enqueue got a pg Pool: pool.query() runs on any free connection, so the row would not be written in your transaction. Pass the client you ran BEGIN on (const client = await pool.connect()).',
+      );
+    }
+    return {
+      kind: 'pg',
+      run: async (text, _k, params) => void (await call(handle.query, db, text, [...params])),
+    };
+  }
+  throw new TypeError(
+    'enqueue needs a database handle: a postgres.js sql or transaction, a pg client, a knex transaction, a drizzle transaction or a kysely transaction.',
+  );
+}
+
+function isDrizzle(db: object): boolean {
+  const constructor = (db as { constructor?: unknown }).constructor;
+  return (
+    typeof constructor === 'function' &&
+    typeof (constructor as unknown as Record<symbol, unknown>)[DRIZZLE_ENTITY] === 'string'
+  );
+}

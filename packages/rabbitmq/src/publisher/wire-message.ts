@@ -1,0 +1,151 @@
+/**
+ * The AMQP properties of one publish (spec §6.2): `message_id` = row id, `content_type`
+ * `application/json`, the delivery mode, and a header table of `x-topic` (string) and `x-attempt`
+ * (a 32-bit integer, as the reference's Java client wrote it), the destination's static headers
+ * and the row's headers.
+ *
+ * Precedence: on an application's row the row is the last writer, so it may replace a static
+ * header and even `x-topic`/`x-attempt` (they share the table, as in the reference). On a row the
+ * relay wrote (it carries `x-inbox-id`) static headers win over the row's and `x-topic` and
+ * `x-attempt` are QueueBox's, so a webhook sender cannot choose what QueueBox reports
+ * (core's `mergeCustomHeaders`; docs/decisions.md). Static and row headers are merged by
+ * lower-case name among themselves, as on every destination type; the two standard headers are
+ * set by their exact lower-case names, so a row's `X-Topic` is a second entry, as in the
+ * reference's case-sensitive map.
+ *
+ * amqplib encodes the table into a 64 KiB scratch buffer after it has already queued the
+ * publish's confirm callback, so a header it cannot encode would misalign every later confirm
+ * on the channel. Nothing that can fail the encoding reaches it: a name longer than an AMQP
+ * short string (255 bytes) is left out and reported, and a table too large for the buffer fails
+ * its own message before the publish.
+ */
+import {
+  RELAYED_ROW_HEADER,
+  mergeCustomHeaders,
+  type HeaderMap,
+  type Headers,
+  type OutboxMessage,
+} from '@queuebox/core';
+import type { Options } from 'amqplib';
+
+/** The longest AMQP short string in bytes: table keys, exchange names, routing keys. */
+export const MAX_SHORT_STRING_BYTES = 255;
+
+/**
+ * The largest header table sent, in encoded bytes. amqplib's scratch buffer for the properties
+ * is 65,536 bytes; the other properties take well under 1,000.
+ */
+export const MAX_HEADER_TABLE_BYTES = 64_000;
+
+const TOPIC = 'x-topic';
+const ATTEMPT = 'x-attempt';
+/** Key length byte, key, `I` tag, 4-byte signed integer. */
+const ATTEMPT_SIZE = 1 + ATTEMPT.length + 1 + 4;
+
+export type DeliveryModeNumber = 1 | 2;
+
+export type WireProperties =
+  | {
+      readonly ok: true;
+      readonly options: Options.Publish;
+      /** Row header names that cannot be sent (longer than a short string), or null. */
+      readonly unsent: string[] | null;
+    }
+  | { readonly ok: false; readonly error: string };
+
+/** A destination's static headers keyed by lower-case name; names AMQP cannot carry are skipped. */
+export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
+  const map: HeaderMap = new Map();
+  for (const [name, value] of Object.entries(headers)) {
+    if (fitsShortString(name)) map.set(name.toLowerCase(), [name, value]);
+  }
+  return map;
+}
+
+export function wireProperties(
+  message: OutboxMessage,
+  staticHeaders: HeaderMap,
+  deliveryMode: DeliveryModeNumber,
+): WireProperties {
+  const row: HeaderMap = new Map();
+  let unsent: string[] | null = null;
+  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
+    if (!fitsShortString(name)) {
+      (unsent ??= []).push(name);
+      continue;
+    }
+    row.set(name.toLowerCase(), [name, headerText(value)]);
+  }
+  const relayed = row.has(RELAYED_ROW_HEADER);
+  const custom = mergeCustomHeaders(staticHeaders, null, row);
+
+  const table: Record<string, unknown> = {};
+  let bytes = 0;
+  const put = (name: string, value: unknown, size: number) => {
+    // A header named `__proto__` must stay data, never become the prototype.
+    Object.defineProperty(table, name, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    bytes += size;
+  };
+  const attempt = { '!': 'int', value: message.attempt };
+  if (!relayed) {
+    put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
+    put(ATTEMPT, attempt, ATTEMPT_SIZE);
+  }
+  for (const [lower, [name, value]] of custom) {
+    if (relayed && (lower === TOPIC || lower === ATTEMPT)) continue;
+    put(name, value, entrySize(name, value));
+  }
+  if (relayed) {
+    put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
+    put(ATTEMPT, attempt, ATTEMPT_SIZE);
+  }
+  if (bytes > MAX_HEADER_TABLE_BYTES) {
+    return {
+      ok: false,
+      error: `The headers of message ${message.id} take ${bytes} bytes, more than the ${MAX_HEADER_TABLE_BYTES} an AMQP header table can carry here`,
+    };
+  }
+  return {
+    ok: true,
+    options: {
+      mandatory: true,
+      messageId: message.id,
+      contentType: 'application/json',
+      deliveryMode,
+      headers: table,
+    },
+    unsent,
+  };
+}
+
+export function fitsShortString(text: string): boolean {
+  // A UTF-16 unit takes at most 3 UTF-8 bytes, so short texts need no count.
+  return text.length * 3 <= MAX_SHORT_STRING_BYTES || byteLength(text) <= MAX_SHORT_STRING_BYTES;
+}
+
+export function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * A row header's value as text: JSON lets an application store any value in the `headers`
+ * column, so a value that is not a string is sent as its JSON text, as on HTTP.
+ */
+export function headerText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
+/** Key length byte, key, type tag, 4-byte length, value. */
+function entrySize(name: string, value: string): number {
+  return 1 + byteLength(name) + 5 + byteLength(value);
+}
+
+/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
+function objectOrEmpty(headers: Headers): Headers {
+  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
+}

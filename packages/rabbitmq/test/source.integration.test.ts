@@ -1,0 +1,203 @@
+import {
+  silentLogger,
+  type DeliveryHandler,
+  type DeliveryVerdict,
+  type Logger,
+  type SourceDelivery,
+} from '@queuebox/core';
+import {
+  createRabbitKit,
+  requireService,
+  startFaultProxy,
+  type FaultProxy,
+  type RabbitKit,
+} from '@queuebox/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RabbitSourceConsumer } from '../src/index.js';
+import { brokerAddress, rabbitSource, viaProxy } from './source-config.js';
+
+const rabbit = await requireService('rabbitmq', 'rabbitmq: source consumer');
+const url = rabbit.available ? rabbit.url : '';
+
+async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+function recording(answer: () => DeliveryVerdict = () => ({ settle: 'ack', outcome: 'stored' })) {
+  const deliveries: SourceDelivery[] = [];
+  const handler: DeliveryHandler = {
+    handle(delivery) {
+      deliveries.push(delivery);
+      return Promise.resolve(answer());
+    },
+  };
+  return { handler, deliveries };
+}
+
+function warnings(): { logger: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const logger: Logger = {
+    ...silentLogger,
+    warn: (text) => lines.push(text),
+    child: () => logger,
+  };
+  return { logger, lines };
+}
+
+/**
+ * What the RabbitMQ source does beyond the broker contract: AMQP's typed headers and properties,
+ * the queue check and `declareQueue`, a broker that is down at start, a queue deleted under the
+ * consumer, and the backoff that keeps a store outage from becoming a redelivery loop.
+ */
+describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
+  let kit: RabbitKit;
+  const consumers: RabbitSourceConsumer[] = [];
+  const proxies: FaultProxy[] = [];
+
+  beforeAll(async () => {
+    kit = await createRabbitKit(url, 'qb-source');
+  });
+  afterEach(async () => {
+    await Promise.all(consumers.splice(0).map((c) => c.close()));
+    await Promise.all(proxies.splice(0).map((p) => p.close()));
+  });
+  afterAll(async () => {
+    await kit?.cleanup();
+  });
+
+  const consumer = (
+    handler: DeliveryHandler,
+    overrides: Parameters<typeof rabbitSource>[0],
+    logger: Logger = silentLogger,
+  ) => {
+    const created = new RabbitSourceConsumer(
+      'orders',
+      rabbitSource({ connectionUrl: url, ...overrides }),
+      {
+        handler,
+        logger,
+      },
+    );
+    consumers.push(created);
+    return created;
+  };
+
+  it('converts typed AMQP headers and reads message_id, correlation_id and timestamp', async () => {
+    const queue = await kit.queue(kit.name('typed'));
+    const { handler, deliveries } = recording();
+    await consumer(handler, { queueName: queue }).start();
+    await kit.sendToQueue(queue, '{"id":1}', {
+      messageId: 'm-1',
+      correlationId: 'c-1',
+      timestamp: 1_700_000_000,
+      headers: {
+        text: 'café',
+        int: 1234567,
+        double: 2.5,
+        flag: false,
+        none: null,
+        table: { a: [1, 'b'] },
+        bytes: Buffer.from([0xc3, 0x28]),
+        at: { '!': 'timestamp', value: 1_700_000_000 },
+      },
+    });
+    const [delivery] = await eventually(() => deliveries.length > 0 && deliveries);
+    expect(delivery!.headers).toEqual({
+      text: 'café',
+      int: '1234567',
+      double: '2.5',
+      flag: 'false',
+      table: '{"a":[1,"b"]}',
+      bytes: 'base64:wyg=',
+      at: '2023-11-14T22:13:20Z',
+    });
+    expect(delivery!.fallbacks).toEqual({
+      idempotencyKey: 'm-1',
+      correlationId: 'c-1',
+      publishTime: new Date('2023-11-14T22:13:20Z'),
+    });
+  });
+
+  it('refuses to start on a missing queue without declareQueue, naming it and the key', async () => {
+    const missing = kit.name('missing');
+    const source = consumer(recording().handler, { queueName: missing });
+    await expect(source.start()).rejects.toThrow(
+      `sources.orders: the queue '${missing}' does not exist. QueueBox does not declare source queues by default: declare the queue, or set sources.orders.declareQueue: true and QueueBox declares it (durable).`,
+    );
+    expect(source.isHealthy()).toBe(false);
+  });
+
+  it('declares the queue durable with declareQueue and consumes it', async () => {
+    const queue = kit.name('declared');
+    kit.adopt('queue', queue);
+    const { handler, deliveries } = recording();
+    const source = consumer(handler, { queueName: queue, declareQueue: true });
+    await source.start();
+    expect(source.isHealthy()).toBe(true);
+    const declared = await (await kit.channel()).checkQueue(queue);
+    expect(declared.consumerCount).toBe(1);
+    await kit.sendToQueue(queue, '{"id":1}');
+    await eventually(() => deliveries.length === 1);
+  });
+
+  it('starts while the broker is unreachable, reports down, and consumes once it answers', async () => {
+    const queue = await kit.queue(kit.name('late'));
+    const proxy = await startFaultProxy({ target: brokerAddress(url) });
+    proxies.push(proxy);
+    proxy.refuse();
+    const { handler, deliveries } = recording();
+    const { logger, lines } = warnings();
+    const source = consumer(
+      handler,
+      { queueName: queue, connectionUrl: viaProxy(url, proxy) },
+      logger,
+    );
+    await source.start();
+    expect(source.isHealthy()).toBe(false);
+    expect(lines[0]).toMatch(
+      /^Source 'orders' cannot reach RabbitMQ yet, so it keeps trying in the background\. Reason: /,
+    );
+    expect(lines.join('\n')).not.toContain('guest:guest');
+    await kit.sendToQueue(queue, '{"id":1}');
+    proxy.restore();
+    await eventually(() => source.isHealthy());
+    await eventually(() => deliveries.length === 1);
+  });
+
+  it('goes down when its queue is deleted and consumes again once the queue is back', async () => {
+    const queue = await kit.queue(kit.name('deleted'));
+    const { handler, deliveries } = recording();
+    const source = consumer(handler, { queueName: queue });
+    await source.start();
+    await (await kit.channel()).deleteQueue(queue);
+    await eventually(() => !source.isHealthy());
+    await kit.queue(queue);
+    await eventually(() => source.isHealthy(), 15_000);
+    await kit.sendToQueue(queue, '{"id":1}');
+    await eventually(() => deliveries.length === 1);
+  });
+
+  it('backs off before each requeue while the handler cannot store, so an outage is no hot loop', async () => {
+    const queue = await kit.queue(kit.name('backoff'));
+    const { handler, deliveries } = recording(() => ({
+      settle: 'retry',
+      reason: 'the store is down',
+    }));
+    const source = consumer(handler, { queueName: queue, prefetchCount: 1 });
+    await source.start();
+    await kit.sendToQueue(queue, '{"id":1}');
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    // 100, 200, 400, 800 ms: about five deliveries in 1.6 s, where an immediate requeue makes thousands.
+    expect(deliveries.length).toBeGreaterThanOrEqual(3);
+    expect(deliveries.length).toBeLessThanOrEqual(6);
+  });
+});
