@@ -1,7 +1,10 @@
 /**
- * Builds the AppConfig contract from a decoded tree that passed every rule: kind-specific
- * defaults, durations in milliseconds, the parsed database URL, and the post-validation
- * normalisation of spec §12.2 (`inbox.relay.maxAttempts` ← `outbox.maxAttempts`).
+ * Builds the frozen AppConfig contract from a decoded tree that passed every rule: kind-specific
+ * defaults (spec §7.1: topic, idempotency key path), durations in milliseconds, the parsed
+ * database URL, and the post-validation normalisation of spec §12.2 (`inbox.relay.maxAttempts`
+ * ← `outbox.maxAttempts`). Frozen, so no package can change what another one reads. Also its
+ * printable form for the start log: secrets print their mask, URLs print with the password masked,
+ * and static destination headers print masked (spec §16.3).
  */
 import {
   Secret,
@@ -11,13 +14,23 @@ import {
   type DatabaseType,
   type DestinationAuthConfig,
   type DestinationConfig,
+  type HeaderFilterConfig,
+  type HeaderFilterRule,
+  type InboundAuthConfig,
   type RetentionPolicyConfig,
+  type SourceConfig,
+  type TransformConfig,
 } from '@queuebox/core';
-import { inboundAuth, transform } from './assemble-blocks.js';
-import { assembleSource } from './assemble-sources.js';
 import type { ParsedDatabaseUrl } from './database-url.js';
-import type { RawConfig, RawDestination } from './schema/config.js';
-import { parseDuration } from './values.js';
+import { defaultSourceTopic } from './rules/kinds.js';
+import type {
+  RawConfig,
+  RawDestination,
+  RawInboundAuth,
+  RawSource,
+  RawTransform,
+} from './schema/config.js';
+import { maskUrl, parseDuration } from './values.js';
 
 export function assemble(raw: RawConfig, url: ParsedDatabaseUrl): AppConfig {
   const database = assembleDatabase(raw, url);
@@ -123,4 +136,172 @@ function retention(raw: RawConfig['retention']['outbox']): RetentionPolicyConfig
     cleanupIntervalMs: parseDuration(raw.cleanupInterval) ?? 3_600_000,
     batchSize: raw.batchSize,
   };
+}
+
+/** Broker sources fall back to `$.id`; an HTTP source must name its key itself (spec §20 item 22). */
+const BROKER_KEY_PATH = ['$.id'];
+
+/** `SourceConfig` with the per-kind defaults of spec §7.1 (topic, idempotency key path). */
+function assembleSource(raw: RawSource): SourceConfig {
+  const common = {
+    consumption: raw.consumption,
+    topic: raw.topic ?? defaultSourceTopic(raw.type),
+    idempotencyKeyPath: raw.idempotencyKeyPath ?? (raw.type === 'http' ? [] : BROKER_KEY_PATH),
+    aggregateIdPath: raw.aggregateIdPath ?? [],
+    eventTypePath: raw.eventTypePath ?? [],
+    idempotencyKeyExpression: raw.idempotencyKeyExpression,
+    aggregateIdExpression: raw.aggregateIdExpression,
+    eventTypeExpression: raw.eventTypeExpression,
+    initialDelayMs: raw.initialDelay === null ? 0 : (parseDuration(raw.initialDelay) ?? 0),
+    scheduledAtHeader: raw.scheduledAtHeader,
+    scheduledAtPath: raw.scheduledAtPath ?? [],
+    transform: transform(raw.transform),
+    filter: raw.filter === null ? null : filter(raw.filter),
+  };
+  switch (raw.type) {
+    case 'http':
+      return {
+        ...common,
+        type: 'http',
+        path: raw.path,
+        idempotencyKeyHeader: raw.idempotencyKeyHeader,
+        eventTypeHeader: raw.eventTypeHeader,
+        aggregateIdHeader: raw.aggregateIdHeader,
+        auth: inboundAuth(raw.auth),
+        rateLimit: raw.rateLimit,
+      };
+    case 'rabbitmq':
+      return {
+        ...common,
+        type: 'rabbitmq',
+        eventTypeFromHeader: raw.eventTypeFromHeader,
+        attributeHeaders: raw.attributeHeaders,
+        queueName: raw.queueName,
+        connectionUrl: raw.connectionUrl.trim(),
+        prefetchCount: raw.prefetchCount,
+        declareQueue: raw.declareQueue,
+      };
+    case 'kafka':
+      return {
+        ...common,
+        type: 'kafka',
+        eventTypeFromHeader: raw.eventTypeFromHeader,
+        attributeHeaders: raw.attributeHeaders,
+        bootstrapServers: raw.bootstrapServers,
+        topics: raw.topics ?? [],
+        groupId: raw.groupId,
+        autoOffsetReset: raw.autoOffsetReset,
+        maxPollRecords: raw.maxPollRecords,
+        securityProtocol: raw.securityProtocol,
+        saslMechanism: raw.saslMechanism,
+        saslUsername: raw.saslUsername,
+        saslPassword: raw.saslPassword,
+      };
+    case 'nats':
+      return {
+        ...common,
+        type: 'nats',
+        eventTypeFromHeader: raw.eventTypeFromHeader,
+        attributeHeaders: raw.attributeHeaders,
+        servers: raw.servers,
+        stream: raw.stream,
+        durable: raw.durable,
+        filterSubject: raw.filterSubject,
+        ackWaitMs: raw.ackWaitMs,
+        batchSize: raw.batchSize,
+        username: raw.username,
+        password: raw.password,
+        token: raw.token,
+      };
+  }
+}
+
+type RawRule = NonNullable<RawSource['filter']>['require'][number];
+
+function filter(raw: NonNullable<RawSource['filter']>): HeaderFilterConfig {
+  return { require: raw.require.map(rule), exclude: raw.exclude.map(rule) };
+}
+
+function rule(raw: RawRule): HeaderFilterRule {
+  const header = raw.header;
+  if (raw.equals !== null) return { header, test: { kind: 'equals', value: raw.equals } };
+  if (raw.in !== null) return { header, test: { kind: 'in', values: raw.in } };
+  if (raw.matches !== null) return { header, test: { kind: 'matches', glob: raw.matches } };
+  return { header, test: { kind: 'exists' } };
+}
+
+/** Blocks that sources, destinations, routes and the admin routes share. */
+function transform(raw: RawTransform | null): TransformConfig | null {
+  return raw === null ? null : { ...raw };
+}
+
+function inboundAuth(raw: RawInboundAuth | null | undefined): InboundAuthConfig | null {
+  if (raw === null || raw === undefined) return null;
+  switch (raw.type) {
+    case 'bearer':
+      return { type: 'bearer', token: raw.token };
+    case 'api-key':
+      return { type: 'api-key', key: raw.key, headerName: raw.headerName };
+    case 'hmac': {
+      const format = raw.signaturePayloadFormat;
+      return {
+        type: 'hmac',
+        secret: raw.secret,
+        headerName: raw.headerName,
+        algorithm: raw.algorithm,
+        signaturePrefix: raw.signaturePrefix,
+        timestampHeader: raw.timestampHeader,
+        timestampToleranceMs: raw.timestampTolerance,
+        signaturePayloadFormat:
+          format === null
+            ? raw.timestampHeader === null
+              ? 'BODY'
+              : 'TIMESTAMP_DOT_BODY'
+            : format === 'BODY' || format === 'body'
+              ? 'BODY'
+              : 'TIMESTAMP_DOT_BODY',
+      };
+    }
+  }
+}
+
+/** Freezes a configuration tree so no package can change what another one reads. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+export const URL_KEYS: ReadonlySet<string> = new Set([
+  'url',
+  'baseUrl',
+  'tokenUrl',
+  'connectionUrl',
+  'servers',
+]);
+export const SECRET_PARAM = /password|pwd|secret|token/i;
+
+export function describeConfig(config: AppConfig): string {
+  return JSON.stringify(
+    config,
+    function (this: unknown, key: string, value: unknown): unknown {
+      if (typeof value === 'string' && URL_KEYS.has(key)) return maskUrl(value);
+      if (isRecord(value) && (key === 'headers' || key === 'params' || key === 'extraParams')) {
+        return Object.fromEntries(
+          Object.entries(value).map(([name, v]) => [
+            name,
+            key === 'headers' || SECRET_PARAM.test(name) ? '***' : v,
+          ]),
+        );
+      }
+      return value;
+    },
+    2,
+  );
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -8,11 +8,11 @@
  * with, defaults and derived values included; the raw tree only answers "who set this".
  */
 import { Secret, type AppConfig } from '@queuebox/core';
-import { SECRET_PARAM, URL_KEYS } from './describe-config.js';
+import { SECRET_PARAM, URL_KEYS } from './assemble.js';
 import { loadConfigTree, type LoadConfigOptions } from './load-config.js';
-import { maskUrl } from './mask-url.js';
+import { maskUrl } from './values.js';
 import { displayPath, type Path } from './problems.js';
-import type { RawNode } from './raw-node.js';
+import type { RawNode } from './raw-input.js';
 import { normalizeKey } from './suggest.js';
 
 export type SettingOrigin =

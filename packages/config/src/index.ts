@@ -13,8 +13,8 @@ export {
   type LoadConfigOptions,
 } from './load-config.js';
 export { ConfigError, formatProblems } from './config-error.js';
-export { maskUrl } from './mask-url.js';
-export { describeConfig } from './describe-config.js';
+export { maskUrl } from './values.js';
+export { describeConfig } from './assemble.js';
 export {
   explainConfig,
   type ConfigExplanation,

@@ -1,57 +1,61 @@
 /**
- * Turns valibot's issues into the reference's problem lines (spec §12.1). The order is the
- * reference's: first every problem of shape and value, in the order of the tree (a section's
- * unknown keys before its known ones, known keys in schema order); then the rules, block by
- * block in the order the reference checks them. Texts that need the whole path are worded
- * here: the suggestion of an unknown key or variable, the variable of a required key, and the
- * ` (set by <VARS>)` of a value that variables wrote.
+ * The two ends of the valibot parse. Its input is the merged raw tree as plain values: sections
+ * become objects (null prototype, so a key such as `constructor` is just a key), lists arrays,
+ * every scalar its text; a YAML null (or a placeholder that could not be resolved) is undefined:
+ * the key is there but sets nothing. Its output issues become the reference's problem lines
+ * (spec §12.1), in the reference's order: first every problem of shape and value, in the order
+ * of the tree (a section's unknown keys before its known ones, known keys in schema order); then
+ * the rules, block by block in the order the reference checks them. Texts that need the whole
+ * path are worded here: the suggestion of an unknown key or variable, the variable of a required
+ * key, and the ` (set by <VARS>)` of a value that variables wrote.
  */
 import type * as v from 'valibot';
 import { envNameToSegments, isEnvExpressible, segmentsToEnvName } from './env-names.js';
 import { displayPath, type Path, type Problems } from './problems.js';
-import { hasFileContent, type RawNode } from './raw-node.js';
+import { hasFileContent, type RawNode } from './raw-input.js';
 import { REQUIRED, atParent, sectionInfo, type SectionInfo } from './schema/kit.js';
 import { nearest, normalizeKey } from './suggest.js';
+
+/** The raw tree as valibot reads it. */
+export function toPlain(node: RawNode): unknown {
+  switch (node.kind) {
+    case 'null':
+      return undefined;
+    case 'scalar':
+      return String(node.value);
+    case 'list':
+      return node.items.map(toPlain);
+    case 'map': {
+      const map = Object.create(null) as Record<string, unknown>;
+      for (const entry of node.entries) map[entry.written] = toPlain(entry.node);
+      return map;
+    }
+  }
+}
 
 /** The order in which the reference runs its rules, by top-level block. */
 const RULE_ORDER = ['server', 'database', 'outbox', 'inbox', 'http', 'destinations', 'routes']
   .concat(['sources', 'admin', 'retention'])
   .map(normalizeKey);
 
-interface Located {
-  readonly issue: v.BaseIssue<unknown>;
-  readonly path: Path;
-  readonly rule: boolean;
-  readonly rank: readonly number[];
+function locate(issue: v.BaseIssue<unknown>) {
+  // An issue reported at the block rather than at its `type` key drops the last step.
+  const items = (issue.path ?? []).slice(0, atParent.has(issue) ? -1 : undefined);
+  return {
+    issue,
+    path: items.map((item) => item.key as string | number) as Path,
+    rule: issue.type === 'raw_check' || issue.type === 'check',
+    // A key's place in the section or list that holds it: the order of the tree.
+    rank: items.map(({ input, key }) =>
+      typeof input === 'object' && input !== null ? Object.keys(input).indexOf(String(key)) : 0,
+    ),
+  };
 }
 
-function locate(issue: v.BaseIssue<unknown>): Located {
-  const items = issue.path ?? [];
-  const rank: number[] = [];
-  for (const item of items) {
-    const input: unknown = item.input;
-    rank.push(
-      Array.isArray(input)
-        ? Number(item.key)
-        : typeof input === 'object' && input !== null
-          ? Object.keys(input).indexOf(String(item.key))
-          : 0,
-    );
-  }
-  let path: Path = items.map((item) => item.key as string | number);
-  if (atParent.has(issue)) {
-    path = path.slice(0, -1);
-    rank.pop();
-  }
-  return { issue, path, rule: issue.type === 'raw_check' || issue.type === 'check', rank };
-}
-
+/** Tree order: the first step that differs decides; a path comes before the paths below it. */
 function compareRank(a: readonly number[], b: readonly number[]): number {
-  for (let i = 0; i < Math.min(a.length, b.length); i++) {
-    const diff = (a[i] ?? 0) - (b[i] ?? 0);
-    if (diff !== 0) return diff;
-  }
-  return a.length - b.length;
+  const i = a.findIndex((rank, at) => rank !== b[at]);
+  return i < 0 || i >= b.length ? a.length - b.length : (a[i] ?? 0) - (b[i] ?? 0);
 }
 
 const ruleGroup = (path: Path): number => RULE_ORDER.indexOf(normalizeKey(String(path[0] ?? '')));
@@ -90,27 +94,20 @@ function reportKey(problems: Problems, path: Path, root: RawNode | undefined, in
     return;
   }
   const key = normalizeKey(written);
-  const takers =
-    info.kind === undefined
-      ? []
-      : Object.entries(info.kinds ?? {})
-          .filter(([, names]) => names.some((name) => normalizeKey(name) === key))
-          .map(([kind]) => kind);
-  const unknown = info.kind === undefined ? 'unknown key' : `unknown key for type ${info.kind}`;
+  const takers = Object.entries(info.kind === undefined ? {} : (info.kinds ?? {}))
+    .filter(([, names]) => names.some((name) => normalizeKey(name) === key))
+    .map(([kind]) => kind);
+  const kind = info.kind === undefined ? '' : ` for type ${info.kind}`;
+  const tail = (near: string | undefined) =>
+    near !== undefined ? `; did you mean ${near}?` : takersText(takers);
   const suggestion = nearest(written, info.names);
   const node = nodeAt(root, path);
   const variables = problems.variablesAt(path);
-  if (node === undefined || hasFileContent(node) || variables.length === 0) {
-    const tail = suggestion !== undefined ? `; did you mean ${suggestion}?` : takersText(takers);
-    problems.addLine(`${displayPath(path)}: ${unknown}${tail}`, path);
-  }
+  if (node === undefined || hasFileContent(node) || variables.length === 0)
+    problems.addLine(`${displayPath(path)}: unknown key${kind}${tail(suggestion)}`, path);
   for (const variable of variables) {
-    const suggested = variableSuggestion(variable, path.length - 1, suggestion, info.names);
-    const tail = suggested !== undefined ? `; did you mean ${suggested}?` : takersText(takers);
-    problems.addLine(
-      `${variable}: ${unknown.replace('unknown key', 'unknown variable')}${tail}`,
-      path,
-    );
+    const near = variableSuggestion(variable, path.length - 1, suggestion, info.names);
+    problems.addLine(`${variable}: unknown variable${kind}${tail(near)}`, path);
   }
 }
 

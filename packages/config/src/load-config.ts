@@ -6,21 +6,24 @@
  */
 import { readFileSync } from 'node:fs';
 import type { AppConfig } from '@queuebox/core';
-import * as v from 'valibot';
-import { assemble } from './assemble.js';
-import { ConfigError } from './config-error.js';
-import { deepFreeze } from './deep-freeze.js';
+import { assemble, deepFreeze } from './assemble.js';
 import { CONFIG_FILE_VARIABLE, DEFAULT_CONFIG_FILE } from './env-names.js';
-import { readEnvSource } from './env-source.js';
+import { ConfigError } from './config-error.js';
 import { Problems } from './problems.js';
-import { envPaths, mergeNodes, type RawNode } from './raw-node.js';
-import { reportIssues } from './issues.js';
-import { toPlain } from './plain-tree.js';
+import {
+  envPaths,
+  mergeNodes,
+  parseYaml,
+  readEnvSource,
+  YamlSyntaxError,
+  type Env,
+  type RawNode,
+} from './raw-input.js';
+import { reportIssues, toPlain } from './issues.js';
 import { checkedConfigSchema, configSchema, type RawConfig } from './schema/config.js';
-import { withSecretReader } from './schema/secret-files.js';
-import { asNode, binds } from './schema/walk.js';
+import { asNode, binds, v } from './schema/kit.js';
+import { withSecretReader } from './schema/scalars.js';
 import { parseDatabaseUrl } from './database-url.js';
-import { YamlSyntaxError, parseYaml, type Env } from './yaml-source.js';
 
 export interface LoadConfigOptions {
   /** The process environment; `process.env` when not given. Nothing else in the package reads it. */

@@ -19,11 +19,11 @@ export function displayPath(path: Path): string {
   return text;
 }
 
-const comparable = (path: Path): string[] => path.map((s) => normalizeKey(String(s)));
+/** A path as keys compare (`poll_interval_ms` ≡ `pollIntervalMs`). */
+export const comparable = (path: Path): string[] => path.map((s) => normalizeKey(String(s)));
 
-function isPrefix(prefix: readonly string[], path: readonly string[]): boolean {
-  return prefix.length <= path.length && prefix.every((segment, i) => segment === path[i]);
-}
+export const isPrefix = (prefix: readonly string[], path: readonly string[]): boolean =>
+  prefix.length <= path.length && prefix.every((segment, i) => segment === path[i]);
 
 export class Problems {
   readonly #lines: string[] = [];
@@ -61,14 +61,6 @@ export class Problems {
   covers(path: Path): boolean {
     const at = comparable(path);
     return this.#paths.some((reported) => isPrefix(reported, at));
-  }
-
-  get count(): number {
-    return this.#lines.length;
-  }
-
-  get lines(): readonly string[] {
-    return this.#lines;
   }
 
   throwIfAny(): void {

@@ -8,11 +8,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { transformBlock } from '../schema/blocks.js';
 import { configSchema } from '../schema/config.js';
-import { destinationCommon } from '../schema/destinations/common.js';
-import { destinationKinds } from '../schema/destinations/index.js';
-import { sourceShared } from '../schema/sources/shared.js';
-import { sourceKinds } from '../schema/sources/index.js';
-import { asNode, structure, type Node } from '../schema/walk.js';
+import { destinationCommon, destinationKinds } from '../schema/destinations.js';
+import { asNode, structure, type Node } from '../schema/kit.js';
+import { sourceKinds, sourceShared } from '../schema/sources.js';
 import { KEY_DOCS } from './key-docs.js';
 
 export const TEMPLATE = fileURLToPath(

@@ -9,15 +9,17 @@ import {
   parseJsonPath,
   type Secret,
 } from '@queuebox/core';
-import * as v from 'valibot';
-import { hasDotSegment, isAmqpUri } from '../url-rules.js';
+import { v } from './kit.js';
 import {
   DURATION_HINT,
   MAX_INITIAL_DELAY_SECONDS,
   SQL_IDENTIFIER,
+  hasDotSegment,
+  isAmqpUri,
   isBlank,
   parseDuration,
 } from '../values.js';
+import { text } from './scalars.js';
 
 /** A rule on a parsed value: the problem, or undefined. */
 export const rule = <T>(problem: (value: T) => string | undefined) =>
@@ -29,8 +31,9 @@ export const rule = <T>(problem: (value: T) => string | undefined) =>
 
 const blank = (text: string): string | undefined =>
   isBlank(text) ? 'must not be blank' : undefined;
-export const notBlank = rule<string>(blank);
-export const secretNotBlank = rule<Secret>((secret) => blank(secret.reveal()));
+export const notBlank = v.check((text: string) => !isBlank(text), 'must not be blank');
+export const secretNotBlank = v.check((s: Secret) => !isBlank(s.reveal()), 'must not be blank');
+export const nonBlank = v.pipe(text, notBlank);
 
 export const sqlIdentifier = rule<string>((name) =>
   isBlank(name)

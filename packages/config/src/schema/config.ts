@@ -3,13 +3,12 @@
  * other key live on the field; rules across keys are in `rules/` and run on the parsed tree.
  */
 import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS } from '@queuebox/core';
-import * as v from 'valibot';
+import { v, defaulted, listOf, section } from './kit.js';
 import { inboundAuthBlock, transformBlock } from './blocks.js';
-import { sqlIdentifier, notBlank, glob } from './checks.js';
-import { destinationsMap } from './destinations/index.js';
-import { defaulted, listOf, section } from './kit.js';
-import { bool, int, ms, oneOf, opt, optInt, optSecret, optStr, str, text } from './scalars.js';
-import { sourcesMap } from './sources/index.js';
+import { glob, nonBlank, sqlIdentifier } from './checks.js';
+import { destinationsMap } from './destinations.js';
+import { bool, int, ms, oneOf, opt, optInt, optSecret, optText, str, text } from './scalars.js';
+import { sourcesMap } from './sources.js';
 import { crossKeyRules } from '../rules/index.js';
 
 const identifier = (def: string) => v.optional(v.pipe(text, sqlIdentifier), def);
@@ -24,7 +23,7 @@ function columns<C extends string>(defaults: Readonly<Record<C, string>>) {
 const retentionTable = defaulted({
   policy: oneOf(['AGE', 'COUNT', 'DISABLED'], 'DISABLED'),
   // Durations stay text: they are parsed (and checked) only while retention is enabled.
-  maxAge: optStr(),
+  maxAge: optText,
   maxCount: optInt(),
   cleanupInterval: str('1h'),
   batchSize: int(1000),
@@ -38,8 +37,8 @@ export const configSchema = section({
     type: str('postgresql'),
     url: text,
     // Required, but a postgres:// URL may carry them; the database rules decide.
-    username: optStr(),
-    password: optSecret(),
+    username: optText,
+    password: optSecret,
     poolSize: int(10, { min: 1 }),
     connectionTimeoutMs: ms(30_000),
     startupTimeoutMs: ms(60_000),
@@ -65,16 +64,16 @@ export const configSchema = section({
       enabled: bool(false),
       identity: str('queuebox'),
       stateDirectory: str(''),
-      schema: optStr(),
+      schema: optText,
       publication: str('queuebox_outbox'),
       slot: str('queuebox_outbox'),
       reconciliationIntervalMs: ms(1000),
       connection: defaulted({
-        hostname: opt(v.pipe(text, notBlank)),
+        hostname: opt(nonBlank),
         port: optInt(port),
-        database: optStr(),
-        username: optStr(),
-        password: optSecret(),
+        database: optText,
+        username: optText,
+        password: optSecret,
         encrypt: bool(true),
         trustServerCertificate: bool(false),
       }),
@@ -107,8 +106,8 @@ export const configSchema = section({
   routes: listOf(
     section({
       topicPattern: v.pipe(text, glob('any number of segments')),
-      destination: v.pipe(text, notBlank),
-      routingKeyTemplate: optStr(),
+      destination: nonBlank,
+      routingKeyTemplate: optText,
       routingKeyMissingFieldDefault: str(''),
       transform: transformBlock,
     }),

@@ -1,22 +1,40 @@
 /**
- * Scalar fields. YAML scalars and variables are both text here (`plain-tree.ts`), so one parser
+ * Scalar fields. YAML scalars and variables are both text here (`issues.ts`), so one parser
  * serves both: whole numbers, `true`/`false`, exact-case enumerations, secrets (`file:<path>`
  * read once), text lists and text maps. Parsing failures are schema problems, reported before
  * any rule (`issues.ts` orders them).
  */
 import { Secret } from '@queuebox/core';
-import * as v from 'valibot';
-import { isMap, scalarMessage, REQUIRED } from './kit.js';
-import { readSecretFile } from './secret-files.js';
+import { v, isMap, REQUIRED, scalarMessage } from './kit.js';
 
 const INT_MAX = 2_147_483_647;
 
+/** A value that is null unless written. */
+export const opt = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema), null);
+
 /** Text as written; a section or a list is refused, an absent value is required. */
 export const text = v.string(scalarMessage);
-
+export const optText = opt(text);
 /** Required text, or text with a default. */
 export const str = (def?: string) => (def === undefined ? text : v.optional(text, def));
-export const optStr = () => v.optional(v.nullable(text), null);
+
+/** Why a text is not the value its key takes. */
+class Problem {
+  constructor(readonly message: string) {}
+}
+
+/** Text turned into a value by `parse`, which returns the value or its Problem. */
+const parsed = <T>(docType: string, parse: (text: string) => T | Problem) =>
+  v.pipe(
+    text,
+    v.rawTransform<string, T>(({ dataset, addIssue, NEVER }) => {
+      const value = parse(dataset.value);
+      if (!(value instanceof Problem)) return value;
+      addIssue({ message: value.message });
+      return NEVER;
+    }),
+    v.metadata({ docType }),
+  );
 
 export interface IntOptions {
   readonly min?: number;
@@ -35,26 +53,17 @@ const below = (min: number): string =>
       : `must be at least ${min}`;
 
 /** A whole number (an int key, or with `ms` a `…Ms` key). */
-export function integer(options: IntOptions = {}) {
-  const min = options.min ?? (options.ms === true ? 0 : -INT_MAX - 1);
-  const max =
-    options.max ??
-    (options.ms === true || options.long === true ? Number.MAX_SAFE_INTEGER : INT_MAX);
-  const between = options.max === undefined ? undefined : `must be between ${min} and ${max}`;
-  const unit = options.ms === true ? ' of milliseconds' : '';
-  return v.pipe(
-    text,
-    v.rawTransform(({ dataset, addIssue, NEVER }) => {
-      const trimmed = dataset.value.trim();
-      const value = /^[+-]?\d+$/.test(trimmed) ? Number(trimmed) : Number.NaN;
-      if (Number.isSafeInteger(value)) return value;
-      addIssue({ message: `'${dataset.value}' is not a whole number${unit}` });
-      return NEVER;
-    }),
-    v.minValue(min, between ?? below(min)),
-    v.maxValue(max, between ?? `must be at most ${max}`),
-    v.metadata({ docType: options.ms === true ? 'ms' : options.long === true ? 'long' : 'int' }),
-  );
+export function integer({ min: least, max: most, ms = false, long = false }: IntOptions = {}) {
+  const min = least ?? (ms ? 0 : -INT_MAX - 1);
+  const max = most ?? (ms || long ? Number.MAX_SAFE_INTEGER : INT_MAX);
+  const between = most === undefined ? undefined : `must be between ${min} and ${max}`;
+  return parsed(ms ? 'ms' : long ? 'long' : 'int', (written) => {
+    const value = /^[+-]?\d+$/.test(written.trim()) ? Number(written.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(value))
+      return new Problem(`'${written}' is not a whole number${ms ? ' of milliseconds' : ''}`);
+    if (value < min) return new Problem(between ?? below(min));
+    return value > max ? new Problem(between ?? `must be at most ${max}`) : value;
+  });
 }
 
 /** A whole number with a default. */
@@ -62,18 +71,13 @@ export const int = (def: number, options: IntOptions = {}) =>
   v.optional(integer(options), String(def));
 /** `…Ms` with a default; `min` 1 for the keys that must be greater than 0. */
 export const ms = (def: number, min = 1) => int(def, { ms: true, min });
-export const optInt = (options: IntOptions = {}) => v.optional(v.nullable(integer(options)), null);
+export const optInt = (options: IntOptions = {}) => opt(integer(options));
 
-export const boolean = v.pipe(
-  text,
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const lower = dataset.value.trim().toLowerCase();
-    if (lower === 'true' || lower === 'false') return lower === 'true';
-    addIssue({ message: `'${dataset.value}' is not true or false` });
-    return NEVER;
-  }),
-  v.metadata({ docType: 'bool' }),
-);
+export const boolean = parsed('bool', (written) => {
+  const lower = written.trim().toLowerCase();
+  if (lower === 'true' || lower === 'false') return lower === 'true';
+  return new Problem(`'${written}' is not true or false`);
+});
 export const bool = (def: boolean) => v.optional(boolean, String(def));
 
 /** An enumeration in exact case (spec §12.1: `fail` does not load where `Fail` is meant). */
@@ -92,31 +96,41 @@ export function picklist<const V extends readonly [string, ...string[]]>(values:
 export const oneOf = <const V extends readonly [string, ...string[]]>(values: V, def: V[number]) =>
   v.optional(picklist(values), def);
 export const optOneOf = <const V extends readonly [string, ...string[]]>(values: V) =>
-  v.optional(v.nullable(picklist(values)), null);
+  opt(picklist(values));
+
+/**
+ * The reader of `file:` secrets for the load in progress. valibot passes no context of ours to
+ * a schema, and the schema is built once per process (building it per load would cost the start),
+ * so the loader lends its reader here for the one synchronous parse.
+ */
+let readSecretFile: (path: string) => string | undefined = () => undefined;
+
+export function withSecretReader<T>(reader: (path: string) => string | undefined, run: () => T): T {
+  const previous = readSecretFile;
+  readSecretFile = reader;
+  try {
+    return run();
+  } finally {
+    readSecretFile = previous;
+  }
+}
 
 /** `file:<path>` reads the file once; trailing newlines go, and a failure names only the path. */
-const secretValue = v.pipe(
-  text,
-  v.rawTransform(({ dataset, addIssue, NEVER }) => {
-    const written = dataset.value;
-    if (!written.startsWith('file:')) return new Secret(written);
-    const file = written.slice('file:'.length);
-    const content = readSecretFile(file);
-    if (content !== undefined) return new Secret(content.replace(/[\r\n]+$/, ''));
-    addIssue({ message: `cannot read the secret file ${file}` });
-    return NEVER;
-  }),
-  v.metadata({ docType: 'secret' }),
-);
-export const secret = () => secretValue;
-export const optSecret = () => v.optional(v.nullable(secretValue), null);
+export const secret = parsed('secret', (written) => {
+  if (!written.startsWith('file:')) return new Secret(written);
+  const file = written.slice('file:'.length);
+  const content = readSecretFile(file);
+  if (content === undefined) return new Problem(`cannot read the secret file ${file}`);
+  return new Secret(content.replace(/[\r\n]+$/, ''));
+});
+export const optSecret = opt(secret);
 
 /**
  * A list of text (`topics`, filter `in`, JSONPath lists). A single value is a list of one;
  * `splitCommas` also splits it on commas (Kafka `topics: a,b`).
  */
-export function list(options: { splitCommas?: boolean } = {}) {
-  return v.pipe(
+export const list = (splitCommas = false) =>
+  v.pipe(
     v.custom<string | unknown[]>(
       (value) => typeof value === 'string' || Array.isArray(value),
       (issue) =>
@@ -125,26 +139,19 @@ export function list(options: { splitCommas?: boolean } = {}) {
     v.transform((value) =>
       typeof value !== 'string'
         ? value
-        : options.splitCommas === true
+        : splitCommas
           ? value.split(',').map((item) => item.trim())
           : [value],
     ),
     v.array(text),
     v.metadata({ docType: 'list' }),
   );
-}
 
-const names = v.custom<Record<string, unknown>>(isMap, 'must be a section of names and values');
+const names = v.custom<Plain>(isMap, 'must be a section of names and values');
+type Plain = Record<string, unknown>;
 
 /** Free names to text (`headers`, `extraParams`): names kept as written. */
-export const textMap = <
-  K extends v.GenericSchema<string, string>,
-  T extends v.GenericSchema<string, string>,
->(
-  key: K,
-  value: T,
+export const textMap = (
+  key: v.GenericSchema<string, string> = v.string(),
+  value: v.GenericSchema<string, string> = text,
 ) => v.optional(v.pipe(names, v.record(key, value)), {});
-export const strMap = () => textMap(v.string(), text);
-
-/** A value that is null unless written. */
-export const opt = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema), null);

@@ -1,9 +1,104 @@
-/** Rules of `sources` (spec §7.1–7.3, §7.5–7.8) that name other keys or other sources. */
+/**
+ * Rules of the named blocks that name other keys, other blocks or other names: `destinations`
+ * (spec §6), the `routes` that name them (spec §5.1, §12.2) and `sources` (spec §7.1–7.3,
+ * §7.5–7.8).
+ */
+import { addressTemplateProblems } from '@queuebox/core';
 import { displayPath, type Path } from '../problems.js';
-import type { RawConfig, RawSource } from '../schema/config.js';
+import type { RawConfig, RawDestination, RawSource } from '../schema/config.js';
 import { parseDuration } from '../values.js';
-import { checkInboundAuth, checkKafkaSecurity, checkNatsCredentials } from './blocks.js';
-import { requireText, type Rules } from './context.js';
+import {
+  checkHttpUrl,
+  checkInboundAuth,
+  checkKafkaSecurity,
+  checkNatsCredentials,
+  requireText,
+  type Rules,
+} from './shared.js';
+
+export function checkDestinations(config: RawConfig, rules: Rules): void {
+  if (rules.blocked(['destinations'])) return;
+  for (const [name, destination] of Object.entries(config.destinations)) {
+    const path = ['destinations', name];
+    if (!rules.blocked(path)) checkDestination(destination, path, rules);
+  }
+}
+
+function checkDestination(destination: RawDestination, path: Path, rules: Rules): void {
+  switch (destination.type) {
+    case 'http': {
+      const { auth } = destination;
+      const at = [...path, 'auth'];
+      checkHttpUrl(
+        rules,
+        [...path, 'baseUrl'],
+        destination.baseUrl,
+        `use the 'auth' block (${displayPath(at)}) instead`,
+      );
+      // The OAuth2 token URL takes baseUrl's rules; a credential belongs in the client keys.
+      if (auth?.type !== 'oauth2' || rules.blocked(at)) return;
+      const credentials = `set the client credentials in ${displayPath([...at, 'clientId'])} and ${displayPath([...at, 'clientSecret'])}`;
+      return checkHttpUrl(rules, [...at, 'tokenUrl'], auth.tokenUrl, credentials);
+    }
+    case 'rabbitmq':
+      return checkAddress(rules, path, 'exchange', destination.exchange, destination.exchangeFrom);
+    case 'kafka':
+      checkAddress(rules, path, 'topic', destination.topic, destination.topicFrom);
+      return checkKafkaSecurity(rules, path, destination);
+    case 'nats':
+      checkAddress(rules, path, 'subject', destination.subject, destination.subjectFrom);
+      return checkNatsCredentials(rules, path, destination);
+  }
+}
+
+/**
+ * The address (`exchange`, `topic`, `subject`) is a template unless `<key>From` names a row
+ * column, which then wins; one of the two must be set. A template may only read fields a row has.
+ */
+function checkAddress(
+  rules: Rules,
+  path: Path,
+  key: string,
+  template: string | null,
+  from: string | null,
+) {
+  const at = [...path, key];
+  if (rules.has(at)) return;
+  if (template === null) {
+    if (from === null && !rules.has([...path, `${key}From`]))
+      rules.add(at, `required unless ${displayPath([...path, `${key}From`])} is set`);
+    return;
+  }
+  if (from === null) requireText(rules, at, template);
+  for (const placeholder of addressTemplateProblems(template)) {
+    rules.add(
+      at,
+      `the placeholder {{ ${placeholder} }} cannot be used in an address; use topic, key, aggregateType, payload.<field> or data.<field>`,
+    );
+  }
+}
+
+export function checkRoutes(config: RawConfig, rules: Rules): void {
+  if (rules.blocked(['routes'])) return;
+  const destinations = rules.blocked(['destinations']) ? {} : config.destinations;
+  const names = Object.keys(destinations);
+  config.routes.forEach((route, index) => {
+    const destination = ['routes', index, 'destination'];
+    if (rules.has(destination)) return;
+    // A destination that failed its own checks (no type, say) is reported there.
+    if (
+      !Object.hasOwn(destinations, route.destination) &&
+      !rules.blocked(['destinations', route.destination])
+    ) {
+      rules.add(
+        destination,
+        names.length === 0
+          ? `names the destination '${route.destination}', but no destinations are configured`
+          : `names the destination '${route.destination}', which does not exist; the destinations are ${names.join(', ')}`,
+      );
+    }
+  });
+}
 
 /** The relay topic template when `topic` is not set (spec §7.1). */
 export function defaultSourceTopic(type: RawSource['type']): string {

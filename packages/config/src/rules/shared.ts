@@ -1,0 +1,119 @@
+/**
+ * What a rule across keys sees of the parse, and the rules of blocks that several sections share
+ * whose texts name other keys (the HMAC payload format, an http(s) URL, Kafka security, NATS
+ * credentials). A value with a problem (or below a block that could not be read) is not what its
+ * type says, so a rule asks `has` before it reads one, as the reference's rules stay quiet on a
+ * broken value instead of piling a second line onto the first.
+ */
+import type * as v from 'valibot';
+import { comparable, displayPath, isPrefix, type Path } from '../problems.js';
+import type { RawInboundAuth } from '../schema/config.js';
+import type { kafkaSecurity, natsCredentials } from '../schema/destinations.js';
+import { atParent, type SectionOutput } from '../schema/kit.js';
+import { httpUrlProblem } from '../values.js';
+
+export interface Rules {
+  /** Reports a problem at `path`. */
+  add(path: Path, message: string): void;
+  /** A problem at or below `path`, or a block above it that could not be read. */
+  has(path: Path): boolean;
+  /** A block above or at `path` that could not be read: nothing below it is known. */
+  blocked(path: Path): boolean;
+}
+
+export function rulesOver(
+  issues: () => readonly v.BaseIssue<unknown>[],
+  addIssue: (info: { message: string; path: [v.IssuePathItem, ...v.IssuePathItem[]] }) => void,
+): Rules {
+  const pathOf = (issue: v.BaseIssue<unknown>): string[] => {
+    const keys = (issue.path ?? []).map((item) => item.key);
+    return comparable((atParent.has(issue) ? keys.slice(0, -1) : keys) as Path);
+  };
+  const blocked = (path: Path): boolean => {
+    const at = comparable(path);
+    return issues().some((issue) => issue.kind === 'schema' && isPrefix(pathOf(issue), at));
+  };
+  return {
+    add: (path, message) => {
+      const items = path.map(
+        (key) => ({ type: 'unknown', origin: 'value', key }) as v.IssuePathItem,
+      );
+      addIssue({ message, path: items as [v.IssuePathItem, ...v.IssuePathItem[]] });
+    },
+    has: (path) => {
+      const at = comparable(path);
+      return issues().some((issue) => isPrefix(at, pathOf(issue))) || blocked(path);
+    },
+    blocked,
+  };
+}
+
+/** Reports blank text, unless the key already has a problem (a missing required key, say). */
+export function requireText(rules: Rules, path: Path, value: unknown): void {
+  if (typeof value === 'string' && value.trim() === '' && !rules.has(path))
+    rules.add(path, 'must not be blank');
+}
+
+/** `bearer`, `api-key`, `hmac` on a source or the admin routes (spec §16.1). */
+export function checkInboundAuth(rules: Rules, path: Path, auth: RawInboundAuth | null): void {
+  if (auth?.type !== 'hmac' || rules.blocked(path)) return;
+  const format = rules.has([...path, 'signaturePayloadFormat'])
+    ? null
+    : auth.signaturePayloadFormat;
+  if (
+    (format === 'TIMESTAMP_DOT_BODY' || format === 'timestamp-dot-body') &&
+    auth.timestampHeader === null
+  ) {
+    rules.add(
+      [...path, 'signaturePayloadFormat'],
+      `${format} needs ${displayPath([...path, 'timestampHeader'])}; every request would fail with a missing timestamp header, so set the timestamp header or use BODY`,
+    );
+  }
+}
+
+/** An absolute http(s) URL without credentials (spec §6.1, §16.2); `hint` says where they go. */
+export function checkHttpUrl(rules: Rules, path: Path, url: string, hint: string): void {
+  if (rules.has(path)) return;
+  const problem = httpUrlProblem(url, hint);
+  if (problem !== undefined) rules.add(path, problem);
+}
+
+/** A `SASL_*` protocol needs a mechanism, a user name and a password (spec §6.3). */
+export function checkKafkaSecurity(
+  rules: Rules,
+  path: Path,
+  keys: SectionOutput<typeof kafkaSecurity>,
+): void {
+  if (rules.has([...path, 'securityProtocol']) || !keys.securityProtocol.startsWith('SASL_'))
+    return;
+  const needs = `required by securityProtocol ${keys.securityProtocol}`;
+  for (const [key, value] of [
+    ['saslMechanism', keys.saslMechanism],
+    ['saslUsername', keys.saslUsername],
+    ['saslPassword', keys.saslPassword?.reveal() ?? null],
+  ] as const) {
+    if (rules.has([...path, key])) continue;
+    if (value === null) rules.add([...path, key], needs);
+    else requireText(rules, [...path, key], value);
+  }
+}
+
+/** User name and password go together; a token excludes a user name (spec §6.4). */
+export function checkNatsCredentials(
+  rules: Rules,
+  path: Path,
+  keys: SectionOutput<typeof natsCredentials>,
+): void {
+  const [user, password] = [displayPath([...path, 'username']), displayPath([...path, 'password'])];
+  const together = 'NATS takes the two together';
+  if (keys.username !== null && keys.password === null)
+    rules.add([...path, 'password'], `required because ${user} is set; ${together}`);
+  if (keys.password !== null && keys.username === null)
+    rules.add([...path, 'username'], `required because ${password} is set; ${together}`);
+  if (keys.token !== null && keys.username !== null) {
+    rules.add(
+      [...path, 'token'],
+      `cannot be combined with ${user}; NATS accepts one of them, so remove one`,
+    );
+  }
+}
