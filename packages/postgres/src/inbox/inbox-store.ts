@@ -18,6 +18,7 @@ import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
 import { ASYNC_COMMIT } from '../outbox/outbox-claim.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
+import { runBounded } from '../connection/bounded-statement.js';
 import { StatementGroup, type Settled } from './statement-group.js';
 import type { TableNames } from '../schema/table-names.js';
 
@@ -56,7 +57,8 @@ export function createPostgresInboxStore(
   const lockKey = String(javaStringHashCode(unquoted(tables.inbox)));
 
   const insert = async (items: readonly PendingStore[]): Promise<Set<string>> => {
-    const rows = await sql.unsafe<{ id: string }[]>(
+    const rows = await runBounded<{ id: string }>(
+      sql,
       storeSql.insert,
       insertParameters(items),
       PREPARED,
@@ -72,7 +74,11 @@ export function createPostgresInboxStore(
         value: inserted.has(item.message.id) ? STORED : DUPLICATE,
       }));
     } catch (error: unknown) {
-      if (items.length === 1) return [{ ok: false, error: storeError(error) }];
+      const failure = storeError(error);
+      // A lost or silent connection, a server that refuses work: no row of the group is to
+      // blame, so each on its own would only wait out the same bound again, one after another.
+      if (items.length === 1 || failure.code === 'database_unavailable')
+        return items.map(() => ({ ok: false, error: failure }));
       // One bad row (a key longer than its column, a payload jsonb refuses) or a deadlock with
       // another replica's group must not fail its neighbours: each row goes again on its own,
       // in the same order.
@@ -124,29 +130,30 @@ export function createPostgresInboxStore(
         forwards.map((f) => f.outbox.maxAttempts ?? DEFAULT_MAX_ATTEMPTS),
         clock.now(),
       ];
-      return idsOf(await sql.unsafe<{ id: string }[]>(relaySql.forward, parameters, PREPARED));
+      return idsOf(await runBounded<{ id: string }>(sql, relaySql.forward, parameters, PREPARED));
     },
 
     async markDead(fences: readonly Fence[]): Promise<Set<string>> {
       if (fences.length === 0) return new Set();
       return idsOf(
-        await sql.unsafe<{ id: string }[]>(relaySql.markDead, fenceParameters(fences), PREPARED),
+        await runBounded<{ id: string }>(sql, relaySql.markDead, fenceParameters(fences), PREPARED),
       );
     },
 
     async renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
       if (fences.length === 0) return new Set();
       const parameters = [...fenceParameters(fences), Math.round(leaseMs)];
-      return idsOf(await sql.unsafe<{ id: string }[]>(relaySql.renew, parameters, PREPARED));
+      return idsOf(await runBounded<{ id: string }>(sql, relaySql.renew, parameters, PREPARED));
     },
 
     async reclaimExpired(): Promise<number> {
-      const result = await sql.unsafe(storeSql.reclaimExpired, [], PREPARED);
+      const result = await runBounded(sql, storeSql.reclaimExpired, [], PREPARED);
       return result.count;
     },
 
     async oldestPendingAgeSeconds(): Promise<number> {
-      const [row] = await sql.unsafe<{ age: number }[]>(
+      const [row] = await runBounded<{ age: number }>(
+        sql,
         storeSql.oldestPendingAgeSeconds,
         [],
         PREPARED,
