@@ -1,35 +1,10 @@
 /** A RabbitMQ source configuration with the defaults the configuration loader fills in. */
 import type { RabbitSourceConfig } from '@queuebox/core';
-import type { FaultProxy } from '@queuebox/testing';
+import { rabbitSource as sharedRabbitSource, type FaultProxy } from '@queuebox/testing';
 
 export function rabbitSource(overrides: Partial<RabbitSourceConfig> = {}): RabbitSourceConfig {
-  return {
-    type: 'rabbitmq',
-    queueName: 'unused',
-    connectionUrl: 'amqp://127.0.0.1:5672',
-    prefetchCount: 10,
-    declareQueue: false,
-    eventTypeFromHeader: false,
-    attributeHeaders: {
-      idempotencyKey: 'x-idempotency-key',
-      aggregateId: 'x-aggregate-id',
-      eventType: 'x-event-type',
-    },
-    consumption: 'push',
-    topic: '{{ source }}',
-    idempotencyKeyPath: ['$.id'],
-    aggregateIdPath: [],
-    eventTypePath: [],
-    idempotencyKeyExpression: null,
-    aggregateIdExpression: null,
-    eventTypeExpression: null,
-    initialDelayMs: 0,
-    scheduledAtHeader: null,
-    scheduledAtPath: [],
-    transform: null,
-    filter: null,
-    ...overrides,
-  };
+  // The shared fixture with a queue no test declares, so a test that forgets its own fails.
+  return sharedRabbitSource({ queueName: 'unused', ...overrides });
 }
 
 /** The broker's URL with its host and port replaced by the proxy's. */
