@@ -15,6 +15,7 @@ import {
 } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { skipTitle } from './probe.js';
+import { outboxMessage } from '../fixtures/outbox-message.js';
 
 /** One message as the receiver got it. */
 export interface ReceivedMessage {
@@ -65,25 +66,8 @@ export interface PublisherTarget {
   open(options: PublisherOptions): Promise<PublisherHarness>;
 }
 
-/** A claimed outbox row as the router hands it to a publisher. */
-export function outboxMessage(overrides: Partial<OutboxMessage> = {}): OutboxMessage {
-  return {
-    id: '0198c2f4-5d6e-7a8b-9c0d-1e2f3a4b5c6d',
-    topic: 'orders.created',
-    key: null,
-    aggregateType: null,
-    payload: JsonPayload.fromValue({ orderId: 42 }),
-    headers: {},
-    state: 'processing',
-    attempt: 0,
-    maxAttempts: 5,
-    scheduledAt: new Date('2025-01-02T03:04:05.000Z'),
-    createdAt: new Date('2025-01-02T03:04:05.678Z'),
-    sequence: 1n,
-    lastError: null,
-    ...overrides,
-  };
-}
+/** A claimed outbox row as the router hands it to a publisher: the shared fixture. */
+export { outboxMessage };
 
 /** Polls until `done` holds for what arrived; fails the case after five seconds. */
 async function arrival(
