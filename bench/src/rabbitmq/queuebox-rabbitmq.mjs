@@ -5,11 +5,14 @@
  * QueueBox runs as its own process (the built dist); the bench polls the queue depth or the
  * inbox count every `POLL_MS` and reports first → last.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { startActivitySampler } from '../lib/activity-sampler.mjs';
+import { summarizeProfile } from '../lib/cpuprofile.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import { describeSettings, migrate, pickMetrics, startQueueBox, writeConfig } from '../lib/queuebox.mjs';
-import { freePort, log, now, round, sleep } from '../lib/util.mjs';
+import { RESULTS_DIR, freePort, log, now, round, sleep } from '../lib/util.mjs';
 import { loadOutbox } from '../outbox/load.mjs';
 import { RABBITMQ_URL, maskedUrl, publishConfirmed } from './broker.mjs';
 
@@ -66,6 +69,9 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await broker.scratch(id);
+  // --cpu-prof: QueueBox runs under node --cpu-prof and the run prints where its time went.
+  const profileDir = options['cpu-prof'] ? join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`) : null;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
   try {
     return await withDatabase('qb_bench', options['keep-db'], async (db) => {
       log(`${id}: QueueBox outbox → RabbitMQ, ${rows} rows, outbox.concurrency ${concurrency ?? '8 (default)'} — database ${db}`);
@@ -87,7 +93,13 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
           log(`  loaded ${rows} rows in ${loading.seconds} s`);
           const loadBefore = loadAverage();
           const t0 = now();
-          queuebox = await startQueueBox({ label: `${ctx.stamp}-${id}-queuebox`, database: db, configFile, httpPort });
+          queuebox = await startQueueBox({
+            label: `${ctx.stamp}-${id}-queuebox`,
+            database: db,
+            configFile,
+            httpPort,
+            nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const seen = await watch(scratch.depth, rows, options.timeout * 1000, id);
           const metrics = pickMetrics((await queuebox.metrics()) ?? '', METRIC_FAMILIES);
@@ -122,6 +134,7 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
         } finally {
           await queuebox?.stop();
           await sql.end();
+          if (profileDir) log(`  ${id} --cpu-prof: ${JSON.stringify(summarizeProfile(profileDir))}`);
         }
       });
     });
