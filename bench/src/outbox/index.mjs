@@ -19,7 +19,8 @@ import {
   writeResults,
 } from '../lib/report.mjs';
 import { log, round } from '../lib/util.mjs';
-import { CAPTURE_AB_ID, captureAb, captureAbTargets, printCaptureAb } from './capture-ab.mjs';
+import { captureAbTargets, printCaptureAb } from './capture-ab-report.mjs';
+import { CAPTURE_AB_ID, captureAb } from './capture-ab.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
@@ -190,7 +191,8 @@ function summarize(ctx, scenarios, startedMs) {
       'QueueBox (a) / graphile-worker (a)': ratio('qb-a', 'gw-a'),
       'QueueBox (a) / pg-boss (a)': ratio('qb-a', 'pgb-a'),
       'QueueBox (b) / graphile-worker (b, queue per key)': ratio('qb-b', 'gw-b'),
-      'QueueBox (a) capture / polling (medians of 3, qb-cap-ab)': ab?.ratios?.messagesPerSecond ?? null,
+      'QueueBox (a) capture / polling (medians of 3, qb-cap-ab)':
+        ab?.ratios?.messagesPerSecond ?? null,
       'commits/s, 16 clients, capture / polling (medians of 3, qb-cap-ab)':
         ab?.ratios?.commitsPerSecond ?? null,
     },
