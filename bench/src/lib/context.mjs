@@ -39,7 +39,7 @@ export async function createContext(options) {
  * Colleagues share this machine: before a scenario, wait (up to `maxSeconds`) until the machine
  * is quiet — under 25 % of all cores busy over 2 s — and record what it was.
  */
-async function waitQuiet(maxSeconds) {
+export async function waitQuiet(maxSeconds) {
   const deadline = Date.now() + maxSeconds * 1000;
   let busy = await machineBusyPercent(2000);
   let waited = 2;

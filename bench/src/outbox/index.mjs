@@ -2,8 +2,9 @@
  * `pnpm bench outbox`: QueueBox (a) null keys, (b) 1 000 keys with the per-key order check,
  * (c) trickle latency with capture `polling` and `postgres-logical`, and webhook to destination
  * through the relay; graphile-worker (a), (b, one job queue per key) and (c, LISTEN/NOTIFY) and
- * pg-boss (a) on the same sink; a results table with the conditions, the ratios, the issues'
- * targets, and the JSON.
+ * pg-boss (a) on the same sink; `qb-cap-ab`, (a) and the application's commit rate with capture
+ * polling and postgres-logical alternated three times (capture-ab.mjs); a results table with the
+ * conditions, the ratios, the issues' targets, and the JSON.
  */
 import { wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
@@ -18,6 +19,8 @@ import {
   writeResults,
 } from '../lib/report.mjs';
 import { log, round } from '../lib/util.mjs';
+import { captureAbTargets, printCaptureAb } from './capture-ab-report.mjs';
+import { CAPTURE_AB_ID, captureAb } from './capture-ab.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
@@ -97,6 +100,7 @@ export async function runOutbox(options) {
           title: `(w) ${options['webhook-rate']} webhooks/s for ${options['trickle-seconds']} s, through the relay`,
         }),
     ],
+    [CAPTURE_AB_ID, () => captureAb(ctx)],
   ].filter(([id]) => wanted(options, id) && !(options['no-peers'] && !id.startsWith('qb')));
   if (options['cpu-prof'] && wanted(options, 'qb-a-prof')) {
     plan.push([
@@ -134,6 +138,7 @@ function summarize(ctx, scenarios, startedMs) {
   const cc = byId(scenarios, 'qb-c-capture');
   const w = byId(scenarios, 'qb-w');
   const b = byId(scenarios, 'qb-b');
+  const ab = byId(scenarios, CAPTURE_AB_ID);
   const latency = (s, p, limit) => ({
     value: s?.figures?.latencyMs?.[p] ?? null,
     met: s ? s.figures.missing === 0 && s.figures.latencyMs[p] <= limit : null,
@@ -162,6 +167,7 @@ function summarize(ctx, scenarios, startedMs) {
     { target: '(c) capture p50 ≤ 5 ms (issue 14)', ...latency(cc, 'p50', 5) },
     { target: '(c) capture p99 ≤ 25 ms (issue 14)', ...latency(cc, 'p99', 25) },
     { target: '(w) webhook to destination p50 ≤ 15 ms (issue 14)', ...latency(w, 'p50', 15) },
+    ...captureAbTargets(ab),
     {
       target: '(a) faster than graphile-worker',
       value: ratio('qb-a', 'gw-a'),
@@ -185,6 +191,10 @@ function summarize(ctx, scenarios, startedMs) {
       'QueueBox (a) / graphile-worker (a)': ratio('qb-a', 'gw-a'),
       'QueueBox (a) / pg-boss (a)': ratio('qb-a', 'pgb-a'),
       'QueueBox (b) / graphile-worker (b, queue per key)': ratio('qb-b', 'gw-b'),
+      'QueueBox (a) capture / polling (medians of 3, qb-cap-ab)':
+        ab?.ratios?.messagesPerSecond ?? null,
+      'commits/s, 16 clients, capture / polling (medians of 3, qb-cap-ab)':
+        ab?.ratios?.commitsPerSecond ?? null,
     },
     targets,
   };
@@ -277,6 +287,7 @@ function print(result) {
       ),
     );
   }
+  printCaptureAb(ok.find((s) => s.id === CAPTURE_AB_ID));
   section('settings');
   const qb = ok.find((s) => s.system === 'QueueBox');
   if (qb) {
@@ -296,12 +307,12 @@ function print(result) {
     const s = ok.find((x) => x.system === system);
     if (s) console.log(`${system}: ${JSON.stringify(s.settings, null, 2)}`);
   }
-  for (const s of ok.filter((x) => x.loading))
+  for (const s of ok.flatMap((x) => [x, ...(x.runs ?? [])]).filter((x) => x.loading))
     console.log(
       `loading ${s.id}: ${s.loading.seconds} s (${fmtInt(s.loading.rowsPerSecond)} rows/s) — ${s.loading.statement}`,
     );
   section('where the time goes (per scenario, first→last receipt window)');
-  for (const s of ok) {
+  for (const s of ok.filter((x) => !x.runs)) {
     console.log(`\n${s.id} (${s.system} ${s.title}):`);
     if (s.cpu)
       console.log(

@@ -130,7 +130,7 @@ export async function webhookLatency(ctx, { id, title }) {
   });
 }
 
-function captureSettings(ctx, id) {
+export function captureSettings(ctx, id) {
   return {
     mode: 'postgres-logical',
     enabled: true,
@@ -141,7 +141,7 @@ function captureSettings(ctx, id) {
   };
 }
 
-async function createPublication(db) {
+export async function createPublication(db) {
   const sql = connect(db, { max: 1 });
   try {
     const [row] = await sql`SELECT current_setting('wal_level') AS level`;
@@ -156,7 +156,7 @@ async function createPublication(db) {
 }
 
 /** /health/ready answers 200 before capture streams (it is advisory): wait for the component. */
-async function captureRunning(queuebox) {
+export async function captureRunning(queuebox) {
   await waitFor(
     async () => {
       const response = await fetch(`${queuebox.base}/health`);
