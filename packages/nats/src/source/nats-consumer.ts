@@ -247,10 +247,16 @@ export class NatsSourceConsumer implements SourceConsumer {
       expires: FETCH_EXPIRES_MS,
     });
     this.#fetching = messages;
-    const epoch = session.state.epoch;
+    // A loss ends the fetch: the client would pull again on the new connection for it, and
+    // the loop's next fetch does that once the connection is back.
+    const stopOnLoss = session.state.listen((connected) => {
+      if (!connected) messages.stop();
+    });
     const batch: Promise<void>[] = [];
     try {
       for await (const message of messages) {
+        // The connection it came on: only there can it be settled.
+        const epoch = session.state.epoch;
         // Arrived after close(): back to the server at once, for another replica.
         if (this.#stop.signal.aborted) {
           this.#settle(session, epoch, message, { kind: 'nak', delayMs: 0 });
@@ -262,6 +268,7 @@ export class NatsSourceConsumer implements SourceConsumer {
         batch.push(task);
       }
     } finally {
+      stopOnLoss();
       this.#fetching = null;
       await Promise.all(batch);
     }
