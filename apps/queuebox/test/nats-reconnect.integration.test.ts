@@ -110,6 +110,8 @@ sources:
 
   it('sends every outbox row although the destination connection is cut mid-run', async () => {
     const total = 400;
+    // PubAcks slowed down, so the cut finds publishes waiting for them and rows still to send.
+    toDestination.setLatency({ toClient: 200 });
     const ids = await db.sql<{ id: string }[]>`
       INSERT INTO outbox (topic, payload)
       SELECT 'cut.row', jsonb_build_object('n', n) FROM generate_series(1, ${total}) AS n
@@ -118,6 +120,7 @@ sources:
     toDestination.refuse();
     toDestination.cut();
     await new Promise((resolve) => setTimeout(resolve, 500));
+    toDestination.setLatency(0);
     toDestination.restore();
     await eventually(
       async () =>
