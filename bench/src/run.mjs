@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 /**
- * `pnpm bench <outbox|inbox|rabbitmq|all> [flags]` — see bench/README.md. Benchmarks are scripts, not
+ * `pnpm bench <outbox|inbox|rabbitmq|nats|all> [flags]` — see bench/README.md. Benchmarks are scripts, not
  * timed tests: they print their figures and conditions and write bench/results/*.json.
  */
 import { parseArgs } from './lib/args.mjs';
 import { runOutbox } from './outbox/index.mjs';
 import { runInbox } from './inbox/index.mjs';
 import { runRabbitmq } from './rabbitmq/index.mjs';
+import { runNats } from './nats/index.mjs';
 import { runClient } from './client/index.mjs';
 
 const { command, options } = parseArgs(process.argv.slice(2));
@@ -14,12 +15,13 @@ const commands = {
   outbox: [runOutbox],
   inbox: [runInbox],
   rabbitmq: [runRabbitmq],
+  nats: [runNats],
   client: [runClient],
   all: [runOutbox, runInbox],
 };
 if (!(command in commands)) {
   console.error(
-    'usage: pnpm bench <outbox|inbox|rabbitmq|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
+    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
     'usage: pnpm bench <outbox|inbox|client|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
   );
   process.exit(2);

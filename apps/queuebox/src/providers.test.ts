@@ -33,7 +33,7 @@ const importAbsent = () => import(ABSENT) as Promise<BrokerProviderModule>;
 describe('the provider registry', () => {
   it('loads every provider of this build', async () => {
     expect(await checkProviders()).toEqual([]);
-    expect(Object.keys(providers)).toEqual(['postgresql', 'postgres-logical', 'rabbitmq']);
+    expect(Object.keys(providers)).toEqual(['postgresql', 'postgres-logical', 'rabbitmq', 'nats']);
     expect((await loadDatabaseProvider('postgresql')).name).toBe('postgresql');
     expect((await loadCaptureProvider('postgres-logical')).name).toBe('postgres-logical');
     expect(captureRegistered('postgres-logical')).toBe(true);
@@ -78,6 +78,7 @@ describe('the provider registry', () => {
 
   it('knows which broker kinds this build has, and loads a registered one', async () => {
     expect(brokerRegistered('rabbitmq')).toBe(true);
+    expect(brokerRegistered('nats')).toBe(true);
     expect(brokerRegistered('kafka')).toBe(false);
     const registry: ProviderRegistry = {
       rabbitmq: broker('@queuebox/rabbitmq', () => Promise.resolve({ provider: shapedBroker })),

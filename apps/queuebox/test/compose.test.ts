@@ -75,6 +75,25 @@ describe('docker/compose.yml', () => {
   });
 });
 
+describe('the nats profile of docker/compose.yml', () => {
+  it('creates both streams before QueueBox starts on docker/queuebox-nats.yml, which reads them', () => {
+    const { nats, 'nats-setup': setup, 'queuebox-nats': queuebox } = compose.services;
+    for (const service of [nats, setup, queuebox]) expect(service?.profiles).toEqual(['nats']);
+    expect(queuebox?.volumes).toEqual(['./queuebox-nats.yml:/etc/queuebox/queuebox.yml:ro']);
+    const script = JSON.stringify((setup as { command?: unknown }).command);
+    expect(script).toContain("stream add PAYMENTS --subjects 'payments.>'");
+    expect(script).toContain("stream add ORDERS --subjects 'orders.>'");
+    const config = loadConfig({
+      env: { NATS_URL: 'nats://nats:4222' },
+      demoConfigYaml: read('queuebox-nats.yml'),
+      readFile: () => undefined,
+    });
+    const source = config.sources.payments;
+    expect(source).toMatchObject({ type: 'nats', stream: 'PAYMENTS', servers: 'nats://nats:4222' });
+    expect(config.destinations['orders-stream']).toMatchObject({ subject: 'orders.{{ topic }}' });
+  });
+});
+
 describe('docker/Dockerfile', () => {
   const dockerfile = read('Dockerfile');
 

@@ -16,7 +16,7 @@ const REFERENCE = fileURLToPath(
 
 /**
  * What `config check` reports for each reference configuration: exactly the features this
- * build lacks (the Kafka, NATS and RabbitMQ providers). A provider that lands empties its lines
+ * build lacks (the Kafka provider). A provider that lands empties its lines
  * here, as capture (postgres-logical) did for cdc.yml.
  */
 const UNBUILT: Record<string, readonly string[]> = {
@@ -26,10 +26,7 @@ const UNBUILT: Record<string, readonly string[]> = {
     'sources.orders: type kafka sources are not available in this build of QueueBox; use an http source',
     "destinations.processed: no publisher supports destination 'processed' of type 'kafka'",
   ],
-  'nats-bridge.yml': [
-    'sources.orders: type nats sources are not available in this build of QueueBox; use an http source',
-    "destinations.processed: no publisher supports destination 'processed' of type 'nats'",
-  ],
+  'nats-bridge.yml': [],
   'pull.yml': [],
   'quickstart.yml': [],
   'rabbitmq-bridge.yml': [],

@@ -39,3 +39,4 @@ export * from './fixtures/inbox-message.js';
 export * from './wait.js';
 export * from './rabbitmq-kit.js';
 export * from './fixtures/broker-source.js';
+export * from './nats-kit.js';

@@ -67,10 +67,10 @@ describe('settings this build cannot act on', () => {
         `${CAPTURE.replace('MODE', 'sqlserver-cdc')}
 sources:
   orders:
-    type: nats
-    servers: nats://127.0.0.1:4222
-    stream: ORDERS
-    durable: queuebox
+    type: kafka
+    bootstrapServers: 127.0.0.1:9092
+    topics: [orders]
+    groupId: queuebox
     idempotencyKeyPath: $.id
   hooks:
     path: /hooks
@@ -88,7 +88,7 @@ sources:
       'outbox.capture.mode: capture mode sqlserver-cdc comes with the SQL Server package (@queuebox/sqlserver), ' +
         'which this build of QueueBox does not have; set outbox.capture.enabled to false and ' +
         'outbox.capture.mode to polling, and the outbox is delivered by polling every outbox.pollIntervalMs',
-      'sources.orders: type nats sources are not available in this build of QueueBox; use an http source',
+      'sources.orders: type kafka sources are not available in this build of QueueBox; use an http source',
     ]);
   });
 });

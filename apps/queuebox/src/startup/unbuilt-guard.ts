@@ -9,7 +9,7 @@ import {
 
 /**
  * Settings the configuration accepts (they are the reference's keys) but this build cannot act
- * on yet: broker sources (RabbitMQ, Kafka, NATS consumers), SQL Server and its capture mode.
+ * on yet: broker sources whose provider the registry lacks (Kafka), SQL Server and its capture mode.
  * Each one stops the start with a line naming the key, instead of a start that silently never
  * consumes the queue or never captures. Broker destinations are refused the same way by the
  * routing check ("no publisher supports destination ..."). Settings that only matter once one

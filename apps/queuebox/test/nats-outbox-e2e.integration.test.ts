@@ -1,0 +1,279 @@
+import {
+  createFreshDatabase,
+  createNatsKit,
+  requireService,
+  startFaultProxy,
+  type FaultProxy,
+  type FreshDatabase,
+  type NatsKit,
+} from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, startTestService } from './service.js';
+
+const SUITE = 'app: outbox to NATS JetStream end to end';
+const pg = await requireService('postgres', SUITE);
+const nats = await requireService('nats', SUITE);
+const ready = pg.available && nats.available;
+
+interface Row {
+  id: string;
+  state: string;
+  attempt: number;
+  last_error: string | null;
+}
+
+/**
+ * The outbox through the real service to the real JetStream: a row reaches its stream with every
+ * spec header; a subject no stream takes and a PubAck that never comes are retried and then dead;
+ * the rows of one key arrive in order with 8 publishes in flight and failures in between; an
+ * admin replay of a sent row inside the duplicate window is delivered again; a webhook relayed to
+ * NATS carries `x-inbox-id` and `x-source`.
+ */
+describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
+  let db: FreshDatabase;
+  let kit: NatsKit;
+  let proxy: FaultProxy;
+  let service: Awaited<ReturnType<typeof startTestService>>;
+  let events: string;
+  let ordered: string;
+  let slow: string;
+
+  beforeAll(async () => {
+    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_nats_outbox');
+    const url = nats.available ? nats.url : '';
+    kit = createNatsKit(url, 'qb-outbox-e2e');
+    const server = new URL(url);
+    proxy = await startFaultProxy({
+      target: { host: server.hostname, port: Number(server.port || 4222) },
+    });
+    events = await kit.stream(kit.name('EVENTS'), [kit.subject('events.>')]);
+    ordered = await kit.stream(kit.name('ORDERED'), [kit.subject('ok.>')]);
+    slow = await kit.stream(kit.name('SLOW'), [kit.subject('slow.>')]);
+
+    service = await startTestService(
+      db,
+      `
+database:
+  migrate: true
+outbox:
+  retryBaseDelayMs: 50
+  pollIntervalMs: 50
+inbox:
+  relay:
+    enabled: true
+    pollIntervalMs: 50
+admin:
+  enabled: true
+  insecure: true
+destinations:
+  events:
+    type: nats
+    servers: ${url}
+    subject: "${kit.subject('events')}.{{ topic }}"
+    headers:
+      X-Static: static
+  nowhere:
+    type: nats
+    servers: ${url}
+    subject: ${kit.subject('nowhere')}
+  ordered:
+    type: nats
+    servers: ${url}
+    subject: "{{ payload.subject }}"
+  slow:
+    type: nats
+    servers: nats://${proxy.host}:${proxy.port}
+    subject: ${kit.subject('slow.rows')}
+    timeoutMs: 1000
+routes:
+  - topicPattern: "order.*"
+    destination: events
+  - topicPattern: "hook.*"
+    destination: events
+  - topicPattern: "lost.*"
+    destination: nowhere
+  - topicPattern: "seq.*"
+    destination: ordered
+  - topicPattern: "slow.*"
+    destination: slow
+sources:
+  hooks:
+    path: /hooks
+    idempotencyKeyPath: $.id
+    eventTypePath: $.type
+`,
+    );
+    // The slow destination's connection is open (a delivered row) before its answers slow down.
+    const [warm] = await insert('slow.warm', { warm: true });
+    await eventually(async () => (await row(warm!.id)).state === 'sent');
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.close();
+    await kit?.cleanup();
+    await db?.drop();
+  });
+
+  const insert = (
+    topic: string,
+    payload: object | string,
+    extra: { key?: string; maxAttempts?: number; headers?: object } = {},
+  ) =>
+    db.sql.unsafe<{ id: string }[]>(
+      `INSERT INTO outbox (topic, key, payload, headers, max_attempts)
+       VALUES ($1, $2, $3::text::jsonb, $4::text::jsonb, $5) RETURNING id`,
+      [
+        topic,
+        extra.key ?? null,
+        typeof payload === 'string' ? payload : JSON.stringify(payload),
+        JSON.stringify(extra.headers ?? {}),
+        extra.maxAttempts ?? 5,
+      ],
+    );
+  const row = async (id: string) =>
+    (
+      await db.sql.unsafe<Row[]>(
+        'SELECT id, state, attempt, last_error FROM outbox WHERE id = $1',
+        [id],
+      )
+    )[0]!;
+  const dead = (id: string, timeoutMs?: number) =>
+    eventually(async () => {
+      const current = await row(id);
+      return current.state === 'dead' ? current : undefined;
+    }, timeoutMs);
+  const storedWith = async (stream: string, id: string) =>
+    (await kit.messages(stream)).filter((m) => m.headers['x-message-id']?.[0] === id);
+
+  it('delivers a row to its stream with every spec header and the stored text', async () => {
+    const text = '{"id": 12345678901234567890, "amount": 1.50}';
+    const [inserted] = await insert('order.created', text, {
+      key: 'order-42',
+      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
+    });
+    const id = inserted!.id;
+    await eventually(async () => (await row(id)).state === 'sent');
+    const [received] = await storedWith(events, id);
+    expect(received!.text).toBe(text);
+    expect(received!.subject).toBe(`${kit.subject('events')}.order.created`);
+    expect(received!.headers).toEqual({
+      'X-Static': ['row-wins'],
+      'X-Correlation-Id': ['corr-1'],
+      'X-Tenant': ['t1'],
+      'x-message-id': [id],
+      'x-topic': ['order.created'],
+      'x-attempt': ['0'],
+      'x-message-key': ['order-42'],
+      'Nats-Msg-Id': [id],
+    });
+  });
+
+  it('retries a row no stream takes and marks it dead with the reason', async () => {
+    const [inserted] = await insert('lost.parcel', { n: 1 }, { maxAttempts: 2 });
+    const final = await dead(inserted!.id);
+    expect(final.attempt).toBe(2);
+    expect(final.last_error).toBe(
+      'Publish failed: no JetStream stream takes this subject (503 no responders)',
+    );
+  });
+
+  it('retries a row whose PubAck does not come within timeoutMs and marks it dead', async () => {
+    proxy.setLatency({ toClient: 3_000 });
+    try {
+      const [inserted] = await insert('slow.row', { n: 1 }, { maxAttempts: 2 });
+      const final = await dead(inserted!.id, 20_000);
+      expect(final.attempt).toBe(2);
+      expect(final.last_error).toBe('Publish not acknowledged: no PubAck within 1000 ms');
+    } finally {
+      proxy.setLatency(0);
+    }
+    // Each attempt reached the stream; the message id made the second one a duplicate.
+    await eventually(async () => (await kit.messages(slow)).length === 2);
+  }, 40_000);
+
+  it('keeps each key in order with 8 publishes in flight and failing publishes in between', async () => {
+    const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
+    const perKey = 12;
+    await db.sql.begin(async (tx) => {
+      for (let seq = 0; seq < perKey; seq++) {
+        for (const key of keys) {
+          // Two rows of each key meet no stream until the stream takes `late.>` below.
+          const subject = kit.subject(seq === 3 || seq === 8 ? `late.${key}` : `ok.${key}`);
+          await tx.unsafe(
+            `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('seq.step', $1, $2::text::jsonb, 50)`,
+            [key, JSON.stringify({ subject, key, seq })],
+          );
+        }
+      }
+    });
+    await eventually(async () => {
+      const [failed] = await db.sql.unsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
+      );
+      return failed!.n >= 8;
+    });
+    const manager = await kit.manager();
+    const info = await manager.streams.info(ordered);
+    await manager.streams.update(ordered, {
+      ...info.config,
+      subjects: [kit.subject('ok.>'), kit.subject('late.>')],
+    });
+    await eventually(async () => {
+      const [pending] = await db.sql.unsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
+      );
+      return pending!.n === 0;
+    }, 30_000);
+    const received = await kit.messages(ordered);
+    expect(received).toHaveLength(keys.length * perKey);
+    for (const key of keys) {
+      const sequence = received
+        .map((m) => JSON.parse(m.text) as { key: string; seq: number })
+        .filter((m) => m.key === key)
+        .map((m) => m.seq);
+      expect(sequence, key).toEqual(Array.from({ length: perKey }, (_, i) => i));
+    }
+    const retried = received.filter((m) => Number(m.headers['x-attempt']?.[0]) > 0);
+    expect(retried.length).toBeGreaterThanOrEqual(keys.length);
+  }, 60_000);
+
+  it('delivers a sent row again when an admin replays it inside the duplicate window', async () => {
+    const [inserted] = await insert('order.replayed', { n: 1 });
+    const id = inserted!.id;
+    await eventually(async () => (await row(id)).state === 'sent');
+    expect(await storedWith(events, id)).toHaveLength(1);
+    const response = await fetch(`${service.base}/admin/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ids: [id] }),
+    });
+    expect(await response.json()).toEqual({ moved: 1 });
+    await eventually(async () => (await storedWith(events, id)).length === 2);
+    await eventually(async () => (await row(id)).state === 'sent');
+    const [first, again] = await storedWith(events, id);
+    expect(again!.text).toBe(first!.text);
+    expect(again!.headers['Nats-Msg-Id']![0]).not.toBe(id);
+  });
+
+  it('relays a webhook to NATS with x-inbox-id and x-source, x-topic being QueueBox’s', async () => {
+    const response = await fetch(`${service.base}/inbox/hooks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-topic': 'forged', 'x-tenant': 't9' },
+      body: JSON.stringify({ id: 'evt-1', type: 'hook.received' }),
+    });
+    expect(response.status).toBe(202);
+    const { messageId } = (await response.json()) as { messageId: string };
+    const received = await eventually(async () =>
+      (await kit.messages(events)).find((m) => m.headers['x-inbox-id']?.[0] === messageId),
+    );
+    expect(received.headers).toMatchObject({
+      'x-source': ['hooks'],
+      'x-idempotency-key': ['evt-1'],
+      'x-topic': ['hook.received'],
+      'x-attempt': ['0'],
+      'x-tenant': ['t9'],
+    });
+    expect(received.subject).toBe(`${kit.subject('events')}.hook.received`);
+    expect(JSON.parse(received.text)).toEqual({ id: 'evt-1', type: 'hook.received' });
+  });
+});

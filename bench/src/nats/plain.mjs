@@ -1,0 +1,41 @@
+/** The plain nats client beside QueueBox: 1 KiB messages to a stream, N PubAcks in flight. */
+import { loadAverage } from '../lib/machine.mjs';
+import { log, round } from '../lib/util.mjs';
+import { publishAcked } from './server.mjs';
+
+export async function plainThroughput(ctx, server, { id, inFlight }) {
+  const { options } = ctx;
+  const rows = options.rows;
+  const scratch = await server.scratch(id);
+  log(`${id}: plain nats client, ${rows} messages, ${inFlight} in flight — stream ${scratch.stream}`);
+  try {
+    const loadBefore = loadAverage();
+    const { t0, t1, failed } = await publishAcked(server.connection, {
+      subject: scratch.subject,
+      count: rows,
+      inFlight,
+      body: (i) => ctx.payloads.text(i, null),
+    });
+    const stored = await scratch.count();
+    const seconds = (t1 - t0) / 1000;
+    return {
+      id,
+      system: 'nats.js',
+      title: `plain client, ${inFlight} publishes in flight`,
+      rows,
+      payloadBytes: options['body-bytes'],
+      settings: { client: `nats ${'2.29.3'} js.publish awaiting each PubAck, ${inFlight} outstanding at most` },
+      figures: {
+        messagesPerSecond: round(rows / seconds, 0),
+        firstToLastSeconds: round(seconds, 2),
+        failed,
+        inStream: stored,
+        lost: rows - stored,
+      },
+      loadAverage: { before: loadBefore, after: loadAverage() },
+      cpu: ctx.cpu.window(t0, t1),
+    };
+  } finally {
+    await scratch.drop();
+  }
+}

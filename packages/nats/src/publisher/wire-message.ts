@@ -1,0 +1,123 @@
+/**
+ * The headers of one NATS publish (spec §6.4): the destination's static headers and the row's
+ * headers, then `x-message-id`, `x-topic`, `x-attempt` and, when the row has a key,
+ * `x-message-key`, every value as text.
+ *
+ * Precedence is core's `mergeCustomHeaders`, as on every destination type: static and row
+ * headers merge by lower-case name, the row winning on an application's row and losing on a row
+ * the relay wrote (it holds `x-inbox-id`). NATS headers hold several values per name, and the
+ * standard headers are appended after the custom ones, so on an application's row a row header
+ * named `x-topic` goes first and QueueBox's value second (the spec's "not de-duplicated"); on a
+ * relayed row the row's copies of the four standard headers are left out, so a webhook sender
+ * cannot choose what QueueBox reports.
+ *
+ * `Nats-*` headers are instructions to the server (`Nats-Msg-Id` deduplicates, `Nats-Rollup`
+ * purges a subject or the whole stream, `Nats-Expected-*` refuse a publish). On a relayed row
+ * none is sent: a sender must not be able to purge the destination stream. On an application's
+ * row they go as written (an application may ask for an expected last sequence), except
+ * `Nats-Msg-Id`, which QueueBox sets itself on a JetStream publish (destination-link.ts).
+ *
+ * What the NATS wire cannot carry: a header name must be printable ASCII without `:` (the
+ * client refuses anything else), so another name is left out and reported, as on HTTP; a value
+ * holding CR, LF or another control character (tab aside) is sent percent-encoded UTF-8, as on
+ * HTTP, since CR and LF would end the header line. Other text goes as UTF-8, as it is.
+ */
+import {
+  RELAYED_ROW_HEADER,
+  mergeCustomHeaders,
+  type HeaderMap,
+  type Headers,
+  type OutboxMessage,
+} from '@queuebox/core';
+
+export const MESSAGE_ID = 'x-message-id';
+export const TOPIC = 'x-topic';
+export const ATTEMPT = 'x-attempt';
+export const MESSAGE_KEY = 'x-message-key';
+/** JetStream's deduplication header; QueueBox sets it from the row on a JetStream publish. */
+export const NATS_MSG_ID = 'Nats-Msg-Id';
+
+const STANDARD = new Set([MESSAGE_ID, TOPIC, ATTEMPT, MESSAGE_KEY]);
+
+/** `[name, value]` in the order they go on the wire; a name may repeat. */
+export type WireHeader = readonly [name: string, value: string];
+
+export interface WireHeaders {
+  readonly headers: readonly WireHeader[];
+  /** Row header names NATS cannot carry, left out, or null. */
+  readonly unsent: string[] | null;
+}
+
+/** A destination's static headers keyed by lower-case name; names NATS cannot carry are skipped. */
+export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
+  const map: HeaderMap = new Map();
+  for (const [name, value] of Object.entries(headers)) {
+    if (isNatsHeaderName(name) && name.toLowerCase() !== NATS_MSG_ID.toLowerCase())
+      map.set(name.toLowerCase(), [name, value]);
+  }
+  return map;
+}
+
+export function wireHeaders(message: OutboxMessage, staticHeaders: HeaderMap): WireHeaders {
+  const row: HeaderMap = new Map();
+  let unsent: string[] | null = null;
+  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
+    if (!isNatsHeaderName(name)) {
+      (unsent ??= []).push(name);
+      continue;
+    }
+    row.set(name.toLowerCase(), [name, headerText(value)]);
+  }
+  const relayed = row.has(RELAYED_ROW_HEADER);
+  const custom = mergeCustomHeaders(staticHeaders, null, row);
+
+  const headers: WireHeader[] = [];
+  for (const [lower, [name, value]] of custom) {
+    if (lower === 'nats-msg-id') continue;
+    if (relayed && (STANDARD.has(lower) || lower.startsWith('nats-'))) continue;
+    headers.push([name, wireValue(value)]);
+  }
+  headers.push([MESSAGE_ID, message.id]);
+  headers.push([TOPIC, wireValue(message.topic)]);
+  headers.push([ATTEMPT, String(message.attempt)]);
+  if (message.key !== null) headers.push([MESSAGE_KEY, wireValue(message.key)]);
+  return { headers, unsent };
+}
+
+/** What the nats client takes as a header name: printable ASCII (33-126) without `:`. */
+export function isNatsHeaderName(name: string): boolean {
+  return NAME.test(name);
+}
+
+const NAME = /^[!-9;-~]+$/;
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+/** The characters `encodeURIComponent` leaves as they are. */
+const UNRESERVED = /[A-Za-z0-9\-_.!~*'()]/;
+
+/** The value as it can go on the wire (see the file header). */
+export function wireValue(value: string): string {
+  if (!CONTROL.test(value)) return value;
+  let encoded = '';
+  for (const byte of Buffer.from(value, 'utf8')) {
+    const char = String.fromCharCode(byte);
+    encoded +=
+      byte < 0x80 && UNRESERVED.test(char)
+        ? char
+        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return encoded;
+}
+
+/**
+ * A row header's value as text: JSON lets an application store any value in the `headers`
+ * column, so a value that is not a string is sent as its JSON text, as on HTTP.
+ */
+export function headerText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
+/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
+function objectOrEmpty(headers: Headers): Headers {
+  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
+}
