@@ -43,6 +43,8 @@ export interface ClientOptions {
   readonly connectTimeoutMs?: number;
   readonly requestTimeoutMs?: number;
   readonly logger: Logger;
+  /** kafkajs's retries of one operation (connect, fetch, commit) before it reports a failure. */
+  readonly retry?: KafkaConfig['retry'];
   /** Test seam: how sockets are opened (the tests route them through a fault proxy). */
   readonly socketFactory?: ISocketFactory;
 }
@@ -95,6 +97,7 @@ export function clientConfig(options: ClientOptions): KafkaConfig {
     connectionTimeout: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeout: options.requestTimeoutMs }),
     enforceRequestTimeout: true,
+    ...(options.retry === undefined ? {} : { retry: options.retry }),
     logLevel: KafkaLogLevel.WARN,
     logCreator: () => (entry: LogEntry) => logEntry(options.logger, entry),
     ...(options.socketFactory === undefined ? {} : { socketFactory: options.socketFactory }),

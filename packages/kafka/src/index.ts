@@ -11,17 +11,25 @@
  */
 import type { BrokerProvider } from '@queuebox/core';
 import { createKafkaPublisher } from './publisher/kafka-publisher.js';
+import { KafkaSourceConsumer } from './source/kafka-consumer.js';
 
 export { createKafkaPublisher, type KafkaPublisherOptions } from './publisher/kafka-publisher.js';
 export { requestTimeoutOf } from './publisher/destination-link.js';
 export { MAX_BATCH_BYTES, MAX_BATCH_RECORDS } from './publisher/send-batches.js';
 export { brokerList, clientConfig, securityOptions } from './connection.js';
+export {
+  KafkaSourceConsumer,
+  HEALTH_STALE_MS,
+  POLL_TIMEOUT_MS,
+  type KafkaConsumerDeps,
+  type KafkaConsumerOptions,
+} from './source/kafka-consumer.js';
+export { OffsetLedger, type RecordOutcome, type Ticket } from './source/offset-ledger.js';
+export { recordDelivery, convertHeaders as kafkaHeaderText } from './source/record-delivery.js';
 
 export const provider: BrokerProvider<'kafka'> = {
   kind: 'broker',
   name: 'kafka',
   createPublisher: (config, deps) => createKafkaPublisher(config, deps),
-  createSourceConsumer: () => {
-    throw new Error('The Kafka source consumer is not built yet');
-  },
+  createSourceConsumer: (name, source, deps) => new KafkaSourceConsumer(name, source, deps),
 };

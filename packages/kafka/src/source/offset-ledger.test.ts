@@ -27,7 +27,8 @@ function* outcomeSets(length: number, kinds: readonly Kind[]): Generator<Kind[]>
     yield [];
     return;
   }
-  for (const head of kinds) for (const tail of outcomeSets(length - 1, kinds)) yield [head, ...tail];
+  for (const head of kinds)
+    for (const tail of outcomeSets(length - 1, kinds)) yield [head, ...tail];
 }
 
 interface Rec {
@@ -86,7 +87,8 @@ function run(records: readonly Rec[], order: readonly Rec[]) {
 function expected(records: readonly Rec[]) {
   const commits = allowed(records, new Set(records));
   const seeks = new Map<string, bigint>();
-  for (const r of records) if (r.kind === 'failed' && !seeks.has(key(r))) seeks.set(key(r), r.offset);
+  for (const r of records)
+    if (r.kind === 'failed' && !seeks.has(key(r))) seeks.set(key(r), r.offset);
   return { commits, seeks };
 }
 

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import type { KafkaMessage } from '../kafkajs.js';
 import { bytesText, convertHeaders, recordDelivery } from './record-delivery.js';
 
-const record = (overrides: Partial<KafkaMessage> = {}): KafkaMessage => ({
+/** A record batch entry as kafkajs hands it over. */
+const record = (
+  overrides: { key?: Buffer | null; value?: Buffer | null; timestamp?: string } = {},
+): KafkaMessage => ({
   key: null,
   value: Buffer.from('{"id":1}'),
   timestamp: '1700000000000',
