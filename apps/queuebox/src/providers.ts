@@ -25,6 +25,7 @@ export const providers = {
   postgresql: database('@queuebox/postgres', () => import('@queuebox/postgres')),
   'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
   rabbitmq: broker('@queuebox/rabbitmq', () => import('@queuebox/rabbitmq')),
+  kafka: broker('@queuebox/kafka', () => import('@queuebox/kafka')),
 } satisfies ProviderRegistry;
 
 export type ProviderName = keyof typeof providers;

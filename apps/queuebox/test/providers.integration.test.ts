@@ -36,7 +36,7 @@ describe('provider registry on the production install', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(
-      'All 3 provider(s) load: postgresql, postgres-logical, rabbitmq.',
+      'All 4 provider(s) load: postgresql, postgres-logical, rabbitmq, kafka.',
     );
   });
 
@@ -46,6 +46,16 @@ describe('provider registry on the production install', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
       "The provider 'rabbitmq' is missing: add the package @queuebox/rabbitmq to the QueueBox runtime install.",
+    );
+    expect(result.stderr).not.toContain("'postgresql'");
+  });
+
+  it('fails naming the broker and its package when @queuebox/kafka is missing', () => {
+    rmSync(join(target, 'node_modules/@queuebox/kafka'), { recursive: true, force: true });
+    const result = check();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "The provider 'kafka' is missing: add the package @queuebox/kafka to the QueueBox runtime install.",
     );
     expect(result.stderr).not.toContain("'postgresql'");
   });
