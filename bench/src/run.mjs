@@ -7,6 +7,7 @@ import { parseArgs } from './lib/args.mjs';
 import { runOutbox } from './outbox/index.mjs';
 import { runInbox } from './inbox/index.mjs';
 import { runRabbitmq } from './rabbitmq/index.mjs';
+import { runKafka } from './kafka/index.mjs';
 import { runClient } from './client/index.mjs';
 
 const { command, options } = parseArgs(process.argv.slice(2));
@@ -14,12 +15,13 @@ const commands = {
   outbox: [runOutbox],
   inbox: [runInbox],
   rabbitmq: [runRabbitmq],
+  kafka: [runKafka],
   client: [runClient],
   all: [runOutbox, runInbox],
 };
 if (!(command in commands)) {
   console.error(
-    'usage: pnpm bench <outbox|inbox|rabbitmq|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
+    'usage: pnpm bench <outbox|inbox|rabbitmq|kafka|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
     'usage: pnpm bench <outbox|inbox|client|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
   );
   process.exit(2);
