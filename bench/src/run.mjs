@@ -8,6 +8,7 @@ import { runOutbox } from './outbox/index.mjs';
 import { runInbox } from './inbox/index.mjs';
 import { runRabbitmq } from './rabbitmq/index.mjs';
 import { runNats } from './nats/index.mjs';
+import { runKafka } from './kafka/index.mjs';
 import { runClient } from './client/index.mjs';
 
 const { command, options } = parseArgs(process.argv.slice(2));
@@ -16,13 +17,13 @@ const commands = {
   inbox: [runInbox],
   rabbitmq: [runRabbitmq],
   nats: [runNats],
+  kafka: [runKafka],
   client: [runClient],
   all: [runOutbox, runInbox],
 };
 if (!(command in commands)) {
   console.error(
-    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
-    'usage: pnpm bench <outbox|inbox|client|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
+    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|kafka|client|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
   );
   process.exit(2);
 }

@@ -33,7 +33,13 @@ const importAbsent = () => import(ABSENT) as Promise<BrokerProviderModule>;
 describe('the provider registry', () => {
   it('loads every provider of this build', async () => {
     expect(await checkProviders()).toEqual([]);
-    expect(Object.keys(providers)).toEqual(['postgresql', 'postgres-logical', 'rabbitmq', 'nats']);
+    expect(Object.keys(providers)).toEqual([
+      'postgresql',
+      'postgres-logical',
+      'rabbitmq',
+      'nats',
+      'kafka',
+    ]);
     expect((await loadDatabaseProvider('postgresql')).name).toBe('postgresql');
     expect((await loadCaptureProvider('postgres-logical')).name).toBe('postgres-logical');
     expect(captureRegistered('postgres-logical')).toBe(true);
@@ -79,7 +85,8 @@ describe('the provider registry', () => {
   it('knows which broker kinds this build has, and loads a registered one', async () => {
     expect(brokerRegistered('rabbitmq')).toBe(true);
     expect(brokerRegistered('nats')).toBe(true);
-    expect(brokerRegistered('kafka')).toBe(false);
+    expect(brokerRegistered('kafka')).toBe(true);
+    expect((await loadBrokerProvider('kafka')).name).toBe('kafka');
     const registry: ProviderRegistry = {
       rabbitmq: broker('@queuebox/rabbitmq', () => Promise.resolve({ provider: shapedBroker })),
     };
@@ -88,6 +95,15 @@ describe('the provider registry', () => {
     expect(await loadBrokerProvider('rabbitmq', registry)).toBe(shapedBroker);
     await expect(loadBrokerProvider('kafka', registry)).rejects.toThrow(
       "The broker 'kafka' is not part of this build of QueueBox.",
+    );
+  });
+
+  it('fails naming the Kafka provider and @queuebox/kafka when that package is missing', async () => {
+    const registry: ProviderRegistry = { kafka: broker('@queuebox/kafka', importAbsent) };
+    const [problem, ...rest] = await checkProviders(registry);
+    expect(rest).toEqual([]);
+    expect(problem).toMatch(
+      /^The provider 'kafka' is missing: add the package @queuebox\/kafka to the QueueBox runtime install\. Reason: /,
     );
   });
 

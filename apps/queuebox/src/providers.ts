@@ -26,6 +26,7 @@ export const providers = {
   'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
   rabbitmq: broker('@queuebox/rabbitmq', () => import('@queuebox/rabbitmq')),
   nats: broker('@queuebox/nats', () => import('@queuebox/nats')),
+  kafka: broker('@queuebox/kafka', () => import('@queuebox/kafka')),
 } satisfies ProviderRegistry;
 
 export type ProviderName = keyof typeof providers;

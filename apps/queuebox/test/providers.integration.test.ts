@@ -36,7 +36,7 @@ describe('provider registry on the production install', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(
-      'All 4 provider(s) load: postgresql, postgres-logical, rabbitmq, nats.',
+      'All 5 provider(s) load: postgresql, postgres-logical, rabbitmq, nats, kafka.',
     );
   });
 
@@ -56,6 +56,16 @@ describe('provider registry on the production install', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
       "The provider 'nats' is missing: add the package @queuebox/nats to the QueueBox runtime install.",
+    );
+    expect(result.stderr).not.toContain("'postgresql'");
+  });
+
+  it('fails naming the broker and its package when @queuebox/kafka is missing', () => {
+    rmSync(join(target, 'node_modules/@queuebox/kafka'), { recursive: true, force: true });
+    const result = check();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "The provider 'kafka' is missing: add the package @queuebox/kafka to the QueueBox runtime install.",
     );
     expect(result.stderr).not.toContain("'postgresql'");
   });

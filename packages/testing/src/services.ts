@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { existsSync } from 'node:fs';
+import { freePort } from './ports.js';
 
 /**
  * Locates the real services integration tests run against, in the order of the architecture:
@@ -146,6 +147,7 @@ async function startContainer(name: ServiceName): Promise<string | undefined> {
     // Loaded only here: without a Docker engine the module is never needed.
     const { GenericContainer } = await import('testcontainers');
     const image = IMAGES[name];
+    if (name === 'kafka') return await startKafkaContainer(GenericContainer, image.image);
     let container = new GenericContainer(image.image).withExposedPorts(image.port);
     if (name === 'nats') container = container.withCommand(['-js']);
     if (image.env) container = container.withEnvironment(image.env);
@@ -159,12 +161,41 @@ async function startContainer(name: ServiceName): Promise<string | undefined> {
         return `amqp://guest:guest@${host}:${port}`;
       case 'nats':
         return `nats://${host}:${port}`;
-      case 'kafka':
-        return `${host}:${port}`;
       case 'sqlserver':
         return `sqlserver://sa:QueueBox_Test_1@${host}:${port};databaseName=master`;
     }
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A one-broker KRaft Kafka. A client reaches the broker at the address the broker advertises, not
+ * the one it dialled, so the container listens on a free host port mapped to the same port and
+ * advertises `localhost:<port>` (a random mapping would advertise a port nothing answers on).
+ */
+async function startKafkaContainer(
+  GenericContainer: typeof import('testcontainers').GenericContainer,
+  image: string,
+): Promise<string> {
+  const { Wait } = await import('testcontainers');
+  const port = await freePort();
+  const started = await new GenericContainer(image)
+    .withExposedPorts({ container: port, host: port })
+    .withEnvironment({
+      KAFKA_NODE_ID: '1',
+      KAFKA_PROCESS_ROLES: 'broker,controller',
+      KAFKA_LISTENERS: `PLAINTEXT://:${port},CONTROLLER://:9093`,
+      KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://localhost:${port}`,
+      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
+      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+    })
+    .withWaitStrategy(Wait.forLogMessage(/Kafka Server started/))
+    .start();
+  return `${started.getHost()}:${port}`;
 }

@@ -1,0 +1,195 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '@queuebox/config';
+import { JsonPayload, silentLogger, type SourceDelivery } from '@queuebox/core';
+import { createKafkaPublisher, KafkaSourceConsumer } from '@queuebox/kafka';
+import {
+  createFreshDatabase,
+  outboxMessage,
+  rabbitSource,
+  requireService,
+  type FreshDatabase,
+} from '@queuebox/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually, startTestService } from './service.js';
+
+const SUITE = 'app: the Kafka configuration of the docs, end to end (1 test)';
+const ROOT = new URL('../../../', import.meta.url);
+const read = (path: string) => readFileSync(fileURLToPath(new URL(path, ROOT)), 'utf8');
+
+/** The one YAML block of docs/kafka.md. */
+function docsYaml(): string {
+  const doc = read('docs/kafka.md');
+  const start = doc.indexOf('```yaml\n');
+  expect(start).toBeGreaterThan(0);
+  return doc.slice(start + '```yaml\n'.length, doc.indexOf('```', start + 8));
+}
+
+/** These need no broker: the docs page, the compose file and the reference stay one. */
+describe('the Kafka configurations of the docs and the reference', () => {
+  it('the docs configuration is the compose file and loads with its defaults', () => {
+    const yaml = docsYaml();
+    expect(yaml).toBe(read('docker/queuebox-kafka.yml'));
+    const config = loadConfig({ env: {}, demoConfigYaml: yaml, readFile: () => undefined });
+    expect(config.sources.payments).toMatchObject({
+      type: 'kafka',
+      topics: ['payments'],
+      groupId: 'queuebox-payments',
+      autoOffsetReset: 'earliest',
+      maxPollRecords: 100,
+    });
+    expect(config.destinations['orders-topic']).toMatchObject({
+      type: 'kafka',
+      topic: 'orders',
+      timeoutMs: 30_000,
+      securityProtocol: 'PLAINTEXT',
+    });
+  });
+
+  it('kafka-bridge.yml loads unchanged', () => {
+    const config = loadConfig({
+      env: {
+        QUEUEBOX_CONFIG_FILE: fileURLToPath(
+          new URL('packages/config/testdata/reference-configs/kafka-bridge.yml', ROOT),
+        ),
+      },
+      readFile: (path) => readFileSync(path, 'utf8'),
+    });
+    expect(config.sources.orders).toMatchObject({ type: 'kafka', groupId: 'queuebox-orders' });
+    expect(config.destinations.processed).toMatchObject({
+      type: 'kafka',
+      topic: 'orders-processed',
+    });
+  });
+});
+
+const pg = await requireService('postgres', SUITE);
+const kafka = await requireService('kafka', SUITE);
+const ready = pg.available && kafka.available;
+const brokers = kafka.available ? kafka.url : '';
+
+/**
+ * The docs configuration moves a record from the `payments` topic to the `orders` topic through
+ * the inbox, the relay and the outbox, against a real broker and database. The test's own
+ * producer and reader are QueueBox's Kafka publisher and source, so no second Kafka client is
+ * needed here.
+ */
+describe.skipIf(!ready)(SUITE, () => {
+  let db: FreshDatabase | undefined;
+  let service: Awaited<ReturnType<typeof startTestService>> | undefined;
+  const closers: (() => Promise<void>)[] = [];
+
+  afterEach(async () => {
+    await service?.stop();
+    for (const close of closers.splice(0)) await close();
+    await db?.drop();
+    service = undefined;
+    db = undefined;
+  });
+
+  it('moves a record from the payments topic to the orders topic', async () => {
+    const run = `${Date.now()}`;
+    const payments = `qb-docs.${run}.payments`;
+    const orders = `qb-docs.${run}.orders`;
+    const publisher = createKafkaPublisher(
+      {
+        destinations: {
+          seed: {
+            type: 'kafka',
+            bootstrapServers: brokers,
+            topic: payments,
+            topicFrom: null,
+            keyTemplate: '{{ key }}',
+            timeoutMs: 30_000,
+            securityProtocol: 'PLAINTEXT',
+            saslMechanism: null,
+            saslUsername: null,
+            saslPassword: null,
+            headers: {},
+            transform: null,
+          },
+        },
+      },
+      { logger: silentLogger },
+    );
+    closers.push(() => publisher.close());
+    const body = '{"id": "pay-1", "orderId": "o-7", "type": "payment.captured"}';
+    const seed = outboxMessage({ key: 'o-7', payload: JsonPayload.fromText(body) });
+    const seeded = await publisher.publish({
+      message: seed,
+      destination: 'seed',
+      payload: seed.payload,
+      routingKey: null,
+      address: payments,
+      signal: new AbortController().signal,
+    });
+    expect(seeded).toEqual({ ok: true });
+    // The destination topic exists before the reader subscribes (auto-created by a publish).
+    const warm = outboxMessage({ id: '0198c2f4-5d6e-7a8b-9c0d-00000000aaaa' });
+    await publisher.publish({
+      message: warm,
+      destination: 'seed',
+      payload: warm.payload,
+      routingKey: null,
+      address: orders,
+      signal: new AbortController().signal,
+    });
+
+    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_kafka_docs');
+    service = await startTestService(db, docsYaml(), {
+      KAFKA_BROKERS: brokers,
+      PAYMENTS_TOPIC: payments,
+      PAYMENTS_GROUP: `qb-docs.${run}.group`,
+      ORDERS_TOPIC: orders,
+    });
+
+    const received: SourceDelivery[] = [];
+    const {
+      type: _type,
+      queueName: _q,
+      connectionUrl: _c,
+      prefetchCount: _p,
+      declareQueue: _d,
+      ...shared
+    } = rabbitSource();
+    const reader = new KafkaSourceConsumer(
+      'reader',
+      {
+        ...shared,
+        type: 'kafka',
+        bootstrapServers: brokers,
+        topics: [orders],
+        groupId: `qb-docs.${run}.reader`,
+        autoOffsetReset: 'earliest',
+        maxPollRecords: 10,
+        securityProtocol: 'PLAINTEXT',
+        saslMechanism: null,
+        saslUsername: null,
+        saslPassword: null,
+      },
+      {
+        handler: {
+          handle: (delivery) => {
+            received.push(delivery);
+            return Promise.resolve({ settle: 'ack', outcome: 'stored' });
+          },
+        },
+        logger: silentLogger,
+      },
+    );
+    closers.push(() => reader.close());
+    await reader.start();
+    const delivery = await eventually(
+      () => received.find((d) => d.headers['x-topic'] === 'payment.captured'),
+      30_000,
+    );
+    expect(JSON.parse(Buffer.from(delivery.body).toString('utf8'))).toEqual(JSON.parse(body));
+    expect(delivery.headers).toMatchObject({
+      'X-Origin': 'queuebox',
+      'x-topic': 'payment.captured',
+    });
+    const [row] = await db.sql<{ aggregate_id: string; state: string }[]>`
+      SELECT aggregate_id, state FROM inbox WHERE idempotency_key = 'pay-1'`;
+    expect(row).toEqual({ aggregate_id: 'o-7', state: 'processed' });
+  }, 90_000);
+});

@@ -1,0 +1,258 @@
+/**
+ * One Kafka destination (spec §6.3): its client and idempotent producer (`acks` all), opened by
+ * the first publish, and the queue of rows waiting for it, sent one `sendBatch` at a time
+ * (send-batches.ts says why).
+ *
+ * Every publish has its own budget of `timeoutMs`, from the call to the ack, waiting in the queue
+ * included (the reference's `delivery.timeout.ms`); a row without its ack by then fails, whatever
+ * its batch is doing. kafkajs cannot cancel a send, so a send that outlives every row in it (a
+ * broker that stopped answering) would hold the destination for ever: the link then discards that
+ * producer and sends the next batch on a new one, whose new producer id starts its own sequence
+ * numbers, so the abandoned send cannot disturb it. A late ack of the abandoned send is ignored
+ * (the row already failed and is sent again: at least once, as always).
+ */
+import type {
+  KafkaDestinationConfig,
+  Logger,
+  PublishOutcome,
+  PublishRequest,
+} from '@queuebox/core';
+import { closeWithin, createClient } from '../connection.js';
+import type { ISocketFactory, Producer, TopicMessages } from '../kafkajs.js';
+import { classifyPublishError } from './publish-failure.js';
+import { groupByTopic, takeBatch, type Batchable } from './send-batches.js';
+import { staticHeaderMap, wireRecord, type WireRecord } from './wire-record.js';
+
+/** Spec §6.3: `request.timeout.ms = max(1000, timeoutMs − 1000)`. */
+export function requestTimeoutOf(timeoutMs: number): number {
+  return Math.max(1000, timeoutMs - 1000);
+}
+
+/** kafkajs's own retries inside one send; the row's budget bounds the whole of it anyway. */
+const PRODUCER_RETRY = { retries: 5, initialRetryTime: 100, maxRetryTime: 5_000 } as const;
+
+export interface DestinationLinkOptions {
+  readonly name: string;
+  readonly config: KafkaDestinationConfig;
+  readonly logger: Logger;
+  /** Test seam: route the client's sockets (through a fault proxy). */
+  readonly socketFactory?: ISocketFactory;
+}
+
+class Pending implements Batchable {
+  settled = false;
+  readonly done: Promise<PublishOutcome>;
+  #resolve!: (outcome: PublishOutcome) => void;
+  #cleanup: () => void = () => undefined;
+
+  constructor(readonly record: WireRecord) {
+    this.done = new Promise((resolve) => (this.#resolve = resolve));
+  }
+
+  get topic(): string {
+    return this.record.topic;
+  }
+
+  get bytes(): number {
+    return this.record.bytes;
+  }
+
+  onSettle(cleanup: () => void): void {
+    this.#cleanup = cleanup;
+  }
+
+  settle(outcome: PublishOutcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.#cleanup();
+    this.#resolve(outcome);
+  }
+}
+
+interface ProducerSlot {
+  readonly producer: Producer;
+  readonly connected: Promise<void>;
+}
+
+export class DestinationLink {
+  readonly #config: KafkaDestinationConfig;
+  readonly #staticHeaders;
+  readonly #client;
+  readonly #requestTimeoutMs: number;
+  #queue: Pending[] = [];
+  readonly #unsettled = new Set<Pending>();
+  #sending = false;
+  #slot: ProducerSlot | null = null;
+  #closed = false;
+
+  constructor(options: DestinationLinkOptions) {
+    const { config } = options;
+    this.#config = config;
+    this.#staticHeaders = staticHeaderMap(config.headers);
+    this.#requestTimeoutMs = requestTimeoutOf(config.timeoutMs);
+    // The client only holds settings: nothing connects before the first publish.
+    this.#client = createClient({
+      clientId: `queuebox-destination-${options.name}`,
+      path: `destinations.${options.name}`,
+      bootstrapServers: config.bootstrapServers,
+      security: config,
+      connectTimeoutMs: Math.min(this.#requestTimeoutMs, 10_000),
+      requestTimeoutMs: this.#requestTimeoutMs,
+      logger: options.logger,
+      ...(options.socketFactory === undefined ? {} : { socketFactory: options.socketFactory }),
+    });
+  }
+
+  publish(request: PublishRequest): Promise<PublishOutcome> {
+    const wire = wireRecord(request, this.#config.keyTemplate, this.#staticHeaders);
+    if (!wire.ok) return Promise.resolve(failure(wire.error));
+    if (this.#closed) return Promise.resolve(CLOSED);
+    const pending = new Pending(wire.record);
+    const { signal } = request;
+    const onAbort = () => pending.settle(ABANDONED);
+    const timer = setTimeout(
+      () =>
+        pending.settle(
+          failure(
+            `Publish not acknowledged: Kafka sent no ack within ${this.#config.timeoutMs} ms`,
+          ),
+        ),
+      this.#config.timeoutMs,
+    );
+    pending.onSettle(() => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      this.#unsettled.delete(pending);
+    });
+    this.#unsettled.add(pending);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    this.#queue.push(pending);
+    // Rows published in the same tick share the batch: the pump starts on the next microtask.
+    queueMicrotask(() => this.#pump());
+    return pending.done;
+  }
+
+  /** Fails every row not yet acknowledged and disconnects within a bound. Never rejects. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const pending of [...this.#unsettled]) pending.settle(CLOSED);
+    this.#queue = [];
+    const slot = this.#slot;
+    this.#slot = null;
+    if (slot !== null) await closeWithin(slot.producer.disconnect());
+  }
+
+  #pump(): void {
+    if (this.#sending || this.#closed) return;
+    const { batch, rest } = takeBatch(this.#queue);
+    this.#queue = rest;
+    if (batch.length === 0) return;
+    this.#sending = true;
+    void this.#sendBounded(batch).finally(() => {
+      this.#sending = false;
+      this.#pump();
+    });
+  }
+
+  /**
+   * Sends `batch` and settles its rows by the answer, or gives up once every row of it has
+   * settled otherwise (budget, abort, close): then the producer is discarded, since its send
+   * may still be running.
+   */
+  async #sendBounded(batch: Pending[]): Promise<void> {
+    const slot = this.#producer();
+    const sent = slot.connected
+      .then(() => this.#send(slot, batch))
+      .catch((error: unknown) => {
+        // The connect failed (the send reports its own failures): the next batch connects anew.
+        const failed = classifyPublishError(error);
+        this.#retire(slot);
+        for (const pending of batch) pending.settle(failure(failed.text));
+      });
+    const abandoned = Promise.all(batch.map((pending) => pending.done));
+    const first = await Promise.race([sent.then(() => 'sent' as const), abandoned]);
+    if (first !== 'sent' && !this.#closed) {
+      this.#retire(slot);
+      // kafkajs's retries may reconnect the discarded producer; disconnect it once they end.
+      void sent.then(() => closeWithin(slot.producer.disconnect()));
+    }
+  }
+
+  /** One sendBatch; a refused topic or record is sent again on its own (publish-failure.ts). */
+  async #send(slot: ProducerSlot, batch: Pending[]): Promise<void> {
+    const live = batch.filter((pending) => !pending.settled);
+    if (live.length === 0) return;
+    try {
+      await slot.producer.sendBatch({
+        acks: -1,
+        timeout: this.#requestTimeoutMs,
+        topicMessages: topicMessages(live),
+      });
+      for (const pending of live) pending.settle(SUCCESS);
+    } catch (error: unknown) {
+      const failed = classifyPublishError(error);
+      if (failed.renewProducer) this.#retire(slot);
+      const groups =
+        failed.scope === 'topic'
+          ? groupByTopic(live)
+          : failed.scope === 'record'
+            ? live.map((pending) => [pending])
+            : [live];
+      if (groups.length === 1 || failed.renewProducer) {
+        for (const pending of live) pending.settle(failure(failed.text));
+        return;
+      }
+      for (const group of groups) {
+        if (this.#closed) return;
+        await this.#send(slot, group).catch((again: unknown) => {
+          const text = classifyPublishError(again).text;
+          for (const pending of group) pending.settle(failure(text));
+        });
+      }
+    }
+  }
+
+  #producer(): ProducerSlot {
+    if (this.#slot !== null) return this.#slot;
+    const producer = this.#client.producer({
+      idempotent: true,
+      // One request in flight per broker connection: the order of the rows of one key holds.
+      maxInFlightRequests: 1,
+      allowAutoTopicCreation: true,
+      retry: PRODUCER_RETRY,
+    });
+    const slot: ProducerSlot = { producer, connected: producer.connect() };
+    slot.connected.catch(() => {
+      // A failed connect is reported by the batch that waited for it; the next batch retries.
+      this.#retire(slot);
+    });
+    this.#slot = slot;
+    return slot;
+  }
+
+  #retire(slot: ProducerSlot): void {
+    if (this.#slot !== slot) return;
+    this.#slot = null;
+    void closeWithin(slot.producer.disconnect());
+  }
+}
+
+function topicMessages(entries: readonly Pending[]): TopicMessages[] {
+  return groupByTopic(entries).map((group) => ({
+    topic: group[0]!.topic,
+    messages: group.map((pending) => pending.record.message),
+  }));
+}
+
+const SUCCESS: PublishOutcome = { ok: true };
+const CLOSED: PublishOutcome = { ok: false, error: 'Publish failed: the publisher is closed' };
+const ABANDONED: PublishOutcome = {
+  ok: false,
+  error: 'Publish abandoned: the claim on the message ended',
+};
+
+function failure(error: string): PublishOutcome {
+  // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
+  return { ok: false, error };
+}

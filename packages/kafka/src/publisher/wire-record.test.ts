@@ -1,0 +1,189 @@
+import { describe, expect, it } from 'vitest';
+import { JsonPayload, type OutboxMessage } from '@queuebox/core';
+import { outboxMessage } from '@queuebox/testing';
+import { recordKey, staticHeaderMap, topicProblem, wireRecord } from './wire-record.js';
+
+const message = (overrides: Partial<OutboxMessage> = {}): OutboxMessage =>
+  outboxMessage({
+    id: '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10',
+    topic: 'order.created',
+    attempt: 2,
+    ...overrides,
+  });
+
+const request = (
+  overrides: Partial<OutboxMessage> = {},
+  routing: { address?: string | null; routingKey?: string | null } = {},
+) => {
+  const m = message(overrides);
+  return {
+    message: m,
+    payload: m.payload,
+    address: routing.address === undefined ? 'orders' : routing.address,
+    routingKey: routing.routingKey ?? null,
+  };
+};
+
+const recordOf = (result: ReturnType<typeof wireRecord>) => {
+  if (!result.ok) throw new Error(result.error);
+  return result.record;
+};
+
+/** The headers as kafkajs writes them: one [name, value] per entry, in order. */
+const wireHeaders = (result: ReturnType<typeof wireRecord>) =>
+  Object.entries(recordOf(result).message.headers ?? {}).flatMap(([name, value]) =>
+    [value].flat().map((v) => [name, String(v)]),
+  );
+
+describe('wireRecord: topic, key and value', () => {
+  it('sends the payload text as UTF-8 bytes, exactly as stored', () => {
+    const text = '{"id": 12345678901234567890, "amount": 1.50, "name": "café"}';
+    const record = recordOf(
+      wireRecord(request({ payload: JsonPayload.fromText(text) }), '{{ key }}', new Map()),
+    );
+    expect(record.topic).toBe('orders');
+    expect(Buffer.isBuffer(record.message.value)).toBe(true);
+    expect((record.message.value as Buffer).toString('utf8')).toBe(text);
+    expect(record.bytes).toBeGreaterThan(Buffer.byteLength(text));
+  });
+
+  it('keys the record by the route routing key when the route set one, else by keyTemplate', () => {
+    expect(recordKey('route-key', '{{ key }}', { topic: 't', key: 'row-key' })).toBe('route-key');
+    expect(recordKey(null, '{{ key }}', { topic: 't', key: 'row-key' })).toBe('row-key');
+    expect(recordKey(null, '{{ topic }}/{{ key }}', { topic: 't', key: 'k' })).toBe('t/k');
+    // Only the spaced forms render (spec §5.3, Kafka keyTemplate).
+    expect(recordKey(null, '{{key}}', { topic: 't', key: 'k' })).toBe('{{key}}');
+  });
+
+  it('sends no key when the route key or the template renders blank', () => {
+    expect(recordKey('  ', '{{ key }}', { topic: 't', key: 'k' })).toBeNull();
+    expect(recordKey('', '{{ key }}', { topic: 't', key: 'k' })).toBeNull();
+    expect(recordKey(null, '{{ key }}', { topic: 't', key: null })).toBeNull();
+    expect(recordKey(null, ' ', { topic: 't', key: 'k' })).toBeNull();
+    const record = recordOf(wireRecord(request({ key: null }), '{{ key }}', new Map()));
+    expect(record.message.key).toBeNull();
+    const keyed = recordOf(wireRecord(request({ key: 'o-1' }), '{{ key }}', new Map()));
+    expect(keyed.message.key).toBe('o-1');
+  });
+
+  it('fails a row whose topic is blank or not a Kafka topic name, naming it', () => {
+    for (const address of ['', '  ', null]) {
+      expect(wireRecord(request({}, { address }), '{{ key }}', new Map())).toEqual({
+        ok: false,
+        error: 'Publish failed: the destination resolved no topic for this message',
+      });
+    }
+    expect(topicProblem('orders.created_v2-eu')).toBeNull();
+    expect(topicProblem('a'.repeat(249))).toBeNull();
+    for (const bad of ['a'.repeat(250), 'orders/eu', 'orders created', '.', '..', 'ördérs']) {
+      expect(topicProblem(bad)).toMatch(/^Publish failed: '.*' is not a Kafka topic name/);
+    }
+    expect(wireRecord(request({}, { address: 'a b' }), '{{ key }}', new Map())).toMatchObject({
+      ok: false,
+    });
+  });
+});
+
+describe('wireRecord: headers', () => {
+  it('sends static, then row headers, then x-message-id, x-topic and x-attempt as strings', () => {
+    const statics = staticHeaderMap({ 'X-Static': 's', 'X-Env': 'prod' });
+    const result = wireRecord(
+      request({ headers: { 'x-env': 'row', 'x-row': 'r' } }),
+      '{{ key }}',
+      statics,
+    );
+    expect(wireHeaders(result)).toEqual([
+      ['x-env', 'row'],
+      ['x-row', 'r'],
+      ['X-Static', 's'],
+      ['x-message-id', '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10'],
+      ['x-topic', 'order.created'],
+      ['x-attempt', '2'],
+    ]);
+    for (const [, value] of Object.entries(recordOf(result).message.headers ?? {})) {
+      for (const v of [value].flat()) expect(typeof v).toBe('string');
+    }
+  });
+
+  it('appends the standard headers after an application row header of the same name', () => {
+    const result = wireRecord(
+      request({ headers: { 'x-topic': 'own', 'X-Attempt': '9' } }),
+      '{{ key }}',
+      new Map(),
+    );
+    expect(wireHeaders(result)).toEqual([
+      ['x-topic', 'own'],
+      ['x-topic', 'order.created'],
+      ['X-Attempt', '9'],
+      ['x-message-id', '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10'],
+      ['x-attempt', '2'],
+    ]);
+  });
+
+  it('on a relayed row keeps static headers and the standard headers over the sender’s', () => {
+    const statics = staticHeaderMap({ 'X-Api-Key': 'configured' });
+    const result = wireRecord(
+      request({
+        headers: {
+          'x-inbox-id': 'inbox-1',
+          'X-Topic': 'forged',
+          'x-message-id': 'forged',
+          'x-attempt': '99',
+          'x-api-key': 'forged',
+          'x-sender': 'kept',
+        },
+      }),
+      '{{ key }}',
+      statics,
+    );
+    expect(wireHeaders(result)).toEqual([
+      ['x-inbox-id', 'inbox-1'],
+      ['X-Api-Key', 'configured'],
+      ['x-sender', 'kept'],
+      ['x-message-id', '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10'],
+      ['x-topic', 'order.created'],
+      ['x-attempt', '2'],
+    ]);
+  });
+
+  it('sends a value that is not a JSON string as its JSON text, and a non-object column as none', () => {
+    const result = wireRecord(
+      request({ headers: { n: 1, b: true, o: { a: 1 }, z: null } as never }),
+      '{{ key }}',
+      new Map(),
+    );
+    expect(wireHeaders(result).slice(0, 4)).toEqual([
+      ['n', '1'],
+      ['b', 'true'],
+      ['o', '{"a":1}'],
+      ['z', 'null'],
+    ]);
+    for (const headers of [[1, 2], 'text', 7]) {
+      const plain = wireRecord(request({ headers: headers as never }), '{{ key }}', new Map());
+      expect(wireHeaders(plain).map(([name]) => name)).toEqual([
+        'x-message-id',
+        'x-topic',
+        'x-attempt',
+      ]);
+    }
+  });
+
+  it('keeps a header named __proto__ as data', () => {
+    const result = wireRecord(
+      request({ headers: JSON.parse('{"__proto__": "x"}') as never }),
+      '{{ key }}',
+      new Map(),
+    );
+    const headers = recordOf(result).message.headers!;
+    expect(Object.getPrototypeOf(headers)).toBe(Object.prototype);
+    expect(Object.keys(headers)).toContain('__proto__');
+  });
+
+  it('counts header and key bytes in UTF-8 into the record size', () => {
+    const small = recordOf(wireRecord(request({ key: 'k' }), '{{ key }}', new Map()));
+    const large = recordOf(
+      wireRecord(request({ key: 'k', headers: { h: 'é'.repeat(1000) } }), '{{ key }}', new Map()),
+    );
+    expect(large.bytes - small.bytes).toBeGreaterThanOrEqual(2001);
+  });
+});

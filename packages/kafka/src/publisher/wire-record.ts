@@ -1,0 +1,160 @@
+/**
+ * The Kafka record of one publish (spec §6.3): the topic the router resolved, the record key, the
+ * payload text as UTF-8 bytes (the stored text as it is, so no number passes through a double),
+ * and the headers: static and row headers, then `x-message-id`, `x-topic` and `x-attempt` as
+ * UTF-8 strings, appended.
+ *
+ * Record key: a route's `routingKeyTemplate` wins (the router hands its rendering over as the
+ * routing key); otherwise the destination's `keyTemplate`. Blank either way means no key, so
+ * the default partitioner spreads the record instead of hashing an empty key to one partition.
+ *
+ * Headers follow the other publishers: static and row headers merge by lower-case name (core's
+ * `mergeCustomHeaders`), a row's value that is not a JSON string goes as its JSON text, and a
+ * `headers` column that is not an object names nothing. Kafka headers are a list, so on an
+ * application's row a row header named exactly like a standard one is sent too, followed by the
+ * standard value (the reference appended without de-duplicating; a consumer that reads the last
+ * value sees QueueBox's). On a row the relay wrote (`x-inbox-id`), static headers win and the row's
+ * copies of the three standard names are left out, so a webhook sender cannot choose them
+ * (docs/decisions.md).
+ */
+import {
+  RELAYED_ROW_HEADER,
+  mergeCustomHeaders,
+  renderKafkaKey,
+  sanitize,
+  type HeaderMap,
+  type Headers,
+  type OutboxMessage,
+  type PublishRequest,
+} from '@queuebox/core';
+import type { IHeaders, Message } from '../kafkajs.js';
+
+export const MESSAGE_ID_HEADER = 'x-message-id';
+export const TOPIC_HEADER = 'x-topic';
+export const ATTEMPT_HEADER = 'x-attempt';
+const STANDARD = new Set([MESSAGE_ID_HEADER, TOPIC_HEADER, ATTEMPT_HEADER]);
+
+/** Kafka's own rule for topic names (`Topic.validate`): 1 to 249 of these characters. */
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+
+/** Bytes a record takes beside its key, value and headers (lengths, attributes, varints). */
+const RECORD_OVERHEAD = 24;
+const HEADER_OVERHEAD = 4;
+
+export interface WireRecord {
+  readonly topic: string;
+  readonly message: Message;
+  /** About what the record takes in a record batch, to bound one sendBatch. */
+  readonly bytes: number;
+}
+
+export type WireResult =
+  | { readonly ok: true; readonly record: WireRecord }
+  | { readonly ok: false; readonly error: string };
+
+/** A destination's static headers keyed by lower-case name, as core's merge takes them. */
+export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
+  const map: HeaderMap = new Map();
+  for (const [name, value] of Object.entries(headers)) map.set(name.toLowerCase(), [name, value]);
+  return map;
+}
+
+/** Why a topic cannot be produced to, or null when Kafka takes the name. */
+export function topicProblem(topic: string): string | null {
+  if (TOPIC_NAME.test(topic) && topic !== '.' && topic !== '..') return null;
+  const shown = sanitize(topic.slice(0, 80));
+  return `Publish failed: '${shown}' is not a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-')`;
+}
+
+/** The record key: the route's routing key when it set one, else the `keyTemplate`; blank = none. */
+export function recordKey(
+  routingKey: string | null,
+  keyTemplate: string,
+  message: Pick<OutboxMessage, 'topic' | 'key'>,
+): string | null {
+  if (routingKey !== null) return routingKey.trim() === '' ? null : routingKey;
+  return renderKafkaKey(keyTemplate, { topic: message.topic, key: message.key });
+}
+
+export function wireRecord(
+  request: Pick<PublishRequest, 'message' | 'payload' | 'routingKey' | 'address'>,
+  keyTemplate: string,
+  staticHeaders: HeaderMap,
+): WireResult {
+  const { message } = request;
+  const topic = request.address ?? '';
+  // The router fails a blank address before the publisher; this guards a direct caller.
+  if (topic.trim() === '') {
+    return {
+      ok: false,
+      error: 'Publish failed: the destination resolved no topic for this message',
+    };
+  }
+  const problem = topicProblem(topic);
+  if (problem !== null) return { ok: false, error: problem };
+  const key = recordKey(request.routingKey, keyTemplate, message);
+  const value = Buffer.from(request.payload.text, 'utf8');
+  const { headers, bytes } = recordHeaders(message, staticHeaders);
+  return {
+    ok: true,
+    record: {
+      topic,
+      message: { key, value, headers },
+      bytes: RECORD_OVERHEAD + value.length + (key === null ? 0 : byteLength(key)) + bytes,
+    },
+  };
+}
+
+/** The headers in wire order, and the bytes they take. */
+export function recordHeaders(
+  message: OutboxMessage,
+  staticHeaders: HeaderMap,
+): { headers: IHeaders; bytes: number } {
+  const row: HeaderMap = new Map();
+  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
+    row.set(name.toLowerCase(), [name, headerText(value)]);
+  }
+  const relayed = row.has(RELAYED_ROW_HEADER);
+  const custom = mergeCustomHeaders(staticHeaders, null, row);
+
+  const headers: IHeaders = {};
+  let bytes = 0;
+  const append = (name: string, value: string) => {
+    bytes += HEADER_OVERHEAD + byteLength(name) + byteLength(value);
+    const present = Object.hasOwn(headers, name) ? headers[name] : undefined;
+    // A repeated name becomes a list: kafkajs writes one header per entry, in this order.
+    const next = present === undefined ? value : [...[present].flat(), value];
+    // A header named `__proto__` must stay data, never become the prototype.
+    Object.defineProperty(headers, name, {
+      value: next,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  };
+  for (const [lower, [name, value]] of custom) {
+    if (relayed && STANDARD.has(lower)) continue;
+    append(name, value);
+  }
+  append(MESSAGE_ID_HEADER, message.id);
+  append(TOPIC_HEADER, message.topic);
+  append(ATTEMPT_HEADER, String(message.attempt));
+  return { headers, bytes };
+}
+
+/**
+ * A row header's value as text: JSON lets an application store any value in the `headers`
+ * column, so a value that is not a string is sent as its JSON text, as on HTTP and AMQP.
+ */
+export function headerText(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
+function objectOrEmpty(headers: Headers): Headers {
+  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
+}
