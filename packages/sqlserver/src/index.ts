@@ -1,0 +1,73 @@
+/**
+ * @queuebox/sqlserver: QueueBox on SQL Server through tedious. It maps the `jdbc:sqlserver://`
+ * URL onto tedious, keeps a small pool, waits for the database at start, applies the bundled
+ * migrations V1..V11 with a Flyway-compatible history (so a database QueueBox 0.8.1 migrated is
+ * accepted as it is), runs the schema guard, and builds the stores on the configured (validated,
+ * quoted) table and column names.
+ *
+ * It does not decide when to migrate (the app does), does not validate configuration beyond the
+ * identifiers and URL properties it puts into a connection or SQL, does not capture (the
+ * `sqlserver-cdc` mode is not part of it yet), and never migrates renamed tables.
+ */
+import {
+  QueueBoxError,
+  type AppConfig,
+  type Database,
+  type DatabaseDeps,
+  type DatabaseProvider,
+} from '@queuebox/core';
+import { connectionConfig } from './connection/connection-options.js';
+import { createPool } from './connection/pool.js';
+import { waitForDatabase } from './connection/wait-for-database.js';
+import { createSqlServerDatabase } from './sqlserver-database.js';
+
+export {
+  connectionConfig,
+  encryptFrom,
+  REQUEST_TIMEOUT_MS,
+} from './connection/connection-options.js';
+export { createPool, openConnection, type SqlServerPool } from './connection/pool.js';
+export type { Session, StatementResult } from './connection/session.js';
+export { waitForDatabase, type WaitForDatabaseOptions } from './connection/wait-for-database.js';
+export { createSqlServerDatabase } from './sqlserver-database.js';
+export type { Param, ParamType, Statement } from './sql/statement.js';
+
+async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
+  const database = config.database;
+  if (database.type !== 'sqlserver') {
+    throw new QueueBoxError(
+      'config_invalid',
+      `The SQL Server provider was asked to open a '${database.type}' database.`,
+    );
+  }
+  // URL properties are checked before any I/O: a refused setting is a configuration error.
+  const pool = createPool(
+    connectionConfig(database),
+    database.poolSize,
+    database.connectionTimeoutMs,
+  );
+  try {
+    await waitForDatabase(pool, {
+      startupTimeoutMs: database.startupTimeoutMs,
+      attemptTimeoutMs: database.connectionTimeoutMs,
+      logger: deps.logger,
+      secrets: [database.password.reveal()],
+    });
+  } catch (error: unknown) {
+    await pool.close().catch(() => undefined);
+    throw error;
+  }
+  return createSqlServerDatabase(pool, database, deps);
+}
+
+/** What `open` refuses before it connects, as problem lines; opens nothing. */
+function check(config: AppConfig): string[] {
+  try {
+    connectionConfig(config.database);
+    return [];
+  } catch (error: unknown) {
+    return [error instanceof Error ? error.message : String(error)];
+  }
+}
+
+export const provider: DatabaseProvider = { kind: 'database', name: 'sqlserver', open, check };

@@ -1,0 +1,57 @@
+import {
+  QueueBoxError,
+  type Database,
+  type DatabaseConfig,
+  type DatabaseDeps,
+  type InboxStore,
+  type MigrateOptions,
+  type MigrationReport,
+  type OutboxStore,
+  type RetentionStore,
+} from '@queuebox/core';
+import type { SqlServerPool } from './connection/pool.js';
+import { withTimeout } from './connection/with-timeout.js';
+
+/** The `Database` port on one SQL Server pool; the pool is this object's to close. */
+export function createSqlServerDatabase(
+  pool: SqlServerPool,
+  _database: DatabaseConfig,
+  _deps: DatabaseDeps,
+): Database {
+  const notYet = (what: string): never => {
+    throw new QueueBoxError('config_invalid', `The SQL Server ${what} is not built yet.`);
+  };
+  return {
+    migrate(_options: MigrateOptions = {}): Promise<MigrationReport> {
+      return Promise.resolve(notYet('migrations'));
+    },
+    checkSchema(): Promise<void> {
+      return Promise.resolve(notYet('schema guard'));
+    },
+    async ping(timeoutMs: number): Promise<boolean> {
+      try {
+        await withTimeout(
+          pool.withSession((session) => session.run({ text: 'SELECT 1', params: [] })),
+          timeoutMs,
+          () => new Error('ping timed out'),
+        );
+        return true;
+      } catch {
+        // Readiness only needs up or down; the reason is the health check's to report.
+        return false;
+      }
+    },
+    outboxStore(): OutboxStore {
+      return notYet('outbox store');
+    },
+    inboxStore(): InboxStore {
+      return notYet('inbox store');
+    },
+    retentionStore(): RetentionStore {
+      return notYet('retention store');
+    },
+    close(): Promise<void> {
+      return pool.close();
+    },
+  };
+}
