@@ -30,6 +30,12 @@ export { createPool, openConnection, type SqlServerPool } from './connection/poo
 export type { Session, StatementResult } from './connection/session.js';
 export { waitForDatabase, type WaitForDatabaseOptions } from './connection/wait-for-database.js';
 export { createSqlServerDatabase } from './sqlserver-database.js';
+export {
+  classifySqlServerError,
+  sqlServerError,
+  APP_LOCK_NOT_ACQUIRED,
+  type SqlServerErrorClassification,
+} from './classify-error.js';
 export type { Param, ParamType, Statement } from './sql/statement.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {

@@ -44,10 +44,10 @@ export function connectionConfig(database: DatabaseConfig): ConnectionConfigurat
       ...(useInstance ? { instanceName } : { port: first.port }),
       ...(database.connection.database === '' ? {} : { database: database.connection.database }),
       encrypt: encryptFrom(params.encrypt),
-      trustServerCertificate: booleanProperty(params, 'trustservercertificate', false),
+      trustServerCertificate: booleanProperty(params, 'trustServerCertificate', false),
       ...(params.hostnameincertificate ? { serverName: params.hostnameincertificate } : {}),
       appName: params.applicationname ?? 'queuebox',
-      multiSubnetFailover: booleanProperty(params, 'multisubnetfailover', false),
+      multiSubnetFailover: booleanProperty(params, 'multiSubnetFailover', false),
       readOnlyIntent: (params.applicationintent ?? '').toLowerCase() === 'readonly',
       connectTimeout: database.connectionTimeoutMs,
       requestTimeout: REQUEST_TIMEOUT_MS,
@@ -108,7 +108,7 @@ export function encryptFrom(value: string | undefined): boolean | 'strict' {
 }
 
 function booleanProperty(params: Record<string, string>, key: string, fallback: boolean): boolean {
-  const value = params[key];
+  const value = params[key.toLowerCase()];
   if (value === undefined || value === '') return fallback;
   const lower = value.toLowerCase();
   if (lower === 'true') return true;
