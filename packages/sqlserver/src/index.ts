@@ -37,6 +37,19 @@ export {
   type SqlServerErrorClassification,
 } from './classify-error.js';
 export type { Param, ParamType, Statement } from './sql/statement.js';
+export { migrations, type Migration } from './migrations/index.js';
+export {
+  runMigrations,
+  pendingMigrations,
+  TABLES_WITHOUT_HISTORY,
+  BASELINE_REFUSED,
+  type RunMigrationsOptions,
+} from './migrator/migrate.js';
+export { HISTORY_TABLE, BASELINE_DESCRIPTION, MIGRATION_LOCK } from './migrator/history-sql.js';
+export { flywayChecksum } from './migrator/checksum.js';
+export { checkSchema, requirementsOf } from './schema/schema-guard.js';
+export { tableNamesFrom, type TableNames } from './schema/table-names.js';
+export { IDENTIFIER_PATTERN, quoteIdentifier } from './schema/identifiers.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;

@@ -11,22 +11,25 @@ import {
 } from '@queuebox/core';
 import type { SqlServerPool } from './connection/pool.js';
 import { withTimeout } from './connection/with-timeout.js';
+import { runMigrations } from './migrator/migrate.js';
+import { checkSchema } from './schema/schema-guard.js';
 
 /** The `Database` port on one SQL Server pool; the pool is this object's to close. */
 export function createSqlServerDatabase(
   pool: SqlServerPool,
-  _database: DatabaseConfig,
-  _deps: DatabaseDeps,
+  database: DatabaseConfig,
+  deps: DatabaseDeps,
 ): Database {
+  const secrets = [database.password.reveal()];
   const notYet = (what: string): never => {
     throw new QueueBoxError('config_invalid', `The SQL Server ${what} is not built yet.`);
   };
   return {
-    migrate(_options: MigrateOptions = {}): Promise<MigrationReport> {
-      return Promise.resolve(notYet('migrations'));
+    migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
+      return runMigrations(pool, { ...options, logger: deps.logger, secrets });
     },
     checkSchema(): Promise<void> {
-      return Promise.resolve(notYet('schema guard'));
+      return checkSchema(pool, database);
     },
     async ping(timeoutMs: number): Promise<boolean> {
       try {

@@ -1,4 +1,4 @@
-import { Connection, ISOLATION_LEVEL, type ConnectionConfiguration } from 'tedious';
+import { Connection, type ConnectionConfiguration } from 'tedious';
 import { QueueBoxError } from '@queuebox/core';
 import { sessionOf, type Session } from './session.js';
 
@@ -125,22 +125,7 @@ export function createPool(
       return withPooled((pooled) => work(pooled.session));
     },
     transaction<T>(work: (session: Session) => Promise<T>): Promise<T> {
-      return withPooled(async ({ connection, session }) => {
-        await callback((done) =>
-          connection.beginTransaction(done, '', ISOLATION_LEVEL.READ_COMMITTED),
-        );
-        let result: T;
-        try {
-          result = await work(session);
-        } catch (error: unknown) {
-          // XACT_ABORT may already have rolled back on the server; a second rollback then fails
-          // with "no transaction", which says nothing about the work's own error.
-          await callback((done) => connection.rollbackTransaction(done)).catch(() => undefined);
-          throw error;
-        }
-        await callback((done) => connection.commitTransaction(done));
-        return result;
-      });
+      return withPooled(({ session }) => session.inTransaction(() => work(session)));
     },
     async close(): Promise<void> {
       closed = true;
@@ -152,12 +137,6 @@ export function createPool(
       await Promise.resolve();
     },
   };
-}
-
-function callback(start: (done: (error?: Error | null) => void) => void): Promise<void> {
-  return new Promise((resolve, reject) => {
-    start((error) => (error ? reject(error) : resolve()));
-  });
 }
 
 /** tedious's error codes for a connection that can no longer be used. */

@@ -1,4 +1,4 @@
-import { Request, TYPES, type Connection } from 'tedious';
+import { ISOLATION_LEVEL, Request, TYPES, type Connection } from 'tedious';
 
 type DataType = (typeof TYPES)[keyof typeof TYPES];
 import type { ParamType, Statement } from '../sql/statement.js';
@@ -15,6 +15,11 @@ export interface StatementResult<R = Record<string, unknown>> {
 /** A borrowed connection: statements run one at a time, in order. */
 export interface Session {
   run<R = Record<string, unknown>>(statement: Statement): Promise<StatementResult<R>>;
+  /**
+   * Runs `work` in one READ COMMITTED transaction on this connection: commit when it resolves,
+   * rollback when it throws. Transaction-owned app locks end with it.
+   */
+  inTransaction<T>(work: () => Promise<T>): Promise<T>;
 }
 
 const TYPE_OF: Record<ParamType, DataType> = {
@@ -30,7 +35,27 @@ const TYPE_OF: Record<ParamType, DataType> = {
 
 /** tedious's one-request-at-a-time connection as a promise per statement. */
 export function sessionOf(connection: Connection): Session {
+  const command = (start: (done: (error?: Error | null) => void) => void): Promise<void> =>
+    new Promise((resolve, reject) => {
+      start((error) => (error ? reject(error) : resolve()));
+    });
   return {
+    async inTransaction<T>(work: () => Promise<T>): Promise<T> {
+      await command((done) =>
+        connection.beginTransaction(done, '', ISOLATION_LEVEL.READ_COMMITTED),
+      );
+      let result: T;
+      try {
+        result = await work();
+      } catch (error: unknown) {
+        // XACT_ABORT may already have rolled back on the server; a second rollback then fails
+        // with "no transaction", which says nothing about the work's own error.
+        await command((done) => connection.rollbackTransaction(done)).catch(() => undefined);
+        throw error;
+      }
+      await command((done) => connection.commitTransaction(done));
+      return result;
+    },
     run<R>(statement: Statement): Promise<StatementResult<R>> {
       return new Promise((resolve, reject) => {
         const recordsets: R[][] = [];
