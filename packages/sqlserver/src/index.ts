@@ -19,6 +19,7 @@ import {
 import { connectionConfig } from './connection/connection-options.js';
 import { createPool } from './connection/pool.js';
 import { waitForDatabase } from './connection/wait-for-database.js';
+import { tableNamesFrom } from './schema/table-names.js';
 import { createSqlServerDatabase } from './sqlserver-database.js';
 
 export {
@@ -50,6 +51,9 @@ export { flywayChecksum } from './migrator/checksum.js';
 export { checkSchema, requirementsOf } from './schema/schema-guard.js';
 export { tableNamesFrom, type TableNames } from './schema/table-names.js';
 export { IDENTIFIER_PATTERN, quoteIdentifier } from './schema/identifiers.js';
+export { createSqlServerOutboxStore } from './outbox/outbox-store.js';
+export { outboxStatements } from './outbox/outbox-statements.js';
+export { outboxClaimLock } from './outbox/outbox-sql.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;
@@ -59,7 +63,8 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
       `The SQL Server provider was asked to open a '${database.type}' database.`,
     );
   }
-  // URL properties are checked before any I/O: a refused setting is a configuration error.
+  // URL properties and identifiers are checked before any I/O: a configuration error.
+  tableNamesFrom(database);
   const pool = createPool(
     connectionConfig(database),
     database.poolSize,
@@ -81,12 +86,18 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
 
 /** What `open` refuses before it connects, as problem lines; opens nothing. */
 function check(config: AppConfig): string[] {
-  try {
-    connectionConfig(config.database);
-    return [];
-  } catch (error: unknown) {
-    return [error instanceof Error ? error.message : String(error)];
+  const problems: string[] = [];
+  for (const run of [
+    () => tableNamesFrom(config.database),
+    () => connectionConfig(config.database),
+  ]) {
+    try {
+      run();
+    } catch (error: unknown) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
   }
+  return problems;
 }
 
 export const provider: DatabaseProvider = { kind: 'database', name: 'sqlserver', open, check };

@@ -13,6 +13,8 @@ import type { SqlServerPool } from './connection/pool.js';
 import { withTimeout } from './connection/with-timeout.js';
 import { runMigrations } from './migrator/migrate.js';
 import { checkSchema } from './schema/schema-guard.js';
+import { tableNamesFrom } from './schema/table-names.js';
+import { createSqlServerOutboxStore } from './outbox/outbox-store.js';
 
 /** The `Database` port on one SQL Server pool; the pool is this object's to close. */
 export function createSqlServerDatabase(
@@ -21,6 +23,8 @@ export function createSqlServerDatabase(
   deps: DatabaseDeps,
 ): Database {
   const secrets = [database.password.reveal()];
+  const tables = tableNamesFrom(database);
+  let outbox: OutboxStore | undefined;
   const notYet = (what: string): never => {
     throw new QueueBoxError('config_invalid', `The SQL Server ${what} is not built yet.`);
   };
@@ -45,7 +49,8 @@ export function createSqlServerDatabase(
       }
     },
     outboxStore(): OutboxStore {
-      return notYet('outbox store');
+      outbox ??= createSqlServerOutboxStore(pool, tables, database.outboxTableName, deps.clock);
+      return outbox;
     },
     inboxStore(): InboxStore {
       return notYet('inbox store');

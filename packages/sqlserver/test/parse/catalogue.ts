@@ -1,7 +1,9 @@
 import type { DatabaseConfig } from '@queuebox/core';
 import { migrations } from '../../src/migrations/index.js';
 import * as history from '../../src/migrator/history-sql.js';
+import { outboxStatements } from '../../src/outbox/outbox-statements.js';
 import { columnLookup, requirementsOf } from '../../src/schema/schema-guard.js';
+import { tableNamesFrom } from '../../src/schema/table-names.js';
 import { statement, type Statement } from '../../src/sql/statement.js';
 import { databaseConfig } from '../support.js';
 
@@ -50,6 +52,7 @@ export function catalogue(): Entry[] {
     { name: 'ping', statement: statement('SELECT 1') },
   ];
   for (const [layout, config] of Object.entries(LAYOUTS)) {
+    entries.push(...outboxEntries(layout, config));
     for (const requirement of requirementsOf(config)) {
       entries.push({
         name: `schema guard (${layout}): column lookup of ${requirement.table}`,
@@ -63,4 +66,57 @@ export function catalogue(): Entry[] {
     }
   }
   return entries;
+}
+
+const NOW = new Date('2024-03-01T12:00:00.000Z');
+const ID = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+
+/** Every outbox statement, with one row and with three (statements over several rows). */
+function outboxEntries(layout: string, config: DatabaseConfig): Entry[] {
+  const s = outboxStatements(tableNamesFrom(config), config.outboxTableName);
+  const fences = [1, 2, 3].map((n) => ({ id: ID(n), claimToken: ID(n + 3) }));
+  const entries: [string, Statement][] = [
+    ['claim', s.claim(10, 30_000, NOW)],
+    ['re-read by id', s.reread([ID(1), ID(2), ID(3)])],
+    [
+      'complete',
+      s.complete(
+        [
+          { kind: 'sent', fence: fences[0]! },
+          { kind: 'retry', fence: fences[1]!, delayMs: 2000, error: 'boom' },
+          { kind: 'dead', fence: fences[2]!, error: 'gone' },
+        ],
+        NOW,
+      ),
+    ],
+    ['complete one', s.complete([{ kind: 'sent', fence: fences[0]! }], NOW)],
+    ['renew', s.renew(fences, 30_000)],
+    ['release', s.release(fences, NOW)],
+    ['reclaim', s.reclaim(NOW)],
+    ['gauges', s.gauges(NOW)],
+    ['next wake', s.nextWake(NOW)],
+    [
+      'insert',
+      s.insert([
+        { topic: 'a', payload: { n: 1 } },
+        {
+          id: ID(9),
+          topic: 'b',
+          key: 'k',
+          aggregateType: 'order',
+          payload: [1],
+          headers: { h: 'v' },
+          maxAttempts: 3,
+          scheduledAt: NOW,
+        },
+      ]),
+    ],
+    ['replay by ids', s.replay({ ids: [ID(1), ID(2)] }, NOW)],
+    [
+      'replay by topics and time',
+      s.replay({ topics: ['a'], createdAfter: NOW, createdBefore: NOW }, NOW),
+    ],
+    ['distinct topics', s.distinctTopics()],
+  ];
+  return entries.map(([name, statement]) => ({ name: `outbox (${layout}): ${name}`, statement }));
 }

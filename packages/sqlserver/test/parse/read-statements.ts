@@ -6,8 +6,8 @@ const parser = new nodeSqlParser.Parser();
 
 export interface Reading {
   readonly statement: string;
-  /** null: the parser read it; otherwise the reviewed entry that explains why it cannot. */
-  readonly reviewed: ReviewedStatement | null;
+  /** Empty: the parser read it; otherwise the reviewed entries that explain why it cannot. */
+  readonly reviewed: readonly ReviewedStatement[];
 }
 
 /** Reads a batch statement by statement; throws on a statement neither parsed nor reviewed. */
@@ -24,7 +24,8 @@ function parses(text: string): boolean {
   }
 }
 
-const STATEMENT_START = /^(CREATE|ALTER|EXEC|SELECT|INSERT|UPDATE|DELETE|WITH|DECLARE|BEGIN)\b/i;
+const STATEMENT_START =
+  /^(CREATE|ALTER|EXEC|SELECT|INSERT|UPDATE|DELETE|WITH|DECLARE|BEGIN|THROW)\b/i;
 
 function readStatement(statement: string): Reading[] {
   // EXEC('...') with a literal: the parser accepts the EXEC without looking inside the string,
@@ -35,12 +36,16 @@ function readStatement(statement: string): Reading[] {
   if (guarded) {
     const condition = `SELECT CASE WHEN ${guarded.condition} THEN 1 ELSE 0 END`;
     if (!parses(condition)) throw unreadable(`IF condition: ${guarded.condition}`);
-    return [{ statement: condition, reviewed: null }, ...readBody(guarded.body)];
+    return [{ statement: condition, reviewed: [] }, ...readBody(guarded.body)];
   }
-  if (parses(statement)) return [{ statement, reviewed: null }];
-  const reviewed = REVIEWED.find((entry) => entry.pattern.test(statement));
-  if (!reviewed) throw unreadable(statement);
-  return [{ statement, reviewed }];
+  if (parses(statement)) return [{ statement, reviewed: [] }];
+  const whole = REVIEWED.find((entry) => !entry.strip && entry.pattern.test(statement));
+  if (whole) return [{ statement, reviewed: [whole] }];
+  // Clauses the parser lacks: remove each reviewed one; what is left must parse.
+  const partial = REVIEWED.filter((entry) => entry.strip && entry.pattern.test(statement));
+  const rest = partial.reduce((text, entry) => text.replace(entry.strip!, ''), statement);
+  if (partial.length > 0 && parses(rest)) return [{ statement, reviewed: partial }];
+  throw unreadable(statement);
 }
 
 function readBody(body: string): Reading[] {
