@@ -21,7 +21,11 @@ export function unbuiltFeatureProblems(
   registry: ProviderRegistry = providers,
 ): string[] {
   const problems: string[] = [];
-  if (registry[config.database.type]?.kind !== 'database') {
+  // PostgreSQL is the build's own database; another type needs its provider in the registry.
+  if (
+    config.database.type !== 'postgresql' &&
+    registry[config.database.type]?.kind !== 'database'
+  ) {
     problems.push(
       `database.type: ${config.database.type} databases are not available in this build of QueueBox; use postgresql`,
     );
