@@ -1,5 +1,7 @@
+import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import type { BrokerProvider } from '@queuebox/core';
+import { loadConfig } from '@queuebox/config';
+import { silentLogger, systemClock, type BrokerProvider } from '@queuebox/core';
 import {
   broker,
   brokerRegistered,
@@ -36,11 +38,13 @@ describe('the provider registry', () => {
     expect(Object.keys(providers)).toEqual([
       'postgresql',
       'postgres-logical',
+      'sqlserver',
       'rabbitmq',
       'nats',
       'kafka',
     ]);
     expect((await loadDatabaseProvider('postgresql')).name).toBe('postgresql');
+    expect((await loadDatabaseProvider('sqlserver')).name).toBe('sqlserver');
     expect((await loadCaptureProvider('postgres-logical')).name).toBe('postgres-logical');
     expect(captureRegistered('postgres-logical')).toBe(true);
     expect(captureRegistered('sqlserver-cdc')).toBe(false);
@@ -108,8 +112,46 @@ describe('the provider registry', () => {
   });
 
   it('refuses a database type this build does not have', async () => {
-    await expect(loadDatabaseProvider('sqlserver')).rejects.toThrow(
+    const registry: ProviderRegistry = { postgresql: providers.postgresql };
+    await expect(loadDatabaseProvider('sqlserver', registry)).rejects.toThrow(
       "The provider 'sqlserver' is not part of this build of QueueBox. Use database.type postgresql.",
     );
   });
+
+  it('takes database.type sqlserver to the SQL Server provider, which meets a closed port', async () => {
+    const port = await closedPort();
+    const config = loadConfig({
+      env: {
+        QUEUEBOX_DATABASE_TYPE: 'sqlserver',
+        QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${port};databaseName=queuebox;encrypt=false`,
+        QUEUEBOX_DATABASE_USERNAME: 'sa',
+        QUEUEBOX_DATABASE_PASSWORD: 'not-a-real-password',
+        QUEUEBOX_DATABASE_STARTUPTIMEOUTMS: '1000',
+        QUEUEBOX_DATABASE_CONNECTIONTIMEOUTMS: '1000',
+      },
+      readFile: () => undefined,
+    });
+    const provider = await loadDatabaseProvider(config.database.type);
+    expect(provider.name).toBe('sqlserver');
+    const opened = provider.open(config, { logger: silentLogger, clock: systemClock });
+    await expect(opened).rejects.toThrow(
+      /^The database did not answer inside 1000 ms, after \d+ attempt\(s\)\..*Last reason: ConnectionError: Failed to connect to 127\.0\.0\.1:\d+/,
+    );
+    await expect(opened).rejects.not.toThrow(
+      /not-a-real-password|not part of this build|not built/,
+    );
+  });
 });
+
+/** A TCP port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

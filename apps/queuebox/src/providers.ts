@@ -24,6 +24,7 @@ import {
 export const providers = {
   postgresql: database('@queuebox/postgres', () => import('@queuebox/postgres')),
   'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
+  sqlserver: database('@queuebox/sqlserver', () => import('@queuebox/sqlserver')),
   rabbitmq: broker('@queuebox/rabbitmq', () => import('@queuebox/rabbitmq')),
   nats: broker('@queuebox/nats', () => import('@queuebox/nats')),
   kafka: broker('@queuebox/kafka', () => import('@queuebox/kafka')),

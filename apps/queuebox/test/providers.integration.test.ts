@@ -36,7 +36,7 @@ describe('provider registry on the production install', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(
-      'All 5 provider(s) load: postgresql, postgres-logical, rabbitmq, nats, kafka.',
+      'All 6 provider(s) load: postgresql, postgres-logical, sqlserver, rabbitmq, nats, kafka.',
     );
   });
 
@@ -68,6 +68,15 @@ describe('provider registry on the production install', () => {
       "The provider 'kafka' is missing: add the package @queuebox/kafka to the QueueBox runtime install.",
     );
     expect(result.stderr).not.toContain("'postgresql'");
+  });
+
+  it('fails naming the database and its package when @queuebox/sqlserver is missing', () => {
+    rmSync(join(target, 'node_modules/@queuebox/sqlserver'), { recursive: true, force: true });
+    const result = check();
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain(
+      "The provider 'sqlserver' is missing: add the package @queuebox/sqlserver to the QueueBox runtime install.",
+    );
   });
 
   it('fails naming the provider and the package when the package is missing', () => {

@@ -61,7 +61,10 @@ describe('settings this build cannot act on', () => {
     );
   });
 
-  it('names SQL Server and sqlserver-cdc capture, and every broker source, at once', () => {
+  it('names SQL Server and sqlserver-cdc capture, and every broker source, at once, in a build without @queuebox/sqlserver and @queuebox/kafka', () => {
+    const withoutSqlServer = Object.fromEntries(
+      Object.entries(providers).filter(([name]) => name !== 'sqlserver' && name !== 'kafka'),
+    );
     const problems = unbuiltFeatureProblems(
       config(
         `${CAPTURE.replace('MODE', 'sqlserver-cdc')}
@@ -82,6 +85,7 @@ sources:
           QUEUEBOX_DATABASE_URL: 'jdbc:sqlserver://127.0.0.1:1433;databaseName=q',
         },
       ),
+      withoutSqlServer,
     );
     expect(problems).toEqual([
       'database.type: sqlserver databases are not available in this build of QueueBox; use postgresql',
@@ -89,6 +93,20 @@ sources:
         'which this build of QueueBox does not have; set outbox.capture.enabled to false and ' +
         'outbox.capture.mode to polling, and the outbox is delivered by polling every outbox.pollIntervalMs',
       'sources.orders: type kafka sources are not available in this build of QueueBox; use an http source',
+    ]);
+  });
+  it('passes database.type sqlserver, whose provider this build has, but not its capture mode yet', () => {
+    const sqlServer = {
+      QUEUEBOX_DATABASE_TYPE: 'sqlserver',
+      QUEUEBOX_DATABASE_URL: 'jdbc:sqlserver://127.0.0.1:1433;databaseName=q',
+    };
+    expect(unbuiltFeatureProblems(config('', sqlServer))).toEqual([]);
+    expect(
+      unbuiltFeatureProblems(config(CAPTURE.replace('MODE', 'sqlserver-cdc'), sqlServer)),
+    ).toEqual([
+      'outbox.capture.mode: capture mode sqlserver-cdc is not available in this build of QueueBox; ' +
+        'set outbox.capture.enabled to false and outbox.capture.mode to polling, and the outbox is ' +
+        'delivered by polling every outbox.pollIntervalMs',
     ]);
   });
 });

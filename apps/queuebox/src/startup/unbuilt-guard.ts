@@ -9,7 +9,8 @@ import {
 
 /**
  * Settings the configuration accepts (they are the reference's keys) but this build cannot act
- * on yet: broker sources whose provider the registry lacks (Kafka), SQL Server and its capture mode.
+ * on yet: broker sources (RabbitMQ, Kafka, NATS consumers), a database or capture mode whose
+ * provider the registry lacks.
  * Each one stops the start with a line naming the key, instead of a start that silently never
  * consumes the queue or never captures. Broker destinations are refused the same way by the
  * routing check ("no publisher supports destination ..."). Settings that only matter once one
@@ -20,15 +21,21 @@ export function unbuiltFeatureProblems(
   registry: ProviderRegistry = providers,
 ): string[] {
   const problems: string[] = [];
-  if (config.database.type !== 'postgresql') {
+  // PostgreSQL is the build's own database; another type needs its provider in the registry.
+  if (
+    config.database.type !== 'postgresql' &&
+    registry[config.database.type]?.kind !== 'database'
+  ) {
     problems.push(
       `database.type: ${config.database.type} databases are not available in this build of QueueBox; use postgresql`,
     );
   }
   const capture = config.outbox.capture;
   if (capture.enabled && !captureRegistered(capture.mode, registry)) {
+    // With the SQL Server package present its capture mode is still missing, so the text only
+    // points at the package when the package itself is what the build lacks.
     const comesWith =
-      capture.mode === 'sqlserver-cdc'
+      capture.mode === 'sqlserver-cdc' && registry.sqlserver?.kind !== 'database'
         ? 'comes with the SQL Server package (@queuebox/sqlserver), which this build of QueueBox does not have'
         : 'is not available in this build of QueueBox';
     problems.push(

@@ -1,0 +1,103 @@
+/**
+ * @queuebox/sqlserver: QueueBox on SQL Server through tedious. It maps the `jdbc:sqlserver://`
+ * URL onto tedious, keeps a small pool, waits for the database at start, applies the bundled
+ * migrations V1..V11 with a Flyway-compatible history (so a database QueueBox 0.8.1 migrated is
+ * accepted as it is), runs the schema guard, and builds the stores on the configured (validated,
+ * quoted) table and column names.
+ *
+ * It does not decide when to migrate (the app does), does not validate configuration beyond the
+ * identifiers and URL properties it puts into a connection or SQL, does not capture (the
+ * `sqlserver-cdc` mode is not part of it yet), and never migrates renamed tables.
+ */
+import {
+  QueueBoxError,
+  type AppConfig,
+  type Database,
+  type DatabaseDeps,
+  type DatabaseProvider,
+} from '@queuebox/core';
+import { connectionConfig } from './connection/connection-options.js';
+import { createPool } from './connection/pool.js';
+import { waitForDatabase } from './connection/wait-for-database.js';
+import { tableNamesFrom } from './schema/table-names.js';
+import { createSqlServerDatabase } from './sqlserver-database.js';
+
+export {
+  connectionConfig,
+  encryptFrom,
+  REQUEST_TIMEOUT_MS,
+} from './connection/connection-options.js';
+export { createPool, openConnection, type SqlServerPool } from './connection/pool.js';
+export type { Session, StatementResult } from './connection/session.js';
+export { waitForDatabase, type WaitForDatabaseOptions } from './connection/wait-for-database.js';
+export { createSqlServerDatabase } from './sqlserver-database.js';
+export {
+  classifySqlServerError,
+  sqlServerError,
+  APP_LOCK_NOT_ACQUIRED,
+  type SqlServerErrorClassification,
+} from './classify-error.js';
+export type { Param, ParamType, Statement } from './sql/statement.js';
+export { migrations, type Migration } from './migrations/index.js';
+export {
+  runMigrations,
+  pendingMigrations,
+  TABLES_WITHOUT_HISTORY,
+  BASELINE_REFUSED,
+  type RunMigrationsOptions,
+} from './migrator/migrate.js';
+export { HISTORY_TABLE, BASELINE_DESCRIPTION, MIGRATION_LOCK } from './migrator/history-sql.js';
+export { flywayChecksum } from './migrator/checksum.js';
+export { checkSchema, requirementsOf } from './schema/schema-guard.js';
+export { tableNamesFrom, type TableNames } from './schema/table-names.js';
+export { IDENTIFIER_PATTERN, quoteIdentifier } from './schema/identifiers.js';
+export { createSqlServerOutboxStore } from './outbox/outbox-store.js';
+export { outboxStatements } from './outbox/outbox-statements.js';
+export { outboxClaimLock } from './outbox/outbox-sql.js';
+
+async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
+  const database = config.database;
+  if (database.type !== 'sqlserver') {
+    throw new QueueBoxError(
+      'config_invalid',
+      `The SQL Server provider was asked to open a '${database.type}' database.`,
+    );
+  }
+  // URL properties and identifiers are checked before any I/O: a configuration error.
+  tableNamesFrom(database);
+  const pool = createPool(
+    connectionConfig(database),
+    database.poolSize,
+    database.connectionTimeoutMs,
+  );
+  try {
+    await waitForDatabase(pool, {
+      startupTimeoutMs: database.startupTimeoutMs,
+      attemptTimeoutMs: database.connectionTimeoutMs,
+      logger: deps.logger,
+      secrets: [database.password.reveal()],
+    });
+  } catch (error: unknown) {
+    await pool.close().catch(() => undefined);
+    throw error;
+  }
+  return createSqlServerDatabase(pool, database, deps);
+}
+
+/** What `open` refuses before it connects, as problem lines; opens nothing. */
+function check(config: AppConfig): string[] {
+  const problems: string[] = [];
+  for (const run of [
+    () => tableNamesFrom(config.database),
+    () => connectionConfig(config.database),
+  ]) {
+    try {
+      run();
+    } catch (error: unknown) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  return problems;
+}
+
+export const provider: DatabaseProvider = { kind: 'database', name: 'sqlserver', open, check };

@@ -1,0 +1,65 @@
+import {
+  QueueBoxError,
+  type Database,
+  type DatabaseConfig,
+  type DatabaseDeps,
+  type InboxStore,
+  type MigrateOptions,
+  type MigrationReport,
+  type OutboxStore,
+  type RetentionStore,
+} from '@queuebox/core';
+import type { SqlServerPool } from './connection/pool.js';
+import { withTimeout } from './connection/with-timeout.js';
+import { runMigrations } from './migrator/migrate.js';
+import { checkSchema } from './schema/schema-guard.js';
+import { tableNamesFrom } from './schema/table-names.js';
+import { createSqlServerOutboxStore } from './outbox/outbox-store.js';
+
+/** The `Database` port on one SQL Server pool; the pool is this object's to close. */
+export function createSqlServerDatabase(
+  pool: SqlServerPool,
+  database: DatabaseConfig,
+  deps: DatabaseDeps,
+): Database {
+  const secrets = [database.password.reveal()];
+  const tables = tableNamesFrom(database);
+  let outbox: OutboxStore | undefined;
+  const notYet = (what: string): never => {
+    throw new QueueBoxError('config_invalid', `The SQL Server ${what} is not built yet.`);
+  };
+  return {
+    migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
+      return runMigrations(pool, { ...options, logger: deps.logger, secrets });
+    },
+    checkSchema(): Promise<void> {
+      return checkSchema(pool, database);
+    },
+    async ping(timeoutMs: number): Promise<boolean> {
+      try {
+        await withTimeout(
+          pool.withSession((session) => session.run({ text: 'SELECT 1', params: [] })),
+          timeoutMs,
+          () => new Error('ping timed out'),
+        );
+        return true;
+      } catch {
+        // Readiness only needs up or down; the reason is the health check's to report.
+        return false;
+      }
+    },
+    outboxStore(): OutboxStore {
+      outbox ??= createSqlServerOutboxStore(pool, tables, database.outboxTableName, deps.clock);
+      return outbox;
+    },
+    inboxStore(): InboxStore {
+      return notYet('inbox store');
+    },
+    retentionStore(): RetentionStore {
+      return notYet('retention store');
+    },
+    close(): Promise<void> {
+      return pool.close();
+    },
+  };
+}
