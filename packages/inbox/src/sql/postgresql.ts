@@ -162,16 +162,18 @@ function claim(q: Record<keyof InboxSchema, string>, strict: boolean): string {
     FROM ranked e
     WHERE e.rank_in_aggregate = 1
       AND ${busy('e', false)}${earlier('e')}
-    ORDER BY e.${q.scheduledAt}, e.${q.createdAt}, e.${q.id}
-    LIMIT $2
 ), locked AS (
     -- Lock on the base table and re-check the whole readiness predicate there: the CTEs above
-    -- read a snapshot, and a row another worker claimed meanwhile must not pass.
+    -- read a snapshot, and a row another worker claimed meanwhile must not pass. The batch
+    -- limit counts locked rows only, so concurrent claims of one source divide the eligible
+    -- heads between them instead of all taking the first \`batch\` and skipping each other's.
     SELECT i.${q.id}
     FROM ${q.table} i
     JOIN eligible e ON e.${q.id} = i.${q.id}
     WHERE ${ready('i')}
       AND ${busy('i', true)}${earlier('i')}
+    ORDER BY i.${q.scheduledAt}, i.${q.createdAt}, i.${q.id}
+    LIMIT $2
     FOR UPDATE OF i SKIP LOCKED
 )
 UPDATE ${q.table} u
