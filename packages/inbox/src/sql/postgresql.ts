@@ -32,9 +32,15 @@ export function postgresqlStatements(
 ): InboxStatements {
   const q = quoteAll(schema);
   const t = q.table;
+  // `(state = 'processing') IS TRUE` says what `state = 'processing'` says (both pass only a
+  // processing row), but the planner cannot match it to the partial indexes on processing rows
+  // (idx_inbox_pull_busy, idx_inbox_processing_claimed), so the row is found by its primary
+  // key. With the plain clause, statistics taken while nothing was in flight make a full scan
+  // of idx_inbox_pull_busy look cheapest, and that scan grows with every row claimed since
+  // (50,000 claimed rows: 462 completions/s from 32 connections, against 6,584/s by the key).
   const fence = `WHERE ${q.id} = $ID
   AND ${q.consumption} = 'pull'
-  AND ${q.state} = 'processing'
+  AND (${q.state} = 'processing') IS TRUE
   AND ${q.claimToken} = $TOKEN
   AND ${q.leaseExpiresAt} > clock_timestamp();`;
   const fenced = (id: number, token: number) =>
