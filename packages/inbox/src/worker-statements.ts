@@ -10,7 +10,8 @@ import type { InboxStatements } from './sql/postgresql.js';
 const texts = new Set<string>();
 
 export function registerWorkerStatements(statements: InboxStatements): void {
-  for (const statement of Object.values(statements)) texts.add(statement.text);
+  const { claim, renew, complete, retry, dead } = statements;
+  for (const statement of [claim, renew, complete, retry, dead]) texts.add(statement.text);
 }
 
 export function isWorkerStatement(text: string): boolean {
