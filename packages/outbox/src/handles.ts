@@ -53,6 +53,7 @@ export interface Runner {
   run(text: string, knexText: string, params: Params): Promise<void>;
 }
 
+const PREPARE = { prepare: true } as const;
 const DRIZZLE_ENTITY = Symbol.for('drizzle:entityKind');
 
 export function runnerFor(db: OutboxHandle): Runner {
@@ -60,7 +61,12 @@ export function runnerFor(db: OutboxHandle): Runner {
   if (typeof db === 'function' && typeof handle.unsafe === 'function') {
     return {
       kind: 'postgres.js',
-      run: async (text, _k, params) => void (await call(handle.unsafe, db, text, [...params])),
+      // The texts are fixed per schema, so they run as named prepared statements (postgres.js
+      // caches them per connection): an unprepared statement with parameters costs postgres.js
+      // a Describe round trip before its Bind. A `sql` made with `prepare: false` (for a
+      // transaction-mode pooler) keeps them unprepared: its own setting wins.
+      run: async (text, _k, params) =>
+        void (await call(handle.unsafe, db, text, [...params], PREPARE)),
     };
   }
   if (typeof db === 'function' && typeof handle.raw === 'function') {
