@@ -15,6 +15,7 @@ import { runMigrations } from './migrator/migrate.js';
 import { checkSchema } from './schema/schema-guard.js';
 import { tableNamesFrom } from './schema/table-names.js';
 import { createSqlServerOutboxStore } from './outbox/outbox-store.js';
+import { createSqlServerInboxStore } from './inbox/inbox-store.js';
 
 /** The `Database` port on one SQL Server pool; the pool is this object's to close. */
 export function createSqlServerDatabase(
@@ -24,7 +25,10 @@ export function createSqlServerDatabase(
 ): Database {
   const secrets = [database.password.reveal()];
   const tables = tableNamesFrom(database);
+  // One store each: the inbox store groups concurrent writes, which only works when every
+  // caller shares the same instance.
   let outbox: OutboxStore | undefined;
+  let inbox: InboxStore | undefined;
   const notYet = (what: string): never => {
     throw new QueueBoxError('config_invalid', `The SQL Server ${what} is not built yet.`);
   };
@@ -53,7 +57,10 @@ export function createSqlServerDatabase(
       return outbox;
     },
     inboxStore(): InboxStore {
-      return notYet('inbox store');
+      inbox ??= createSqlServerInboxStore(pool, tables, database.inboxTableName, deps.clock, {
+        connectionTimeoutMs: database.connectionTimeoutMs,
+      });
+      return inbox;
     },
     retentionStore(): RetentionStore {
       return notYet('retention store');
