@@ -57,6 +57,7 @@ export { outboxClaimLock } from './outbox/outbox-sql.js';
 export { createSqlServerInboxStore, type SqlServerInboxStoreOptions } from './inbox/inbox-store.js';
 export { inboxStatements } from './inbox/inbox-statements.js';
 export { inboxClaimLock } from './inbox/inbox-relay-sql.js';
+export { createSqlServerRetentionStore } from './retention/retention-store.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;

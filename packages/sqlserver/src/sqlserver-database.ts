@@ -1,5 +1,4 @@
 import {
-  QueueBoxError,
   type Database,
   type DatabaseConfig,
   type DatabaseDeps,
@@ -16,6 +15,7 @@ import { checkSchema } from './schema/schema-guard.js';
 import { tableNamesFrom } from './schema/table-names.js';
 import { createSqlServerOutboxStore } from './outbox/outbox-store.js';
 import { createSqlServerInboxStore } from './inbox/inbox-store.js';
+import { createSqlServerRetentionStore } from './retention/retention-store.js';
 
 /** The `Database` port on one SQL Server pool; the pool is this object's to close. */
 export function createSqlServerDatabase(
@@ -29,9 +29,6 @@ export function createSqlServerDatabase(
   // caller shares the same instance.
   let outbox: OutboxStore | undefined;
   let inbox: InboxStore | undefined;
-  const notYet = (what: string): never => {
-    throw new QueueBoxError('config_invalid', `The SQL Server ${what} is not built yet.`);
-  };
   return {
     migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
       return runMigrations(pool, { ...options, logger: deps.logger, secrets });
@@ -63,7 +60,7 @@ export function createSqlServerDatabase(
       return inbox;
     },
     retentionStore(): RetentionStore {
-      return notYet('retention store');
+      return createSqlServerRetentionStore(pool, tables);
     },
     close(): Promise<void> {
       return pool.close();
