@@ -4,6 +4,7 @@ import * as history from '../../src/migrator/history-sql.js';
 import { outboxStatements } from '../../src/outbox/outbox-statements.js';
 import { inboxEntries } from './inbox-catalogue.js';
 import { retentionEntries } from './retention-catalogue.js';
+import { pullEntries } from './pull-catalogue.js';
 import { columnLookup, requirementsOf } from '../../src/schema/schema-guard.js';
 import { tableNamesFrom } from '../../src/schema/table-names.js';
 import { statement, type Statement } from '../../src/sql/statement.js';
@@ -52,6 +53,7 @@ export function catalogue(): Entry[] {
     { name: 'migration guard: schema has objects', statement: history.schemaHasObjects },
     { name: 'default schema', statement: history.defaultSchema },
     { name: 'ping', statement: statement('SELECT 1') },
+    ...pullEntries(),
   ];
   for (const [layout, config] of Object.entries(LAYOUTS)) {
     entries.push(...outboxEntries(layout, config));

@@ -58,6 +58,7 @@ describe('every T-SQL statement of @queuebox/sqlserver', () => {
     expect(() => readBatch('SELEC id FROM [outbox] WHERE id = @id')).toThrow(/cannot read/);
     expect(() => readBatch('UPDATE [outbox] SET [state] = @state WHERE')).toThrow(/cannot read/);
     expect(variablesIn("SELECT @a, '@notAParam', [@alsoNot], @@ROWCOUNT")).toEqual(['a']);
+    expect(variablesIn("-- the caller's @p9\nSELECT @a, '--@b'")).toEqual(['a']);
     expect(splitBatch("SELECT 1; SELECT ';' AS x; IF 1 = 1 BEGIN SELECT 2; SELECT 3; END")).toEqual(
       ['SELECT 1', "SELECT ';' AS x", 'IF 1 = 1 BEGIN SELECT 2; SELECT 3; END'],
     );
