@@ -78,4 +78,5 @@ export function sqlServerInboxProbe(
   };
 }
 
-const ROLL_BACK = Symbol('roll back');
+/** Thrown to end the holder's transaction with a rollback; caught right there. */
+const ROLL_BACK = new Error('roll back the lock holder');
