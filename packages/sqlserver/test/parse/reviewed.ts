@@ -49,4 +49,16 @@ export const REVIEWED: readonly ReviewedStatement[] = [
     reason:
       'The OUTPUT INSERTED clause of an UPDATE (the claimed or fenced ids): not in the parser grammar. The UPDATE without it must parse.',
   },
+  {
+    pattern:
+      /^EXEC @lockResult = sp_getapplock @Resource = @src, @LockMode = 'Exclusive', @LockOwner = 'Transaction', @LockTimeout = 10000$/,
+    reason:
+      'The pull claim (examples/pull/sql/sqlserver/claim.sql): sp_getapplock with a return value and named arguments, the resource being the source name in a local.',
+  },
+  {
+    pattern: / OUTPUT INSERTED\.\[id\] INTO @claimed /,
+    strip: / OUTPUT INSERTED\.\[id\] INTO @claimed(?= )/,
+    reason:
+      'OUTPUT ... INTO a table variable (the pull claim collects the claimed ids to read them back in order): not in the parser grammar. The UPDATE without it must parse.',
+  },
 ];
