@@ -42,23 +42,18 @@ describe.skipIf(!ss.available)('enqueue through mssql', () => {
   let migrator: SqlServerPool;
   const rows = async (topic: string) =>
     (
-      await pool
-        .request()
-        .input('topic', topic)
-        .query<{
-          id: string;
-          topic: string;
-          key: string | null;
-          aggregate_type: string | null;
-          payload: string;
-          headers: string;
-          state: string;
-          attempt: number;
-          max_attempts: number;
-          scheduled_at: Date;
-        }>(
-          'SELECT CAST(id AS VARCHAR(36)) AS id, topic, [key], aggregate_type, payload, headers, state, attempt, max_attempts, scheduled_at FROM outbox WHERE topic = @topic ORDER BY sequence',
-        )
+      await pool.request().input('topic', topic).query<{
+        id: string;
+        topic: string;
+        key: string | null;
+        aggregate_type: string | null;
+        payload: string;
+        headers: string;
+        state: string;
+        attempt: number;
+        max_attempts: number;
+        scheduled_at: Date;
+      }>('SELECT CAST(id AS VARCHAR(36)) AS id, topic, [key], aggregate_type, payload, headers, state, attempt, max_attempts, scheduled_at FROM outbox WHERE topic = @topic ORDER BY sequence')
     ).recordset;
   const inTransaction = async <T>(work: (tx: mssql.Transaction) => Promise<T>): Promise<T> => {
     const tx = new mssql.Transaction(pool);
@@ -173,7 +168,9 @@ describe.skipIf(!ss.available)('enqueue through mssql', () => {
     const ids = await inTransaction((tx) => enqueueMany(tx, messages));
     const written = await rows('bulk');
     expect(written.map((r) => r.id.toLowerCase())).toEqual(ids);
-    expect(written.map((r) => JSON.parse(r.payload).i)).toEqual(messages.map((m) => m.payload.i));
+    expect(written.map((r) => (JSON.parse(r.payload) as { i: number }).i)).toEqual(
+      messages.map((m) => m.payload.i),
+    );
     expect(written[0]).toMatchObject({ max_attempts: 5, key: null, headers: '{}' });
   });
 });

@@ -1,5 +1,6 @@
 import type { CaptureSession, ChangeKind } from '@queuebox/core';
-import { requireService, silentLogger } from '@queuebox/testing';
+import { silentLogger } from '@queuebox/core';
+import { requireService } from '@queuebox/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { captureConfigWith } from '../../test/capture-support.js';
 import {
