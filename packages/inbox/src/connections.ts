@@ -1,3 +1,5 @@
+import { isWorkerStatement } from './worker-statements.js';
+
 /**
  * How the worker reaches the database: a connection source lends connections, each able to run
  * positional-parameter SQL and a transaction. Adapters wrap the caller's own pool, which the
@@ -80,11 +82,21 @@ export interface PostgresJsReservedLike {
   release(): void;
 }
 
+const PREPARE = { prepare: true } as const;
+
 export interface PostgresJsLike {
   reserve(): Promise<PostgresJsReservedLike>;
 }
 
-/** A postgres.js `sql`: each connection is `sql.reserve()`, released after use. */
+/**
+ * A postgres.js `sql`: each connection is `sql.reserve()`, released after use. The worker's own
+ * statements run as named prepared statements (postgres.js caches them per connection): an
+ * unprepared statement with parameters costs postgres.js a Describe round trip before its Bind,
+ * so a completion would cost two round trips and two socket writes instead of one. Only the
+ * worker's texts are prepared (see worker-statements.ts), so a handler's own SQL, however
+ * varied, never fills the connection's statement cache. A `sql` created with `prepare: false`
+ * (for a transaction-mode pooler) keeps them unprepared.
+ */
 export function fromPostgresJs(sql: PostgresJsLike): InboxConnectionSource {
   return {
     async connect() {
@@ -94,16 +106,19 @@ export function fromPostgresJs(sql: PostgresJsLike): InboxConnectionSource {
         unsafe(
           text: string,
           params: unknown[],
+          options?: { prepare: boolean },
         ): PromiseLike<ArrayLike<unknown> & { count: number | null }>;
       };
-      const unsafe = (text: string, params: unknown[] = []) => loose.unsafe(text, params);
-      const run = async (text: string, params?: readonly unknown[]) => {
-        const result = await unsafe(text, params === undefined ? [] : [...params]);
-        return {
-          rows: Array.from(result) as Record<string, unknown>[],
-          rowCount: result.count ?? 0,
-        };
-      };
+      const unsafe = (text: string, params: unknown[] = [], prepare = false) =>
+        loose.unsafe(text, params, prepare ? PREPARE : undefined);
+      const answer = (result: ArrayLike<unknown> & { count: number | null }) => ({
+        rows: Array.from(result) as Record<string, unknown>[],
+        rowCount: result.count ?? 0,
+      });
+      const run = async (text: string, params?: readonly unknown[]) =>
+        answer(
+          await unsafe(text, params === undefined ? [] : [...params], isWorkerStatement(text)),
+        );
       let done = false;
       let open = false;
       const control = (command: string, opens: boolean) => async () => {

@@ -5,6 +5,7 @@ import { messageFrom, type InboxMessage } from './message.js';
 import { resolveOptions, type InboxOptions, type ResolvedInboxOptions } from './options.js';
 import { sanitizeError } from './sanitize.js';
 import type { InboxStatements } from './sql/postgresql.js';
+import { registerWorkerStatements } from './worker-statements.js';
 
 /**
  * The handler: do the work through `transaction` (never commit or roll back: the worker does),
@@ -54,6 +55,7 @@ export class InboxWorker {
     this.#sql = inboxSql(this.#options.dialect, this.#options.schema, {
       strictAggregateOrder: this.#options.strictAggregateOrder,
     });
+    registerWorkerStatements(this.#sql);
     this.#concurrency = Math.min(this.#options.maxConcurrency, this.#options.batchSize);
     this.#renewEveryMs = Math.max(1, Math.floor(this.#options.leaseMs / 3));
   }

@@ -19,8 +19,9 @@ export interface Outbox {
 
 export function createOutbox(options: OutboxOptions = {}): Outbox {
   const names = resolveSchema(options.schema);
-  const text = postgresOutboxInsert(names);
-  const knexText = postgresOutboxInsert(names, () => '?');
+  const JSON_ARRAY = { payloads: 'json-array' } as const;
+  const text = postgresOutboxInsert(names, undefined, JSON_ARRAY);
+  const knexText = postgresOutboxInsert(names, () => '?', JSON_ARRAY);
   const oneText = postgresOutboxInsertOne(names);
   const oneKnexText = postgresOutboxInsertOne(names, () => '?');
   const ssNames = sqlServerNames(names);
@@ -68,7 +69,8 @@ function columns(rows: readonly OutboxRow[]): string[] {
     column((r) => r.topic),
     column((r) => r.key),
     column((r) => r.aggregateType),
-    column((r) => r.payload),
+    // One JSON array of the payloads: each is checked JSON text, so joining them is JSON.
+    `[${rows.map((r) => r.payload).join(',')}]`,
     column((r) => r.headers),
     column((r) => r.maxAttempts),
     column((r) => r.scheduledAt),

@@ -80,6 +80,7 @@ export interface SqlServerRunner {
 
 export type Runner = PostgresRunner | SqlServerRunner;
 
+const PREPARE = { prepare: true } as const;
 const DRIZZLE_ENTITY = Symbol.for('drizzle:entityKind');
 
 export function runnerFor(db: OutboxHandle): Runner {
@@ -89,7 +90,12 @@ export function runnerFor(db: OutboxHandle): Runner {
     return {
       kind: 'postgres.js',
       dialect: 'postgresql',
-      run: async (text, _k, params) => void (await call(handle.unsafe, db, text, [...params])),
+      // The texts are fixed per schema, so they run as named prepared statements (postgres.js
+      // caches them per connection): an unprepared statement with parameters costs postgres.js
+      // a Describe round trip before its Bind. A `sql` made with `prepare: false` (for a
+      // transaction-mode pooler) keeps them unprepared: its own setting wins.
+      run: async (text, _k, params) =>
+        void (await call(handle.unsafe, db, text, [...params], PREPARE)),
     };
   }
   if (typeof db === 'function' && typeof handle.raw === 'function') {

@@ -1,3 +1,5 @@
+const ESCAPED = /[\\"]/g;
+
 /**
  * A PostgreSQL array literal (`{"a",NULL,"b"}`) from text values. Every column goes over as
  * one text parameter cast in SQL (`$1::uuid[]`), so each client library binds plain strings
@@ -8,7 +10,11 @@ export function pgArrayLiteral(values: readonly (string | null)[]): string {
   for (let i = 0; i < values.length; i++) {
     if (i > 0) out += ',';
     const value = values[i];
-    out += value === null || value === undefined ? 'NULL' : `"${value.replace(/[\\"]/g, '\\$&')}"`;
+    if (value === null || value === undefined) out += 'NULL';
+    // Most values (ids, topics, keys) hold neither character: no regular expression for them.
+    else if (value.includes('"') || value.includes('\\'))
+      out += `"${value.replace(ESCAPED, '\\$&')}"`;
+    else out += `"${value}"`;
   }
   return out + '}';
 }

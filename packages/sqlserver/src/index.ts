@@ -54,6 +54,10 @@ export { IDENTIFIER_PATTERN, quoteIdentifier } from './schema/identifiers.js';
 export { createSqlServerOutboxStore } from './outbox/outbox-store.js';
 export { outboxStatements } from './outbox/outbox-statements.js';
 export { outboxClaimLock } from './outbox/outbox-sql.js';
+export { createSqlServerInboxStore, type SqlServerInboxStoreOptions } from './inbox/inbox-store.js';
+export { inboxStatements } from './inbox/inbox-statements.js';
+export { inboxClaimLock } from './inbox/inbox-relay-sql.js';
+export { createSqlServerRetentionStore } from './retention/retention-store.js';
 
 async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   const database = config.database;

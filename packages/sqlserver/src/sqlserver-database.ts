@@ -1,5 +1,4 @@
 import {
-  QueueBoxError,
   type Database,
   type DatabaseConfig,
   type DatabaseDeps,
@@ -15,6 +14,8 @@ import { runMigrations } from './migrator/migrate.js';
 import { checkSchema } from './schema/schema-guard.js';
 import { tableNamesFrom } from './schema/table-names.js';
 import { createSqlServerOutboxStore } from './outbox/outbox-store.js';
+import { createSqlServerInboxStore } from './inbox/inbox-store.js';
+import { createSqlServerRetentionStore } from './retention/retention-store.js';
 
 /** The `Database` port on one SQL Server pool; the pool is this object's to close. */
 export function createSqlServerDatabase(
@@ -24,10 +25,10 @@ export function createSqlServerDatabase(
 ): Database {
   const secrets = [database.password.reveal()];
   const tables = tableNamesFrom(database);
+  // One store each: the inbox store groups concurrent writes, which only works when every
+  // caller shares the same instance.
   let outbox: OutboxStore | undefined;
-  const notYet = (what: string): never => {
-    throw new QueueBoxError('config_invalid', `The SQL Server ${what} is not built yet.`);
-  };
+  let inbox: InboxStore | undefined;
   return {
     migrate(options: MigrateOptions = {}): Promise<MigrationReport> {
       return runMigrations(pool, { ...options, logger: deps.logger, secrets });
@@ -53,10 +54,13 @@ export function createSqlServerDatabase(
       return outbox;
     },
     inboxStore(): InboxStore {
-      return notYet('inbox store');
+      inbox ??= createSqlServerInboxStore(pool, tables, database.inboxTableName, deps.clock, {
+        connectionTimeoutMs: database.connectionTimeoutMs,
+      });
+      return inbox;
     },
     retentionStore(): RetentionStore {
-      return notYet('retention store');
+      return createSqlServerRetentionStore(pool, tables);
     },
     close(): Promise<void> {
       return pool.close();

@@ -54,11 +54,11 @@ WITH pending_candidates AS (
             AND b."state" = 'processing'
             AND b."aggregate_id" = e."aggregate_id"
             AND b."lease_expires_at" > clock_timestamp()))
-    ORDER BY e."scheduled_at", e."created_at", e."id"
-    LIMIT $2
 ), locked AS (
     -- Lock on the base table and re-check the whole readiness predicate there: the CTEs above
-    -- read a snapshot, and a row another worker claimed meanwhile must not pass.
+    -- read a snapshot, and a row another worker claimed meanwhile must not pass. The batch
+    -- limit counts locked rows only, so concurrent claims of one source divide the eligible
+    -- heads between them instead of all taking the first `batch` and skipping each other's.
     SELECT i."id"
     FROM "inbox" i
     JOIN eligible e ON e."id" = i."id"
@@ -75,6 +75,8 @@ WITH pending_candidates AS (
             AND b."aggregate_id" = i."aggregate_id"
             AND b."id" <> i."id"
             AND b."lease_expires_at" > clock_timestamp()))
+    ORDER BY i."scheduled_at", i."created_at", i."id"
+    LIMIT $2
     FOR UPDATE OF i SKIP LOCKED
 )
 UPDATE "inbox" u

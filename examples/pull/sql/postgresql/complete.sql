@@ -10,6 +10,6 @@ SET "state" = 'processed',
     "lease_expires_at" = NULL
 WHERE "id" = $1
   AND "consumption" = 'pull'
-  AND "state" = 'processing'
+  AND ("state" = 'processing') IS TRUE
   AND "claim_token" = $2
   AND "lease_expires_at" > clock_timestamp();

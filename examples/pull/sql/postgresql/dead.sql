@@ -11,6 +11,6 @@ SET "state" = 'dead',
     "lease_expires_at" = NULL
 WHERE "id" = $2
   AND "consumption" = 'pull'
-  AND "state" = 'processing'
+  AND ("state" = 'processing') IS TRUE
   AND "claim_token" = $3
   AND "lease_expires_at" > clock_timestamp();

@@ -8,6 +8,6 @@ UPDATE "inbox"
 SET "lease_expires_at" = clock_timestamp() + $1::bigint * interval '1 millisecond'
 WHERE "id" = $2
   AND "consumption" = 'pull'
-  AND "state" = 'processing'
+  AND ("state" = 'processing') IS TRUE
   AND "claim_token" = $3
   AND "lease_expires_at" > clock_timestamp();

@@ -14,6 +14,6 @@ SET "state" = 'pending',
     "lease_expires_at" = NULL
 WHERE "id" = $3
   AND "consumption" = 'pull'
-  AND "state" = 'processing'
+  AND ("state" = 'processing') IS TRUE
   AND "claim_token" = $4
   AND "lease_expires_at" > clock_timestamp();

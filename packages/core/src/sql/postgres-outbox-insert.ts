@@ -42,14 +42,32 @@ export interface OutboxInsertNames {
 export function postgresOutboxInsert(
   names: OutboxInsertNames,
   placeholder: (index: number) => string = (index) => `$${index}`,
+  options: OutboxInsertOptions = {},
 ): string {
   const p = placeholder;
+  if (options.payloads === 'json-array') {
+    return `INSERT INTO ${names.table}
+  (${columnList(names)})
+SELECT ${defaulted('m.id', 'm.topic', 'm.message_key', 'm.aggregate_type', 'm.payload', 'm.headers', 'm.max_attempts', 'm.scheduled_at', '')}
+FROM ROWS FROM (unnest(${p(1)}::uuid[]), unnest(${p(2)}::text[]), unnest(${p(3)}::text[]), unnest(${p(4)}::text[]), jsonb_array_elements(${p(5)}::text::jsonb), unnest(${p(6)}::text[]), unnest(${p(7)}::integer[]), unnest(${p(8)}::timestamptz[]))
+  WITH ORDINALITY AS m(id, topic, message_key, aggregate_type, payload, headers, max_attempts, scheduled_at, ord)
+ORDER BY m.ord`;
+  }
   return `INSERT INTO ${names.table}
   (${columnList(names)})
 SELECT ${defaulted('m.id', 'm.topic', 'm.message_key', 'm.aggregate_type', 'm.payload', 'm.headers', 'm.max_attempts', 'm.scheduled_at')}
 FROM unnest(${p(1)}::uuid[], ${p(2)}::text[], ${p(3)}::text[], ${p(4)}::text[], ${p(5)}::text[], ${p(6)}::text[], ${p(7)}::integer[], ${p(8)}::timestamptz[])
   WITH ORDINALITY AS m(id, topic, message_key, aggregate_type, payload, headers, max_attempts, scheduled_at, ord)
 ORDER BY m.ord`;
+}
+
+export interface OutboxInsertOptions {
+  /**
+   * How `$5` carries the payloads: `text-array` (the default) a text[] of JSON texts;
+   * `json-array` one JSON array whose elements are the payloads, in row order (`[` + the
+   * texts joined by `,` + `]`), which needs no array-literal escaping of each document.
+   */
+  readonly payloads?: 'text-array' | 'json-array';
 }
 
 /**
@@ -81,7 +99,8 @@ function defaulted(
   headers: string,
   maxAttempts: string,
   scheduledAt: string,
+  payloadCast = '::jsonb',
 ): string {
-  return `COALESCE(${id}, gen_random_uuid()), ${topic}, ${key}, ${aggregateType}, ${payload}::jsonb,
+  return `COALESCE(${id}, gen_random_uuid()), ${topic}, ${key}, ${aggregateType}, ${payload}${payloadCast},
        COALESCE(${headers}::jsonb, '{}'::jsonb), COALESCE(${maxAttempts}, 5), COALESCE(${scheduledAt}, CURRENT_TIMESTAMP)`;
 }

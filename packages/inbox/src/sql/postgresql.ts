@@ -32,9 +32,15 @@ export function postgresqlStatements(
 ): InboxStatements {
   const q = quoteAll(schema);
   const t = q.table;
+  // `(state = 'processing') IS TRUE` says what `state = 'processing'` says (both pass only a
+  // processing row), but the planner cannot match it to the partial indexes on processing rows
+  // (idx_inbox_pull_busy, idx_inbox_processing_claimed), so the row is found by its primary
+  // key. With the plain clause, statistics taken while nothing was in flight make a full scan
+  // of idx_inbox_pull_busy look cheapest, and that scan grows with every row claimed since
+  // (50,000 claimed rows: 462 completions/s from 32 connections, against 6,584/s by the key).
   const fence = `WHERE ${q.id} = $ID
   AND ${q.consumption} = 'pull'
-  AND ${q.state} = 'processing'
+  AND (${q.state} = 'processing') IS TRUE
   AND ${q.claimToken} = $TOKEN
   AND ${q.leaseExpiresAt} > clock_timestamp();`;
   const fenced = (id: number, token: number) =>
@@ -162,16 +168,18 @@ function claim(q: Record<keyof InboxSchema, string>, strict: boolean): string {
     FROM ranked e
     WHERE e.rank_in_aggregate = 1
       AND ${busy('e', false)}${earlier('e')}
-    ORDER BY e.${q.scheduledAt}, e.${q.createdAt}, e.${q.id}
-    LIMIT $2
 ), locked AS (
     -- Lock on the base table and re-check the whole readiness predicate there: the CTEs above
-    -- read a snapshot, and a row another worker claimed meanwhile must not pass.
+    -- read a snapshot, and a row another worker claimed meanwhile must not pass. The batch
+    -- limit counts locked rows only, so concurrent claims of one source divide the eligible
+    -- heads between them instead of all taking the first \`batch\` and skipping each other's.
     SELECT i.${q.id}
     FROM ${q.table} i
     JOIN eligible e ON e.${q.id} = i.${q.id}
     WHERE ${ready('i')}
       AND ${busy('i', true)}${earlier('i')}
+    ORDER BY i.${q.scheduledAt}, i.${q.createdAt}, i.${q.id}
+    LIMIT $2
     FOR UPDATE OF i SKIP LOCKED
 )
 UPDATE ${q.table} u

@@ -1,5 +1,7 @@
 import {
   javaStringHashCode,
+  StatementGroup,
+  type Settled,
   type QueueBoxError,
   type RelayClaimedMessage,
   type Clock,
@@ -19,7 +21,6 @@ import { inboxStoreSql } from './inbox-sql.js';
 import { ASYNC_COMMIT } from '../outbox/outbox-claim.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
 import { runBounded } from '../connection/bounded-statement.js';
-import { StatementGroup, type Settled } from './statement-group.js';
 import type { TableNames } from '../schema/table-names.js';
 
 export interface PostgresInboxStoreOptions {

@@ -3,6 +3,9 @@ import { captureSql } from '../../src/capture/capture-sql.js';
 import { migrations } from '../../src/migrations/index.js';
 import * as history from '../../src/migrator/history-sql.js';
 import { outboxStatements } from '../../src/outbox/outbox-statements.js';
+import { inboxEntries } from './inbox-catalogue.js';
+import { retentionEntries } from './retention-catalogue.js';
+import { pullEntries } from './pull-catalogue.js';
 import { columnLookup, requirementsOf } from '../../src/schema/schema-guard.js';
 import { tableNamesFrom } from '../../src/schema/table-names.js';
 import { statement, type Statement } from '../../src/sql/statement.js';
@@ -52,9 +55,12 @@ export function catalogue(): Entry[] {
     { name: 'default schema', statement: history.defaultSchema },
     { name: 'ping', statement: statement('SELECT 1') },
     ...captureEntries(),
+    ...pullEntries(),
   ];
   for (const [layout, config] of Object.entries(LAYOUTS)) {
     entries.push(...outboxEntries(layout, config));
+    entries.push(...inboxEntries(layout, config));
+    entries.push(...retentionEntries(layout, config));
     for (const requirement of requirementsOf(config)) {
       entries.push({
         name: `schema guard (${layout}): column lookup of ${requirement.table}`,

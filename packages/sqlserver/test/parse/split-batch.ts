@@ -60,13 +60,15 @@ function push(out: string[], statement: string): void {
 
 /** `@name` tokens outside string literals and bracketed names; `@@ROWCOUNT` excluded. */
 export function variablesIn(text: string): string[] {
-  const stripped = text.replace(/'(?:[^']|'')*'/g, "''").replace(/\[[^\]]*\]/g, '[]');
+  const stripped = withoutComments(text)
+    .replace(/'(?:[^']|'')*'/g, "''")
+    .replace(/\[[^\]]*\]/g, '[]');
   return [...stripped.matchAll(/(?<![@\w])@([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!);
 }
 
 /** Locals the text declares itself (`DECLARE @x INT`, `DECLARE @a INT, @b INT`). */
 export function declaredIn(text: string): string[] {
-  const stripped = text.replace(/'(?:[^']|'')*'/g, "''");
+  const stripped = withoutComments(text).replace(/'(?:[^']|'')*'/g, "''");
   const names: string[] = [];
   for (const match of stripped.matchAll(/\bDECLARE\s+([^;]*)/gi)) {
     for (const part of match[1]!.split(',')) {
@@ -75,4 +77,20 @@ export function declaredIn(text: string): string[] {
     }
   }
   return names;
+}
+
+/** `-- ...` line comments removed (outside string literals): a comment may hold `'` or `@p1`. */
+export function withoutComments(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === "'") {
+      const end = /^'(?:[^']|'')*'/.exec(text.slice(i))?.[0] ?? text.slice(i);
+      out += end;
+      i += end.length - 1;
+    } else if (text.startsWith('--', i)) {
+      const newline = text.indexOf('\n', i);
+      i = newline < 0 ? text.length : newline - 1;
+    } else out += text[i];
+  }
+  return out;
 }

@@ -48,8 +48,9 @@ describe('every T-SQL statement of @queuebox/sqlserver', () => {
     expect(
       REVIEWED.filter((entry) => !used.has(entry)).map((entry) => entry.pattern.source),
     ).toEqual([]);
-    // Most of the text is read by the parser; the reviewed part stays a small share.
-    const parsed = all.filter((reading) => reading.reviewed.length === 0).length;
+    // Most of the text is read by the parser; the reviewed part stays a small share. A statement
+    // with a stripped clause (OUTPUT INSERTED) counts as read: the rest of it had to parse.
+    const parsed = all.filter((reading) => reading.reviewed.every((entry) => entry.strip)).length;
     expect(parsed).toBeGreaterThan(all.length * 0.8);
   });
 
@@ -57,6 +58,7 @@ describe('every T-SQL statement of @queuebox/sqlserver', () => {
     expect(() => readBatch('SELEC id FROM [outbox] WHERE id = @id')).toThrow(/cannot read/);
     expect(() => readBatch('UPDATE [outbox] SET [state] = @state WHERE')).toThrow(/cannot read/);
     expect(variablesIn("SELECT @a, '@notAParam', [@alsoNot], @@ROWCOUNT")).toEqual(['a']);
+    expect(variablesIn("-- the caller's @p9\nSELECT @a, '--@b'")).toEqual(['a']);
     expect(splitBatch("SELECT 1; SELECT ';' AS x; IF 1 = 1 BEGIN SELECT 2; SELECT 3; END")).toEqual(
       ['SELECT 1', "SELECT ';' AS x", 'IF 1 = 1 BEGIN SELECT 2; SELECT 3; END'],
     );

@@ -9,6 +9,9 @@
  * the previous one committed, so a caller that stores A and then B without waiting for A still
  * gets A's row first (scheduled_at follows insert order), and two groups of this process can
  * never deadlock on each other's unique-index entries.
+ *
+ * In core because both database adapters group their inbox inserts the same way; it holds no
+ * I/O (setImmediate is the event loop's, not a driver's).
  */
 export type Settled<R> =
   { readonly ok: true; readonly value: R } | { readonly ok: false; readonly error: unknown };

@@ -1,0 +1,38 @@
+import type { Consumption, Headers, InboxState, RelayClaimedMessage } from '@queuebox/core';
+
+/** A row as the relay's re-read returns it (the aliases of rereadStatement). */
+export interface ClaimedRow {
+  readonly id: string;
+  readonly source: string;
+  readonly idempotencyKey: string;
+  readonly aggregateId: string | null;
+  readonly eventType: string | null;
+  readonly headers: string | null;
+  readonly correlationId: string | null;
+  readonly consumption: Consumption;
+  readonly state: InboxState;
+  readonly createdAt: Date;
+  readonly scheduledAt: Date;
+  readonly attempt: number;
+  readonly claimToken: string;
+}
+
+/** SQL Server returns uniqueidentifiers upper-cased; the port's ids are lower-case. */
+export function claimedMessage(row: ClaimedRow): RelayClaimedMessage {
+  return {
+    id: row.id.toLowerCase(),
+    source: row.source,
+    idempotencyKey: row.idempotencyKey,
+    aggregateId: row.aggregateId,
+    eventType: row.eventType,
+    // NOT NULL since V10, but a hand-made custom table may allow NULL.
+    headers: row.headers === null ? {} : (JSON.parse(row.headers) as Headers),
+    correlationId: row.correlationId,
+    consumption: row.consumption,
+    state: row.state,
+    createdAt: row.createdAt,
+    scheduledAt: row.scheduledAt,
+    attempt: row.attempt,
+    claimToken: row.claimToken.toLowerCase(),
+  };
+}
