@@ -39,6 +39,7 @@ describe('the provider registry', () => {
       'postgresql',
       'postgres-logical',
       'sqlserver',
+      'sqlserver-cdc',
       'rabbitmq',
       'nats',
       'kafka',
@@ -47,9 +48,11 @@ describe('the provider registry', () => {
     expect((await loadDatabaseProvider('sqlserver')).name).toBe('sqlserver');
     expect((await loadCaptureProvider('postgres-logical')).name).toBe('postgres-logical');
     expect(captureRegistered('postgres-logical')).toBe(true);
-    expect(captureRegistered('sqlserver-cdc')).toBe(false);
-    await expect(loadCaptureProvider('sqlserver-cdc')).rejects.toThrow(
-      "The capture mode 'sqlserver-cdc' is not part of this build of QueueBox.",
+    expect(captureRegistered('sqlserver-cdc')).toBe(true);
+    expect((await loadCaptureProvider('sqlserver-cdc')).name).toBe('sqlserver-cdc');
+    expect(captureRegistered('polling')).toBe(false);
+    await expect(loadCaptureProvider('polling')).rejects.toThrow(
+      "The capture mode 'polling' is not part of this build of QueueBox.",
     );
   });
 
@@ -140,6 +143,27 @@ describe('the provider registry', () => {
     await expect(opened).rejects.not.toThrow(
       /not-a-real-password|not part of this build|not built/,
     );
+  });
+
+  it('takes outbox.capture.mode sqlserver-cdc to the SQL Server capture source, which meets a closed port', async () => {
+    const port = await closedPort();
+    const config = loadConfig({
+      env: {
+        QUEUEBOX_DATABASE_TYPE: 'sqlserver',
+        QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${port};databaseName=queuebox;encrypt=false`,
+        QUEUEBOX_DATABASE_USERNAME: 'sa',
+        QUEUEBOX_DATABASE_PASSWORD: 'not-a-real-password',
+        QUEUEBOX_DATABASE_CONNECTIONTIMEOUTMS: '1000',
+        QUEUEBOX_OUTBOX_CAPTURE_ENABLED: 'true',
+        QUEUEBOX_OUTBOX_CAPTURE_MODE: 'sqlserver-cdc',
+        QUEUEBOX_OUTBOX_CAPTURE_STATEDIRECTORY: '/var/lib/queuebox/capture',
+      },
+      readFile: () => undefined,
+    });
+    const provider = await loadCaptureProvider(config.outbox.capture.mode);
+    const opened = provider.createCaptureSource(config, { logger: silentLogger }).open();
+    await expect(opened).rejects.toThrow(/Failed to connect to 127\.0\.0\.1:\d+/);
+    await expect(opened).rejects.not.toThrow(/not-a-real-password|not part of this build/);
   });
 });
 

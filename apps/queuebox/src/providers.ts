@@ -19,12 +19,13 @@ import {
  * import('@queuebox/rabbitmq')),` (and its entry in package.json): its destinations get its
  * publisher and its sources its consumer. A broker kind without a line here stops the start.
  * A capture mode is a line named after `outbox.capture.mode`, from the database package that
- * owns its replication client (`sqlserver-cdc` joins with the SQL Server package).
+ * owns its change feed (`sqlserver-cdc` comes with the SQL Server package).
  */
 export const providers = {
   postgresql: database('@queuebox/postgres', () => import('@queuebox/postgres')),
   'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
   sqlserver: database('@queuebox/sqlserver', () => import('@queuebox/sqlserver')),
+  'sqlserver-cdc': capture('@queuebox/sqlserver', () => import('@queuebox/sqlserver/capture')),
   rabbitmq: broker('@queuebox/rabbitmq', () => import('@queuebox/rabbitmq')),
   nats: broker('@queuebox/nats', () => import('@queuebox/nats')),
   kafka: broker('@queuebox/kafka', () => import('@queuebox/kafka')),

@@ -14,6 +14,9 @@ const read = (path: string) => readFileSync(new URL(path, DOCKER), 'utf8');
 
 interface Service {
   readonly image?: string;
+  readonly ports?: readonly string[];
+  readonly environment?: Readonly<Record<string, string>>;
+  readonly command?: unknown;
   readonly profiles?: readonly string[];
   readonly volumes?: readonly string[];
   readonly stop_grace_period?: string;
@@ -91,6 +94,61 @@ describe('the nats profile of docker/compose.yml', () => {
     const source = config.sources.payments;
     expect(source).toMatchObject({ type: 'nats', stream: 'PAYMENTS', servers: 'nats://nats:4222' });
     expect(config.destinations['orders-stream']).toMatchObject({ subject: 'orders.{{ topic }}' });
+  });
+});
+
+describe('the sqlserver profile of docker/compose.yml', () => {
+  const names = ['sqlserver', 'sqlserver-setup', 'sqlserver-cdc-table', 'queuebox-sqlserver'];
+
+  it('runs SQL Server 2022 with its Agent, and a QueueBox on docker/queuebox-sqlserver.yml on port 8084', () => {
+    for (const name of names) expect(compose.services[name]?.profiles, name).toEqual(['sqlserver']);
+    const { sqlserver, 'queuebox-sqlserver': queuebox } = compose.services;
+    expect(sqlserver?.image).toBe('mcr.microsoft.com/mssql/server:2022-latest');
+    // CDC's capture job is an Agent job: without the Agent, sqlserver-cdc never wakes.
+    expect(sqlserver?.environment?.MSSQL_AGENT_ENABLED).toBe('true');
+    expect(queuebox?.ports).toEqual(['8084:8080']);
+    expect(queuebox?.volumes).toEqual(['./queuebox-sqlserver.yml:/etc/queuebox/queuebox.yml:ro']);
+    expect(seconds(queuebox?.stop_grace_period ?? '10s')).toBeGreaterThanOrEqual(90);
+  });
+
+  it('gives every profile a host port of its own', () => {
+    const hostPorts = Object.values(compose.services).flatMap((service) =>
+      (service.ports ?? []).map((port) => port.split(':')[0]),
+    );
+    expect(new Set(hostPorts).size).toBe(hostPorts.length);
+  });
+
+  it('creates the database and enables CDC on it and on the outbox table the migration creates', () => {
+    const setup = JSON.stringify(compose.services['sqlserver-setup']?.command);
+    expect(setup).toContain('CREATE DATABASE queuebox');
+    expect(setup).toContain('EXEC sys.sp_cdc_enable_db');
+    const table = JSON.stringify(compose.services['sqlserver-cdc-table']?.command);
+    expect(table).toContain("OBJECT_ID('dbo.outbox') IS NULL");
+    expect(table).toContain(
+      "EXEC sys.sp_cdc_enable_table @source_schema = N'dbo', @source_name = N'outbox', @role_name = NULL, @supports_net_changes = 0",
+    );
+  });
+
+  it('has a configuration that loads on SQL Server with sqlserver-cdc capture, as compose sets it', () => {
+    const env = compose.services['queuebox-sqlserver']?.environment ?? {};
+    const config = loadConfig({
+      env: { ...env },
+      demoConfigYaml: read('queuebox-sqlserver.yml'),
+      readFile: () => undefined,
+    });
+    expect(config.database).toMatchObject({
+      type: 'sqlserver',
+      username: 'sa',
+      connection: { hosts: [{ host: 'sqlserver', port: 1433 }], database: 'queuebox' },
+    });
+    expect(config.database.password.reveal()).toBe(
+      compose.services.sqlserver?.environment?.MSSQL_SA_PASSWORD,
+    );
+    expect(config.outbox.capture).toMatchObject({
+      enabled: true,
+      mode: 'sqlserver-cdc',
+      connection: { hostname: 'sqlserver', trustServerCertificate: true },
+    });
   });
 });
 

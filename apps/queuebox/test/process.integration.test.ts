@@ -152,7 +152,7 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
     expect((await qb.exited).code).toBe(0);
   });
 
-  it('refuses to start with sqlserver-cdc capture, which this build does not have yet', async () => {
+  it('takes sqlserver-cdc capture to the SQL Server provider: a closed port is a connection error, not a missing build', async () => {
     const port = await freePort();
     const file = writeConfig(
       `${MINIMAL}
@@ -168,9 +168,10 @@ outbox:
       QUEUEBOX_CONFIG_FILE: file,
       QUEUEBOX_SERVER_HTTPPORT: String(port),
       QUEUEBOX_DATABASE_TYPE: 'sqlserver',
-      QUEUEBOX_DATABASE_URL: 'jdbc:sqlserver://127.0.0.1:1433;databaseName=queuebox',
+      QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${await freePort()};databaseName=queuebox;encrypt=false`,
+      QUEUEBOX_DATABASE_STARTUPTIMEOUTMS: '1000',
+      QUEUEBOX_DATABASE_CONNECTIONTIMEOUTMS: '1000',
     });
-    // Without the refusal it would try to start; stop it so the test fails fast.
     void qb.waitFor('is listening on port', 15_000).then(
       () => qb.child.kill('SIGTERM'),
       () => undefined,
@@ -178,9 +179,8 @@ outbox:
     const result = await qb.exited;
     expect(result.stdout).not.toContain('is listening on port');
     expect(result.code).toBe(1);
-    expect(result.stdout).toContain(
-      '  - outbox.capture.mode: capture mode sqlserver-cdc is not available in this build of QueueBox',
-    );
+    expect(result.stdout).not.toContain('not available in this build');
+    expect(result.stdout).toMatch(/Failed to connect to 127\.0\.0\.1:\d+/);
   });
 
   it('refuses to migrate a renamed schema even with migrate: false, creating nothing', async () => {

@@ -36,7 +36,7 @@ describe('provider registry on the production install', () => {
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toContain(
-      'All 6 provider(s) load: postgresql, postgres-logical, sqlserver, rabbitmq, nats, kafka.',
+      'All 7 provider(s) load: postgresql, postgres-logical, sqlserver, sqlserver-cdc, rabbitmq, nats, kafka.',
     );
   });
 
@@ -76,6 +76,9 @@ describe('provider registry on the production install', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
       "The provider 'sqlserver' is missing: add the package @queuebox/sqlserver to the QueueBox runtime install.",
+    );
+    expect(result.stderr).toContain(
+      "The provider 'sqlserver-cdc' is missing: add the package @queuebox/sqlserver to the QueueBox runtime install.",
     );
   });
 

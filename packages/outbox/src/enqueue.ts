@@ -4,6 +4,7 @@ import { runnerFor, type OutboxHandle } from './handles.js';
 import { toRow, type OutboxMessage, type OutboxRow } from './message.js';
 import { pgArrayLiteral } from './pg-array.js';
 import { resolveSchema, type OutboxSchema } from './schema.js';
+import { ROWS_PER_REQUEST, sqlServerInsert, sqlServerNames } from './sql/sqlserver.js';
 
 export interface OutboxOptions {
   /** The outbox's table and column names, when they are not QueueBox's defaults (spec §3.6). */
@@ -23,19 +24,28 @@ export function createOutbox(options: OutboxOptions = {}): Outbox {
   const knexText = postgresOutboxInsert(names, () => '?', JSON_ARRAY);
   const oneText = postgresOutboxInsertOne(names);
   const oneKnexText = postgresOutboxInsertOne(names, () => '?');
+  const ssNames = sqlServerNames(names);
   async function enqueueMany(db: OutboxHandle, messages: readonly OutboxMessage[]) {
     if (!Array.isArray(messages)) throw new TypeError('enqueueMany needs an array of messages.');
     const runner = runnerFor(db);
     const list: readonly OutboxMessage[] = messages;
     const rows = list.map((m, i) => toRow(m, randomUUID, `Message ${i}`));
     if (rows.length === 0) return [];
-    await runner.run(text, knexText, columns(rows));
+    if (runner.dialect === 'sqlserver') {
+      for (let at = 0; at < rows.length; at += ROWS_PER_REQUEST) {
+        await runner.run(sqlServerInsert(ssNames, rows.slice(at, at + ROWS_PER_REQUEST)));
+      }
+    } else await runner.run(text, knexText, columns(rows));
     return rows.map((row) => row.id);
   }
   return {
     async enqueue(db, message) {
       const runner = runnerFor(db);
       const row = toRow(message, randomUUID);
+      if (runner.dialect === 'sqlserver') {
+        await runner.run(sqlServerInsert(ssNames, [row]));
+        return row.id;
+      }
       await runner.run(oneText, oneKnexText, [
         row.id,
         row.topic,

@@ -5,6 +5,8 @@
  * inside the caller's transaction.
  */
 
+import type { SqlServerStatement } from './sql/sqlserver.js';
+
 type Params = readonly (string | null)[];
 
 /*
@@ -42,25 +44,52 @@ export interface KyselyHandle {
   executeQuery(query: never): Promise<unknown>;
 }
 
+/**
+ * mssql (SQL Server): the `Transaction` you called `begin()` on. Its `request()` runs on the
+ * transaction's connection. A `ConnectionPool` is refused (see below).
+ */
+export interface MssqlTransactionHandle {
+  request(): unknown;
+  commit(): PromiseLike<unknown>;
+  rollback(): PromiseLike<unknown>;
+}
+
 export type OutboxHandle =
-  PostgresJsHandle | PgClientHandle | KnexHandle | DrizzleHandle | KyselyHandle;
+  | PostgresJsHandle
+  | PgClientHandle
+  | KnexHandle
+  | DrizzleHandle
+  | KyselyHandle
+  | MssqlTransactionHandle;
 
-export type HandleKind = 'postgres.js' | 'pg' | 'knex' | 'drizzle' | 'kysely';
+export type HandleKind = 'postgres.js' | 'pg' | 'knex' | 'drizzle' | 'kysely' | 'mssql';
 
-/** Runs one statement, written with `$n` placeholders, on the handle. */
-export interface Runner {
-  readonly kind: HandleKind;
+/** Runs one statement, written with `$n` placeholders, on a PostgreSQL handle. */
+export interface PostgresRunner {
+  readonly kind: Exclude<HandleKind, 'mssql'>;
+  readonly dialect: 'postgresql';
   run(text: string, knexText: string, params: Params): Promise<void>;
 }
+
+/** Runs one batch with named parameters (`@name`), all bound as text, on a SQL Server handle. */
+export interface SqlServerRunner {
+  readonly kind: 'mssql';
+  readonly dialect: 'sqlserver';
+  run(statement: SqlServerStatement): Promise<void>;
+}
+
+export type Runner = PostgresRunner | SqlServerRunner;
 
 const PREPARE = { prepare: true } as const;
 const DRIZZLE_ENTITY = Symbol.for('drizzle:entityKind');
 
 export function runnerFor(db: OutboxHandle): Runner {
   const handle = db as unknown as Record<string | symbol, unknown>;
+  if (typeof handle.request === 'function') return mssqlRunner(db, handle);
   if (typeof db === 'function' && typeof handle.unsafe === 'function') {
     return {
       kind: 'postgres.js',
+      dialect: 'postgresql',
       // The texts are fixed per schema, so they run as named prepared statements (postgres.js
       // caches them per connection): an unprepared statement with parameters costs postgres.js
       // a Describe round trip before its Bind. A `sql` made with `prepare: false` (for a
@@ -73,12 +102,14 @@ export function runnerFor(db: OutboxHandle): Runner {
     // knex binds `?` placeholders and rewrites them for the driver.
     return {
       kind: 'knex',
+      dialect: 'postgresql',
       run: async (_t, knexText, params) => void (await call(handle.raw, db, knexText, [...params])),
     };
   }
   if (isDrizzle(db) && typeof handle.execute === 'function') {
     return {
       kind: 'drizzle',
+      dialect: 'postgresql',
       // drizzle's execute() takes anything with getSQL(); the dialect renders it by calling
       // toQuery(), which here returns the finished text and its positional parameters.
       run: async (text, _k, params) =>
@@ -90,6 +121,7 @@ export function runnerFor(db: OutboxHandle): Runner {
   if (typeof handle.executeQuery === 'function') {
     return {
       kind: 'kysely',
+      dialect: 'postgresql',
       // A CompiledQuery (kysely's public interface): the driver gets `sql` and `parameters`.
       run: async (text, _k, params) =>
         void (await call(handle.executeQuery, db, {
@@ -108,11 +140,12 @@ export function runnerFor(db: OutboxHandle): Runner {
     }
     return {
       kind: 'pg',
+      dialect: 'postgresql',
       run: async (text, _k, params) => void (await call(handle.query, db, text, [...params])),
     };
   }
   throw new TypeError(
-    'enqueue needs a database handle: a postgres.js sql or transaction, a pg client, a knex transaction, a drizzle transaction or a kysely transaction.',
+    'enqueue needs a database handle: a postgres.js sql or transaction, a pg client, a knex transaction, a drizzle transaction, a kysely transaction or an mssql transaction.',
   );
 }
 
@@ -122,4 +155,28 @@ function isDrizzle(db: object): boolean {
     typeof constructor === 'function' &&
     typeof (constructor as unknown as Record<symbol, unknown>)[DRIZZLE_ENTITY] === 'string'
   );
+}
+
+/** The mssql Request methods this package calls. */
+interface MssqlRequest {
+  input(name: string, value: unknown): unknown;
+  query(text: string): PromiseLike<unknown>;
+}
+
+function mssqlRunner(db: object, handle: Record<string | symbol, unknown>): SqlServerRunner {
+  if (typeof handle.commit !== 'function' || typeof handle.rollback !== 'function') {
+    throw new TypeError(
+      'enqueue got an mssql handle that is not a Transaction (a ConnectionPool?): its requests run on any free connection, so the row would not be written in your transaction. Pass the transaction you began (const tx = new sql.Transaction(pool); await tx.begin()).',
+    );
+  }
+  return {
+    kind: 'mssql',
+    dialect: 'sqlserver',
+    async run(statement) {
+      const request = Reflect.apply(handle.request as () => unknown, db, []) as MssqlRequest;
+      // Strings only: mssql binds a string (and a null) as NVARCHAR; the SQL converts each.
+      for (const param of statement.params) request.input(param.name, param.value);
+      await request.query(statement.text);
+    },
+  };
 }

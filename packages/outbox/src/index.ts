@@ -1,6 +1,7 @@
 /**
  * @queuebox/outbox: writes QueueBox outbox rows inside the application's own transaction, on its
- * own database handle (postgres.js, pg, knex, drizzle or kysely), so the business change and
+ * own database handle (postgres.js, pg, knex, drizzle or kysely on PostgreSQL; an mssql
+ * transaction on SQL Server), so the business change and
  * the message commit or roll back together (spec §4.7). It checks each message against what an
  * application may write and returns the row ids.
  *
@@ -22,4 +23,5 @@ export type {
   KnexHandle,
   DrizzleHandle,
   KyselyHandle,
+  MssqlTransactionHandle,
 } from './handles.js';

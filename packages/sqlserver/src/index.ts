@@ -6,8 +6,8 @@
  * quoted) table and column names.
  *
  * It does not decide when to migrate (the app does), does not validate configuration beyond the
- * identifiers and URL properties it puts into a connection or SQL, does not capture (the
- * `sqlserver-cdc` mode is not part of it yet), and never migrates renamed tables.
+ * identifiers and URL properties it puts into a connection or SQL, and never migrates renamed
+ * tables. The `sqlserver-cdc` capture mode is the separate entry `@queuebox/sqlserver/capture`.
  */
 import {
   QueueBoxError,

@@ -136,7 +136,8 @@ const IMAGES: Record<ServiceName, { image: string; port: number; env?: Record<st
   sqlserver: {
     image: 'mcr.microsoft.com/mssql/server:2022-latest',
     port: 1433,
-    env: { ACCEPT_EULA: 'Y', MSSQL_SA_PASSWORD: 'QueueBox_Test_1' },
+    // The Agent runs CDC's capture job, without which sqlserver-cdc never sees a change.
+    env: { ACCEPT_EULA: 'Y', MSSQL_SA_PASSWORD: 'QueueBox_Test_1', MSSQL_AGENT_ENABLED: 'true' },
   },
 };
 

@@ -63,7 +63,9 @@ describe('settings this build cannot act on', () => {
 
   it('names SQL Server and sqlserver-cdc capture, and every broker source, at once, in a build without @queuebox/sqlserver and @queuebox/kafka', () => {
     const withoutSqlServer = Object.fromEntries(
-      Object.entries(providers).filter(([name]) => name !== 'sqlserver' && name !== 'kafka'),
+      Object.entries(providers).filter(
+        ([name]) => !['sqlserver', 'sqlserver-cdc', 'kafka'].includes(name),
+      ),
     );
     const problems = unbuiltFeatureProblems(
       config(
@@ -95,7 +97,7 @@ sources:
       'sources.orders: type kafka sources are not available in this build of QueueBox; use an http source',
     ]);
   });
-  it('passes database.type sqlserver, whose provider this build has, but not its capture mode yet', () => {
+  it('passes database.type sqlserver and its sqlserver-cdc capture, which this build has', () => {
     const sqlServer = {
       QUEUEBOX_DATABASE_TYPE: 'sqlserver',
       QUEUEBOX_DATABASE_URL: 'jdbc:sqlserver://127.0.0.1:1433;databaseName=q',
@@ -103,6 +105,16 @@ sources:
     expect(unbuiltFeatureProblems(config('', sqlServer))).toEqual([]);
     expect(
       unbuiltFeatureProblems(config(CAPTURE.replace('MODE', 'sqlserver-cdc'), sqlServer)),
+    ).toEqual([]);
+    // The package without the mode's registry line: the plain text, not "comes with".
+    const withoutMode = Object.fromEntries(
+      Object.entries(providers).filter(([name]) => name !== 'sqlserver-cdc'),
+    );
+    expect(
+      unbuiltFeatureProblems(
+        config(CAPTURE.replace('MODE', 'sqlserver-cdc'), sqlServer),
+        withoutMode,
+      ),
     ).toEqual([
       'outbox.capture.mode: capture mode sqlserver-cdc is not available in this build of QueueBox; ' +
         'set outbox.capture.enabled to false and outbox.capture.mode to polling, and the outbox is ' +

@@ -32,8 +32,8 @@ export function unbuiltFeatureProblems(
   }
   const capture = config.outbox.capture;
   if (capture.enabled && !captureRegistered(capture.mode, registry)) {
-    // With the SQL Server package present its capture mode is still missing, so the text only
-    // points at the package when the package itself is what the build lacks.
+    // sqlserver-cdc ships in the SQL Server package: a build without that package is told so,
+    // while a registry that has the package but not the mode's line gets the plain text.
     const comesWith =
       capture.mode === 'sqlserver-cdc' && registry.sqlserver?.kind !== 'database'
         ? 'comes with the SQL Server package (@queuebox/sqlserver), which this build of QueueBox does not have'

@@ -1,4 +1,5 @@
 import type { DatabaseConfig } from '@queuebox/core';
+import { captureSql } from '../../src/capture/capture-sql.js';
 import { migrations } from '../../src/migrations/index.js';
 import * as history from '../../src/migrator/history-sql.js';
 import { outboxStatements } from '../../src/outbox/outbox-statements.js';
@@ -53,6 +54,7 @@ export function catalogue(): Entry[] {
     { name: 'migration guard: schema has objects', statement: history.schemaHasObjects },
     { name: 'default schema', statement: history.defaultSchema },
     { name: 'ping', statement: statement('SELECT 1') },
+    ...captureEntries(),
     ...pullEntries(),
   ];
   for (const [layout, config] of Object.entries(LAYOUTS)) {
@@ -125,4 +127,23 @@ function outboxEntries(layout: string, config: DatabaseConfig): Entry[] {
     ['distinct topics', s.distinctTopics()],
   ];
   return entries.map(([name, statement]) => ({ name: `outbox (${layout}): ${name}`, statement }));
+}
+
+/** The statements of `sqlserver-cdc` capture (the change table as the server names it). */
+function captureEntries(): Entry[] {
+  const entries: [string, Statement][] = [
+    ['session id', captureSql.sessionId],
+    ['try lock', captureSql.tryLock('queuebox')],
+    ['lock holder', captureSql.lockHolder('queuebox')],
+    ['alive', captureSql.alive('queuebox')],
+    ['end stale session', captureSql.endSession(57, '2024-03-01T12:00:00.000')],
+    ['unlock', captureSql.unlock('queuebox')],
+    ['registration', captureSql.registration('queuebox')],
+    ['register', captureSql.register('queuebox', ID(1), 'ab'.repeat(32))],
+    ['preflight: database enabled', captureSql.databaseEnabled],
+    ['preflight: capture instances', captureSql.captureInstances('dbo', 'outbox')],
+    ['max lsn', captureSql.maxLsn],
+    ['poll', captureSql.poll('[cdc].[dbo_outbox_CT]', 'dbo_outbox', '0x0000002A000001F00003')],
+  ];
+  return entries.map(([name, statement]) => ({ name: `capture: ${name}`, statement }));
 }

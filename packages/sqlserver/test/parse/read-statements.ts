@@ -43,7 +43,10 @@ function readStatement(statement: string): Reading[] {
   if (whole) return [{ statement, reviewed: [whole] }];
   // Clauses the parser lacks: remove each reviewed one; what is left must parse.
   const partial = REVIEWED.filter((entry) => entry.strip && entry.pattern.test(statement));
-  const rest = partial.reduce((text, entry) => text.replace(entry.strip!, ''), statement);
+  const rest = partial.reduce(
+    (text, entry) => text.replace(entry.strip!, entry.substitute ?? ''),
+    statement,
+  );
   if (partial.length > 0 && parses(rest)) return [{ statement, reviewed: partial }];
   throw unreadable(statement);
 }

@@ -13,6 +13,8 @@ export interface ReviewedStatement {
    * must then parse, so the clause the parser lacks hides nothing else.
    */
   readonly strip?: RegExp;
+  /** What replaces each stripped part (nothing when unset), where removing it breaks the rest. */
+  readonly substitute?: string;
 }
 
 export const REVIEWED: readonly ReviewedStatement[] = [
@@ -48,6 +50,19 @@ export const REVIEWED: readonly ReviewedStatement[] = [
     strip: / OUTPUT (CAST\()?INSERTED\.\[\w+\]( AS VARCHAR\(36\)\))? AS id(?= |$)/,
     reason:
       'The OUTPUT INSERTED clause of an UPDATE (the claimed or fenced ids): not in the parser grammar. The UPDATE without it must parse.',
+  },
+  {
+    pattern: /@@SPID\b/,
+    strip: /@@SPID\b/g,
+    substitute: '0',
+    reason:
+      'The system function @@SPID (the session id capture names its session by): the parser reads no @@ function there. The statement with a number in its place must parse.',
+  },
+  {
+    pattern:
+      /^EXEC @\w+ = sp_getapplock @Resource = @lockName, @LockMode = 'Exclusive', @LockOwner = 'Session', @LockTimeout = 0$/,
+    reason:
+      'EXEC of sp_getapplock with a return value and named arguments (as above), the resource bound as @lockName: the capture ownership lock.',
   },
   {
     pattern:
