@@ -16,6 +16,7 @@ import {
   type PublishRequest,
   type RabbitDestinationConfig,
 } from '@queuebox/core';
+import type { Options } from 'amqplib';
 import { errorText } from '../connection.js';
 import { PublishChannel, type ConfirmResult } from './publish-channel.js';
 import {
@@ -45,6 +46,8 @@ export class DestinationLink {
   readonly #logger: Logger;
   readonly #confirmTimeoutMs: number;
   #channel: Promise<PublishChannel> | null = null;
+  /** The open channel once it resolved; cleared with `#channel` when the link is lost. */
+  #ready: PublishChannel | null = null;
   #closed = false;
 
   constructor(options: DestinationLinkOptions) {
@@ -73,6 +76,12 @@ export class DestinationLink {
     if (wire.unsent !== null) this.#warnUnsent(message.id, wire.unsent);
     if (this.#closed) return failure('Publish failed: the publisher is closed');
 
+    // The common case: the link is open and the exchange declared, so nothing is awaited
+    // before the publish (one timer and a few promise turns fewer per message).
+    const ready = this.#ready;
+    if (ready !== null && ready.isOpen && ready.isDeclared(exchange)) {
+      return this.#publishOn(ready, request, exchange, routingKey, wire.options);
+    }
     // Connecting and declaring are bounded like the confirm: a broker that stopped answering
     // must not hold a publish (and its poller slot) for ever.
     const prepared = await this.#within(
@@ -89,10 +98,20 @@ export class DestinationLink {
         `Publish failed: the broker did not answer within ${this.#confirmTimeoutMs} ms (connecting or declaring exchange '${exchange}')`,
       );
     }
-    const channel = prepared.value;
+    return this.#publishOn(prepared.value, request, exchange, routingKey, wire.options);
+  }
+
+  async #publishOn(
+    channel: PublishChannel,
+    request: PublishRequest,
+    exchange: string,
+    routingKey: string,
+    options: Options.Publish,
+  ): Promise<PublishOutcome> {
+    const { message } = request;
     const body = Buffer.from(request.payload.text, 'utf8');
     const confirmed = channel.publish(exchange, routingKey, body, {
-      ...wire.options,
+      ...options,
       messageId: message.id,
     });
     const result = await this.#within(confirmed, request.signal);
@@ -105,6 +124,7 @@ export class DestinationLink {
     this.#closed = true;
     const opening = this.#channel;
     this.#channel = null;
+    this.#ready = null;
     if (opening === null) return;
     try {
       await (await opening).close();
@@ -126,6 +146,7 @@ export class DestinationLink {
         this.#channel = opening = created;
       }
       const channel = await opening;
+      if (this.#channel === opening) this.#ready = channel;
       if (this.#closed) {
         await channel.close();
         throw new Error('the publisher is closed');

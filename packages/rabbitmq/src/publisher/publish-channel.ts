@@ -43,6 +43,8 @@ export class PublishChannel {
   readonly #confirm: ConfirmChannel;
   #declare: Promise<Channel> | null = null;
   readonly #declared = new Map<string, Promise<void>>();
+  /** The names whose declaration the broker confirmed on this link. */
+  readonly #declaredDone = new Set<string>();
   /** Publishes awaiting their confirm, by message id, oldest first. */
   readonly #waiting = new Map<string, Waiting[]>();
   #closedReason: string | null = null;
@@ -92,12 +94,23 @@ export class PublishChannel {
     return this.#open;
   }
 
+  /** Whether `name` was declared on this link already: a publish may then skip the wait. */
+  isDeclared(name: string): boolean {
+    return this.#declaredDone.has(name);
+  }
+
   /** Declares the exchange (durable, `type`) once per name on this link. */
   declareExchange(name: string, type: string): Promise<void> {
     let declared = this.#declared.get(name);
     if (declared === undefined) {
       declared = this.#declareOnce(name, type);
       this.#declared.set(name, declared);
+      declared.then(
+        () => {
+          if (this.#declared.get(name) === declared) this.#declaredDone.add(name);
+        },
+        () => undefined,
+      );
       // A refused or interrupted declaration is tried again by the next row that needs it.
       declared.catch(() => {
         if (this.#declared.get(name) === declared) this.#declared.delete(name);
