@@ -12,7 +12,8 @@
  * Closing is bounded (bounded-close.ts): a retired pool after the destination's timeout, the
  * current one after the grace the publisher gives.
  */
-import { Pool, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { Pool } from './undici-parts.js';
 import { closeWithin } from './bounded-close.js';
 
 export class DestinationPool {
@@ -21,7 +22,7 @@ export class DestinationPool {
 
   constructor(
     private readonly origin: string,
-    private readonly options: Pool.Options,
+    private readonly options: UndiciPool.Options,
     /** How long a retired pool may finish its requests before it is destroyed. */
     private readonly retireAfterMs: number,
   ) {

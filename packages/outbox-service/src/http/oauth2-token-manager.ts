@@ -6,7 +6,7 @@
  * does not invalidate the token by itself (as in the reference); `invalidateToken` exists for
  * callers that want it.
  */
-import { Agent } from 'undici';
+import { Agent, request } from './undici-parts.js';
 import { sanitize, systemClock, type Clock, type Secret } from '@queuebox/core';
 import { closeWithin, CLOSE_GRACE_MS } from './bounded-close.js';
 import { Deadline, describeNetworkError } from './deadline.js';
@@ -125,7 +125,7 @@ async function requestToken(
   try {
     let response;
     try {
-      response = await agent.request({
+      response = await request(agent, {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
         method: 'POST',
