@@ -7,63 +7,18 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { startActivitySampler } from '../lib/activity-sampler.mjs';
 import { summarizeProfile } from '../lib/cpuprofile.mjs';
+import { METRIC_FAMILIES, runQueueBox as runShared, watch } from '../lib/broker-run.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
-import { describeSettings, migrate, pickMetrics, startQueueBox, writeConfig } from '../lib/queuebox.mjs';
-import { RESULTS_DIR, freePort, log, now, round, sleep } from '../lib/util.mjs';
+import { pickMetrics, startQueueBox } from '../lib/queuebox.mjs';
+import { RESULTS_DIR, log, now, round, sleep } from '../lib/util.mjs';
 import { loadOutbox } from '../outbox/load.mjs';
 import { RABBITMQ_URL, maskedUrl, publishConfirmed } from './broker.mjs';
 
-const POLL_MS = 100;
-
-const METRIC_FAMILIES = [
-  'queuebox_outbox_messages_total',
-  'queuebox_outbox_publish_duration_seconds',
-  'queuebox_inbox_messages_total',
-  'queuebox_inbox_rejections_total',
-  'hikaricp_connections_acquire_seconds',
-];
-
-/** Polls `count()` until it reaches `target`; returns the times of the first change and of the target. */
-async function watch(count, target, timeoutMs, label) {
-  const deadline = now() + timeoutMs;
-  let first = null;
-  let last = 0;
-  let lastLog = now();
-  for (;;) {
-    const value = await count();
-    const t = now();
-    if (first === null && value > 0) first = t;
-    if (value >= target) return { first: first ?? t, done: t, value, timedOut: false };
-    if (t > deadline) return { first, done: null, value, timedOut: true };
-    if (t - lastLog > 10_000) {
-      lastLog = t;
-      log(`  ${label}: ${value.toLocaleString('en-US')} / ${target.toLocaleString('en-US')}`);
-    }
-    if (value !== last) last = value;
-    await sleep(POLL_MS);
-  }
-}
-
-async function runQueueBox(ctx, id, db, config, body) {
-  const httpPort = await freePort();
-  config.server = { httpPort };
-  const configFile = writeConfig(`${ctx.stamp}-${id}`, config);
-  migrate(db, configFile);
-  const settings = describeSettings(db, config, configFile);
-  // The printout and the JSON never carry the broker password.
-  settings.yaml = JSON.parse(JSON.stringify(config).replaceAll(RABBITMQ_URL, maskedUrl()));
-  // The scenario database's backends, so the CPU table can name PostgreSQL's share.
-  const activity = startActivitySampler({ database: db });
-  ctx.setBackendSource(activity.backendPids);
-  try {
-    return await body({ httpPort, configFile, settings });
-  } finally {
-    await activity.stop();
-  }
-}
+// The printout and the JSON never carry the broker password.
+const runQueueBox = (ctx, id, db, config, body) =>
+  runShared(ctx, id, db, config, body, { yaml: (c) => JSON.parse(JSON.stringify(c).replaceAll(RABBITMQ_URL, maskedUrl())) });
 
 export async function queueboxPublish(ctx, broker, { id, concurrency }) {
   const { options } = ctx;
