@@ -1,8 +1,6 @@
 /**
- * The two table layouts every PostgreSQL contract run uses: the reference schema from the bundled
- * migrations, and the same schema with every table and column renamed the way an operator maps a
- * custom table (spec §3.6). The renamed names mix upper and lower case, so an identifier left
- * unquoted anywhere in a statement fails the run.
+ * The two table layouts of @queuebox/testing applied on PostgreSQL: the reference schema from the
+ * bundled migrations, and the same schema renamed with ALTER TABLE.
  */
 import {
   DEFAULT_INBOX_COLUMNS,
@@ -13,53 +11,16 @@ import {
 } from '@queuebox/core';
 import { quoteIdentifier, runMigrations, type TableNames } from '@queuebox/postgres';
 import type postgres from 'postgres';
+import {
+  LAYOUTS,
+  RENAMED_INBOX,
+  RENAMED_INBOX_COLUMNS,
+  RENAMED_OUTBOX,
+  RENAMED_OUTBOX_COLUMNS,
+  type Layout,
+} from '@queuebox/testing/contracts';
 
-export type Layout = 'default tables' | 'renamed tables';
-export const LAYOUTS: readonly Layout[] = ['default tables', 'renamed tables'];
-
-const RENAMED_OUTBOX = 'My_Outbox';
-const RENAMED_INBOX = 'Inbox_Renamed';
-
-const RENAMED_OUTBOX_COLUMNS: Record<OutboxColumn, string> = {
-  id: 'msg_Id',
-  topic: 'msg_topic',
-  key: 'Partition_Key',
-  aggregateType: 'msg_aggregate_type',
-  payload: 'msg_body',
-  headers: 'msg_headers',
-  state: 'Msg_State',
-  attempt: 'msg_attempt',
-  maxAttempts: 'msg_max_attempts',
-  scheduledAt: 'msg_due_at',
-  createdAt: 'msg_created_at',
-  updatedAt: 'msg_updated_at',
-  claimedAt: 'msg_claimed_at',
-  claimToken: 'msg_claim_token',
-  leaseExpiresAt: 'msg_lease_until',
-  lastError: 'msg_last_error',
-  sequence: 'msg_Seq',
-};
-
-const RENAMED_INBOX_COLUMNS: Record<InboxColumn, string> = {
-  id: 'MsgId',
-  source: 'Src',
-  idempotencyKey: 'idem_Key',
-  aggregateId: 'agg_Id',
-  eventType: 'evt_Type',
-  payload: 'Body',
-  state: 'Status',
-  createdAt: 'received_At',
-  processedAt: 'done_At',
-  claimedAt: 'taken_At',
-  claimToken: 'taken_Token',
-  leaseExpiresAt: 'lease_Until',
-  correlationId: 'corr_Id',
-  consumption: 'Mode',
-  scheduledAt: 'due_At',
-  attempt: 'Tries',
-  lastError: 'last_Err',
-  headers: 'Hdrs',
-};
+export { LAYOUTS, type Layout };
 
 /** Migrates an empty database to the reference schema, then renames it for `renamed tables`. */
 export async function createLayout(sql: postgres.Sql, layout: Layout): Promise<TableNames> {

@@ -12,53 +12,16 @@ import {
   type OutboxColumn,
 } from '@queuebox/core';
 import { runMigrations, type SqlServerPool } from '@queuebox/sqlserver';
+import {
+  LAYOUTS,
+  RENAMED_INBOX,
+  RENAMED_INBOX_COLUMNS,
+  RENAMED_OUTBOX,
+  RENAMED_OUTBOX_COLUMNS,
+  type Layout,
+} from '@queuebox/testing/contracts';
 
-export type Layout = 'default tables' | 'renamed tables';
-export const LAYOUTS: readonly Layout[] = ['default tables', 'renamed tables'];
-
-const RENAMED_OUTBOX = 'My_Outbox';
-const RENAMED_INBOX = 'Inbox_Renamed';
-
-const RENAMED_OUTBOX_COLUMNS: Record<OutboxColumn, string> = {
-  id: 'msg_Id',
-  topic: 'msg_topic',
-  key: 'Partition_Key',
-  aggregateType: 'msg_aggregate_type',
-  payload: 'msg_body',
-  headers: 'msg_headers',
-  state: 'Msg_State',
-  attempt: 'msg_attempt',
-  maxAttempts: 'msg_max_attempts',
-  scheduledAt: 'msg_due_at',
-  createdAt: 'msg_created_at',
-  updatedAt: 'msg_updated_at',
-  claimedAt: 'msg_claimed_at',
-  claimToken: 'msg_claim_token',
-  leaseExpiresAt: 'msg_lease_until',
-  lastError: 'msg_last_error',
-  sequence: 'msg_Seq',
-};
-
-const RENAMED_INBOX_COLUMNS: Record<InboxColumn, string> = {
-  id: 'MsgId',
-  source: 'Src',
-  idempotencyKey: 'idem_Key',
-  aggregateId: 'agg_Id',
-  eventType: 'evt_Type',
-  payload: 'Body',
-  state: 'Status',
-  createdAt: 'received_At',
-  processedAt: 'done_At',
-  claimedAt: 'taken_At',
-  claimToken: 'taken_Token',
-  leaseExpiresAt: 'lease_Until',
-  correlationId: 'corr_Id',
-  consumption: 'Mode',
-  scheduledAt: 'due_At',
-  attempt: 'Tries',
-  lastError: 'last_Err',
-  headers: 'Hdrs',
-};
+export { LAYOUTS, type Layout };
 
 /** Migrates the empty database, then renames it for `renamed tables`; returns the mapping. */
 export async function createLayout(

@@ -5,6 +5,14 @@
  * in, so the main entry never loads a suite.
  */
 export * from './probe.js';
+export {
+  LAYOUTS,
+  RENAMED_INBOX,
+  RENAMED_INBOX_COLUMNS,
+  RENAMED_OUTBOX,
+  RENAMED_OUTBOX_COLUMNS,
+  type Layout,
+} from './layouts.js';
 export { TestClock, setClock, type SetClock } from './test-clock.js';
 export { outboxInsert, inboxInsert } from './messages.js';
 export { outboxStoreContract, type OutboxHarness } from './outbox-store-contract.js';
