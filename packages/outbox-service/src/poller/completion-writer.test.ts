@@ -138,6 +138,43 @@ describe('CompletionWriter (group commit)', () => {
       expect(await Promise.all([lingering, last])).toEqual([true, true]);
     });
 
+    it('lets an unkeyed completion wait unkeyedLingerMs, a keyed one only lingerMs', async () => {
+      const store = gatedStore();
+      const writer = new CompletionWriter(store, {
+        moreExpected: () => true,
+        lingerMs: 30,
+        unkeyedLingerMs: 10_000,
+      });
+      const unkeyed = writer.submit(sent('a'), false);
+      await sleep(100);
+      // Past lingerMs, short of unkeyedLingerMs: still waiting for company.
+      expect(store.calls).toEqual([]);
+      const keyed = writer.submit(sent('b'), true);
+      await tick();
+      expect(store.calls).toEqual([]);
+      // The keyed one's due time (30 ms after its submit) takes the batch out with it.
+      await sleep(400);
+      expect(store.calls).toEqual([['a', 'b']]);
+      store.release();
+      expect(await Promise.all([unkeyed, keyed])).toEqual([true, true]);
+    });
+
+    it('writes an unkeyed completion once unkeyedLingerMs is over', async () => {
+      const store = gatedStore();
+      const writer = new CompletionWriter(store, {
+        moreExpected: () => true,
+        lingerMs: 10,
+        unkeyedLingerMs: 150,
+      });
+      const unkeyed = writer.submit(sent('a'), false);
+      await sleep(50);
+      expect(store.calls).toEqual([]);
+      await sleep(600);
+      expect(store.calls).toEqual([['a']]);
+      store.release();
+      expect(await unkeyed).toBe(true);
+    });
+
     it('drain() writes a lingering batch without waiting out the timer', async () => {
       const store = gatedStore();
       const writer = new CompletionWriter(store, { moreExpected: () => true, lingerMs: 10_000 });

@@ -34,8 +34,8 @@ export interface MessageProcessorDeps {
   readonly router: MessageRouter;
   readonly pipeline: TransformPipeline;
   readonly publishers: PublisherRegistry;
-  /** The group-commit writer: resolves whether the fence held. */
-  readonly complete: (completion: OutboxCompletion) => Promise<boolean>;
+  /** The group-commit writer: resolves whether the fence held; `keyed`: the row has a key. */
+  readonly complete: (completion: OutboxCompletion, keyed: boolean) => Promise<boolean>;
   readonly metrics: ProcessorMetrics;
   readonly logger: Logger;
   readonly retryBaseDelayMs: number;
@@ -207,7 +207,7 @@ export class MessageProcessor {
 
   private async sent(task: Task, destination: string): Promise<void> {
     task.settling();
-    if (await this.deps.complete({ kind: 'sent', fence: task.fence })) {
+    if (await this.deps.complete({ kind: 'sent', fence: task.fence }, task.message.key !== null)) {
       this.deps.metrics.messages.inc({ status: 'sent' });
       this.deps.metrics.destinationMessages.inc({ destination, outcome: 'success' });
     } else {
@@ -223,7 +223,12 @@ export class MessageProcessor {
     if (attempt < maxAttempts) {
       const delayMs = retryDelayMs(attempt, this.deps.retryBaseDelayMs, this.deps.random);
       this.log(task).warn(logTexts.retryScheduled(id, attempt, delayMs, reason));
-      if (await this.deps.complete({ kind: 'retry', fence: task.fence, delayMs, error: reason })) {
+      if (
+        await this.deps.complete(
+          { kind: 'retry', fence: task.fence, delayMs, error: reason },
+          task.message.key !== null,
+        )
+      ) {
         this.deps.metrics.messages.inc({ status: 'failed' });
       } else {
         this.lost(task, 'schedule a retry');
@@ -242,7 +247,12 @@ export class MessageProcessor {
   }
 
   private async writeDead(task: Task, reason: string): Promise<void> {
-    if (await this.deps.complete({ kind: 'dead', fence: task.fence, error: reason })) {
+    if (
+      await this.deps.complete(
+        { kind: 'dead', fence: task.fence, error: reason },
+        task.message.key !== null,
+      )
+    ) {
       this.deps.metrics.messages.inc({ status: 'dead' });
     } else {
       this.lost(task, 'mark it dead');

@@ -57,6 +57,16 @@ export interface OutboxPollerDeps {
  */
 const COMPLETION_LINGER_MS = 5;
 
+/**
+ * The same wait for a row without a key, which no later row waits for. With `batchSize` rows the
+ * call goes out at once anyway (lingerRows), and the settling limit below still pauses claims, so
+ * it never holds more rows unwritten. Measured on the 2-core bench, 30,000 unkeyed rows to a
+ * RabbitMQ exchange at the defaults, three runs each: 5 ms → 3,210-3,570 msg/s with PostgreSQL at
+ * 57-65 µs and QueueBox at 129-147 µs of CPU per message; 15 ms → 3,367-3,614, 49-54 µs, 119-136
+ * µs; 30 ms → 3,571-3,700, 46-47 µs, 115-116 µs (two runs).
+ */
+const UNKEYED_COMPLETION_LINGER_MS = 30;
+
 /** Longest pause after failing cycles, so a database that is down is not hammered. */
 const MAX_FAILURE_BACKOFF_MS = 5_000;
 
@@ -116,6 +126,7 @@ export class OutboxPoller {
     this.writer = new CompletionWriter(deps.store, {
       moreExpected: () => this.slots.publishing > 0,
       lingerMs: COMPLETION_LINGER_MS,
+      unkeyedLingerMs: UNKEYED_COMPLETION_LINGER_MS,
       lingerRows: config.batchSize,
     });
     this.leases = new LeaseKeeper(deps.store, {
@@ -127,7 +138,7 @@ export class OutboxPoller {
       router: deps.router,
       pipeline: deps.pipeline,
       publishers: deps.publishers,
-      complete: (completion) => this.writer.submit(completion),
+      complete: (completion, keyed) => this.writer.submit(completion, keyed),
       metrics: deps.metrics,
       logger: deps.logger,
       retryBaseDelayMs: config.retryBaseDelayMs,
