@@ -41,5 +41,5 @@ export {
 export { sanitize, sanitizeError, MAX_ERROR_LENGTH } from './sanitize.js';
 export { defaultSchema, type InboxSchema } from './schema.js';
 export { inboxSql } from './inbox-sql.js';
-export type { InboxStatement, InboxStatements } from './sql/postgresql.js';
+export type { InboxStatement, InboxStatements } from './sql/statement.js';
 export type { InboxMessage } from './message.js';

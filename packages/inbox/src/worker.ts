@@ -4,7 +4,7 @@ import { inboxSql } from './inbox-sql.js';
 import { messageFrom, type InboxMessage } from './message.js';
 import { resolveOptions, type InboxOptions, type ResolvedInboxOptions } from './options.js';
 import { sanitizeError } from './sanitize.js';
-import type { InboxStatements } from './sql/postgresql.js';
+import type { InboxStatements } from './sql/statement.js';
 import { registerWorkerStatements } from './worker-statements.js';
 
 /**
