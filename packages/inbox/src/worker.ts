@@ -1,3 +1,4 @@
+import { checkAdapterDialect } from './adapter-dialect.js';
 import type { InboxConnection, InboxConnectionSource, InboxTransaction } from './connections.js';
 import { handlerTransaction } from './handler-transaction.js';
 import { inboxSql } from './inbox-sql.js';
@@ -52,6 +53,7 @@ export class InboxWorker {
     }
     this.#connections = connections;
     this.#options = resolveOptions(options);
+    checkAdapterDialect(connections, this.#options.dialect);
     this.#sql = inboxSql(this.#options.dialect, this.#options.schema, {
       strictAggregateOrder: this.#options.strictAggregateOrder,
     });
