@@ -79,7 +79,8 @@ interface Driver {
   transactionRequest(transaction: MssqlTransactionLike): MssqlRequestLike;
 }
 
-const USAGE = 'fromMssql(pool) or fromMssql(mssql, pool), pool being a connected mssql ConnectionPool';
+const USAGE =
+  'fromMssql(pool) or fromMssql(mssql, pool), pool being a connected mssql ConnectionPool';
 
 function poolDriver(pool: unknown): Driver {
   const p = pool as Partial<MssqlPoolLike> | null;

@@ -22,7 +22,5 @@ export const SYSTEM_ARGUMENTS: ReadonlySet<string> = new Set([
 /** The `@names` a batch uses that are neither its own locals nor system-procedure arguments. */
 export function boundNames(text: string): string[] {
   const locals = new Set(declaredIn(text));
-  return [
-    ...new Set(variablesIn(text).filter((n) => !locals.has(n) && !SYSTEM_ARGUMENTS.has(n))),
-  ];
+  return [...new Set(variablesIn(text).filter((n) => !locals.has(n) && !SYSTEM_ARGUMENTS.has(n)))];
 }

@@ -71,8 +71,8 @@ export const REVIEWED: readonly ReviewedStatement[] = [
       'The pull claim (examples/pull/sql/sqlserver/claim.sql): sp_getapplock with a return value and named arguments, the resource being the source name in a local.',
   },
   {
-    pattern: / OUTPUT INSERTED\.\[\w+\] INTO @claimed /,
-    strip: / OUTPUT INSERTED\.\[\w+\] INTO @claimed(?= )/,
+    pattern: / OUTPUT INSERTED\.\[[\w$]+\] INTO @claimed /,
+    strip: / OUTPUT INSERTED\.\[[\w$]+\] INTO @claimed(?= )/,
     reason:
       'OUTPUT ... INTO a table variable (the pull claim collects the claimed ids to read them back in order): not in the parser grammar. The UPDATE without it must parse.',
   },
