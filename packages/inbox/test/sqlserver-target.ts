@@ -1,0 +1,196 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import {
+  DEFAULT_INBOX_COLUMNS,
+  DEFAULT_OUTBOX_COLUMNS,
+  Secret,
+  silentLogger,
+} from '@queuebox/core';
+import { connectionConfig, createPool, runMigrations } from '@queuebox/sqlserver';
+import type { ServiceLookup } from '@queuebox/testing';
+import mssql from 'mssql';
+import { fromMssql } from '../src/index.js';
+import type { InboxRowState, WorkerHarness, WorkerTarget } from './contract/harness.js';
+
+export type MssqlAdapter = 'fromMssql(mssql, pool)' | 'fromMssql(pool)';
+
+/** `sqlserver://user:password@host:port;...` as @queuebox/testing hands it over. */
+function server(url: string) {
+  const m = /^sqlserver:\/\/([^:@]+):([^@]*)@([^:;]+)(?::(\d+))?/.exec(url);
+  if (!m) throw new Error('not a sqlserver:// test URL');
+  return {
+    user: decodeURIComponent(m[1]!),
+    password: decodeURIComponent(m[2]!),
+    server: m[3]!,
+    port: Number(m[4] ?? 1433),
+  };
+}
+
+/**
+ * A fresh SQL Server database migrated by QueueBox's own SQL Server migrations (as
+ * @queuebox/outbox's mssql test makes it), the worker on it through an mssql ConnectionPool, the
+ * rows written and read with mssql. Dropped after the run.
+ */
+export function sqlServerTarget(ss: ServiceLookup, adapter: MssqlAdapter): WorkerTarget {
+  return {
+    label: `SQL Server through ${adapter}`,
+    skip: !ss.available && ss.reason,
+    async open() {
+      if (!ss.available) throw new Error(`SQL Server is not available: ${ss.reason}`);
+      const s = server(ss.url);
+      const name = `qb_pull_${randomBytes(5).toString('hex')}`;
+      // Local and container servers use a self-signed certificate. The worker needs requests of
+      // 30 s or more (fromMssql refuses less): the claim's lock wait is 10 s.
+      const base = {
+        ...s,
+        requestTimeout: 30_000,
+        options: { encrypt: false, trustServerCertificate: true },
+      };
+      const master = await new mssql.ConnectionPool({ ...base, database: 'master' }).connect();
+      await master.request().batch(`CREATE DATABASE [${name}]`);
+      const migrator = createPool(
+        connectionConfig({
+          type: 'sqlserver',
+          url: `jdbc:sqlserver://${s.server}:${s.port};databaseName=${name}`,
+          connection: {
+            hosts: [{ host: s.server, port: s.port }],
+            database: name,
+            params: { encrypt: 'false', trustServerCertificate: 'true' },
+          },
+          username: s.user,
+          password: new Secret(s.password),
+          poolSize: 1,
+          connectionTimeoutMs: 30_000,
+          startupTimeoutMs: 60_000,
+          migrate: true,
+          outboxTableName: 'outbox',
+          inboxTableName: 'inbox',
+          columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
+        }),
+        1,
+        30_000,
+      );
+      await runMigrations(migrator, { logger: silentLogger });
+      await migrator.close();
+      const pool = await new mssql.ConnectionPool({
+        ...base,
+        database: name,
+        pool: { max: 16 },
+      }).connect();
+      await pool
+        .request()
+        .batch(
+          `CREATE TABLE work (source NVARCHAR(100), message_id UNIQUEIDENTIFIER, note NVARCHAR(200)); ${RENAMED_DDL}`,
+        );
+      const q = async <T>(text: string, inputs: Record<string, unknown> = {}): Promise<T[]> => {
+        const request = pool.request();
+        for (const [key, value] of Object.entries(inputs)) request.input(key, value);
+        return (await request.query<T>(text)).recordset ?? [];
+      };
+      const harness: WorkerHarness = {
+        dialect: 'sqlserver',
+        connections: adapter === 'fromMssql(pool)' ? fromMssql(pool) : fromMssql(mssql, pool),
+        insertWork: 'INSERT INTO work (source, message_id, note) VALUES (@p1, @p2, @p3)',
+        async insertPull(row = {}) {
+          const id = randomUUID();
+          // SYSUTCDATETIME() may repeat between two quick inserts: created_at (and scheduled_at)
+          // move on by a microsecond past the latest row, so insertion order is claim order.
+          await q(
+            `DECLARE @now DATETIME2 = SYSUTCDATETIME();
+             DECLARE @last DATETIME2 = (SELECT MAX(created_at) FROM inbox);
+             IF @last >= @now SET @now = DATEADD(microsecond, 1, @last);
+             INSERT INTO inbox (id, source, idempotency_key, aggregate_id, event_type, payload, headers,
+               correlation_id, consumption, state, created_at, scheduled_at)
+             VALUES (@id, @source, @key, @aggregate, @type, @payload, @headers, @correlation, 'pull',
+               'pending', @now, DATEADD(millisecond, @delay, @now))`,
+            {
+              id,
+              source: row.source ?? 'orders',
+              key: `key-${id}`,
+              aggregate: row.aggregateId ?? null,
+              type: row.eventType ?? null,
+              payload: row.payloadJson ?? JSON.stringify(row.payload ?? { n: 1 }),
+              headers: JSON.stringify(row.headers ?? {}),
+              correlation: row.correlationId ?? null,
+              delay: row.delayMs ?? 0,
+            },
+          );
+          return id;
+        },
+        async rowOf(id) {
+          const [row] = await q<InboxRowState>(
+            `SELECT LOWER(CAST(id AS VARCHAR(36))) AS id, state, attempt, last_error,
+               LOWER(CAST(claim_token AS VARCHAR(36))) AS claim_token, scheduled_at, processed_at
+             FROM inbox WHERE id = @id`,
+            { id },
+          );
+          return row!;
+        },
+        work: (source) =>
+          q<{ message_id: string; note: string }>(
+            `SELECT LOWER(CAST(message_id AS VARCHAR(36))) AS message_id, note FROM work
+             WHERE source = @source ORDER BY note`,
+            { source },
+          ),
+        async setAttempt(id, attempt) {
+          await q('UPDATE inbox SET attempt = @attempt WHERE id = @id', { id, attempt });
+        },
+        async stealClaim(id) {
+          await q('UPDATE inbox SET claim_token = NEWID() WHERE id = @id', { id });
+        },
+        async processing(source) {
+          const [held] = await q<{ n: number }>(
+            "SELECT COUNT(*) AS n FROM inbox WHERE source = @source AND state = 'processing'",
+            { source },
+          );
+          return held!.n;
+        },
+        async insertRenamed(id) {
+          await q(
+            `INSERT INTO app_inbox (m_id, m_source, m_key, m_aggregate, m_type, m_body, m_headers, m_correlation)
+             VALUES (@id, 'orders', 'k1', 'agg', 'type', '{"n": 1}', '{"h": "v"}', 'corr')`,
+            { id },
+          );
+        },
+        async renamedRow(id) {
+          const [row] = await q<{ state: string; last_error: string | null }>(
+            'SELECT m_state AS state, m_last_error AS last_error FROM app_inbox WHERE m_id = @id',
+            { id },
+          );
+          return row!;
+        },
+        async close() {
+          await pool.close();
+          await master
+            .request()
+            .batch(
+              `ALTER DATABASE [${name}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${name}]`,
+            );
+          await master.close();
+        },
+      };
+      return harness;
+    },
+  };
+}
+
+/** The renamed layout on SQL Server: QueueBox's column types under other names. */
+const RENAMED_DDL = `CREATE TABLE app_inbox (
+  m_id UNIQUEIDENTIFIER NOT NULL PRIMARY KEY,
+  m_source NVARCHAR(255) NOT NULL,
+  m_key NVARCHAR(255) NOT NULL,
+  m_aggregate NVARCHAR(255) NULL,
+  m_type NVARCHAR(255) NULL,
+  m_body NVARCHAR(MAX) NOT NULL,
+  m_headers NVARCHAR(MAX) NOT NULL DEFAULT '{}',
+  m_correlation NVARCHAR(128) NULL,
+  m_consumption VARCHAR(4) NOT NULL DEFAULT 'pull',
+  m_state NVARCHAR(50) NOT NULL DEFAULT 'pending',
+  m_created_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME(),
+  m_processed_at DATETIME2 NULL,
+  m_scheduled_at DATETIME2 NOT NULL DEFAULT SYSUTCDATETIME(),
+  m_attempt INT NOT NULL DEFAULT 0,
+  m_last_error NVARCHAR(MAX) NULL,
+  m_claimed_at DATETIME2 NULL,
+  m_claim_token UNIQUEIDENTIFIER NULL,
+  m_lease_expires_at DATETIME2 NULL
+)`;
