@@ -1,5 +1,6 @@
 import { boundNames, readBatch } from '@queuebox/testing/tsql';
 import { describe, expect, it } from 'vitest';
+import { HARNESS_SQL } from '../test/sqlserver-target.js';
 import { defaultSchema, inboxSql, type InboxSchema, type InboxStatements } from './index.js';
 
 /** Every name mapped to another (spec §3.6), mixed case and a `$`, as QueueBox allows. */
@@ -70,5 +71,13 @@ describe('the SQL Server statements of the pull worker', () => {
     const { complete } = inboxSql('sqlserver');
     expect(() => readBatch(complete.text.replace('SET', 'SETT'))).toThrow(/cannot read/);
     expect(boundNames(`${complete.text} AND [attempt] < @p3`)).toContain('p3');
+  });
+});
+
+/** The contract harness's own T-SQL (what the SQL Server suite writes and reads rows with). */
+describe('the SQL Server pull worker contract harness', () => {
+  it.each(Object.entries(HARNESS_SQL))('%s parses and binds what it declares', (_n, statement) => {
+    expect(readBatch(statement.text).length).toBeGreaterThan(0);
+    expect(boundNames(statement.text).sort()).toEqual([...statement.params].sort());
   });
 });

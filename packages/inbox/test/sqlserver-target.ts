@@ -9,7 +9,7 @@ import { connectionConfig, createPool, runMigrations } from '@queuebox/sqlserver
 import type { ServiceLookup } from '@queuebox/testing';
 import mssql from 'mssql';
 import { fromMssql } from '../src/index.js';
-import type { InboxRowState, WorkerHarness, WorkerTarget } from './contract/harness.js';
+import type { InboxRowState, WorkerHarness, WorkerTarget, WorkRow } from './contract/harness.js';
 
 export type MssqlAdapter = 'fromMssql(mssql, pool)' | 'fromMssql(pool)';
 
@@ -76,15 +76,17 @@ export function sqlServerTarget(ss: ServiceLookup, adapter: MssqlAdapter): Worke
         database: name,
         pool: { max: 16 },
       }).connect();
-      await pool
-        .request()
-        .batch(
-          `CREATE TABLE work (source NVARCHAR(100), message_id UNIQUEIDENTIFIER, note NVARCHAR(200)); ${RENAMED_DDL}`,
-        );
-      const q = async <T>(text: string, inputs: Record<string, unknown> = {}): Promise<T[]> => {
+      await pool.request().batch(`${HARNESS_SQL.workTable.text}; ${HARNESS_SQL.renamedTable.text}`);
+      // Each statement is given exactly the parameters it declares (the parse test checks the
+      // declarations against the text).
+      const q = async <S extends HarnessStatement>(
+        statement: S,
+        inputs: Record<S['params'][number], unknown>,
+      ): Promise<unknown[]> => {
         const request = pool.request();
-        for (const [key, value] of Object.entries(inputs)) request.input(key, value);
-        return (await request.query<T>(text)).recordset ?? [];
+        for (const name of statement.params)
+          request.input(name, inputs[name as keyof typeof inputs]);
+        return (await request.query(statement.text)).recordset ?? [];
       };
       const harness: WorkerHarness = {
         dialect: 'sqlserver',
@@ -92,70 +94,42 @@ export function sqlServerTarget(ss: ServiceLookup, adapter: MssqlAdapter): Worke
         insertWork: 'INSERT INTO work (source, message_id, note) VALUES (@p1, @p2, @p3)',
         async insertPull(row = {}) {
           const id = randomUUID();
-          // SYSUTCDATETIME() may repeat between two quick inserts: created_at (and scheduled_at)
-          // move on by a microsecond past the latest row, so insertion order is claim order.
-          await q(
-            `DECLARE @now DATETIME2 = SYSUTCDATETIME();
-             DECLARE @last DATETIME2 = (SELECT MAX(created_at) FROM inbox);
-             IF @last >= @now SET @now = DATEADD(microsecond, 1, @last);
-             INSERT INTO inbox (id, source, idempotency_key, aggregate_id, event_type, payload, headers,
-               correlation_id, consumption, state, created_at, scheduled_at)
-             VALUES (@id, @source, @key, @aggregate, @type, @payload, @headers, @correlation, 'pull',
-               'pending', @now, DATEADD(millisecond, @delay, @now))`,
-            {
-              id,
-              source: row.source ?? 'orders',
-              key: `key-${id}`,
-              aggregate: row.aggregateId ?? null,
-              type: row.eventType ?? null,
-              payload: row.payloadJson ?? JSON.stringify(row.payload ?? { n: 1 }),
-              headers: JSON.stringify(row.headers ?? {}),
-              correlation: row.correlationId ?? null,
-              delay: row.delayMs ?? 0,
-            },
-          );
+          await q(HARNESS_SQL.insertPull, {
+            id,
+            source: row.source ?? 'orders',
+            key: `key-${id}`,
+            aggregate: row.aggregateId ?? null,
+            type: row.eventType ?? null,
+            payload: row.payloadJson ?? JSON.stringify(row.payload ?? { n: 1 }),
+            headers: JSON.stringify(row.headers ?? {}),
+            correlation: row.correlationId ?? null,
+            delay: row.delayMs ?? 0,
+          });
           return id;
         },
         async rowOf(id) {
-          const [row] = await q<InboxRowState>(
-            `SELECT LOWER(CAST(id AS VARCHAR(36))) AS id, state, attempt, last_error,
-               LOWER(CAST(claim_token AS VARCHAR(36))) AS claim_token, scheduled_at, processed_at
-             FROM inbox WHERE id = @id`,
-            { id },
-          );
+          const [row] = (await q(HARNESS_SQL.rowOf, { id })) as InboxRowState[];
           return row!;
         },
-        work: (source) =>
-          q<{ message_id: string; note: string }>(
-            `SELECT LOWER(CAST(message_id AS VARCHAR(36))) AS message_id, note FROM work
-             WHERE source = @source ORDER BY note`,
-            { source },
-          ),
+        work: async (source) => (await q(HARNESS_SQL.work, { source })) as WorkRow[],
         async setAttempt(id, attempt) {
-          await q('UPDATE inbox SET attempt = @attempt WHERE id = @id', { id, attempt });
+          await q(HARNESS_SQL.setAttempt, { id, attempt });
         },
         async stealClaim(id) {
-          await q('UPDATE inbox SET claim_token = NEWID() WHERE id = @id', { id });
+          await q(HARNESS_SQL.stealClaim, { id });
         },
         async processing(source) {
-          const [held] = await q<{ n: number }>(
-            "SELECT COUNT(*) AS n FROM inbox WHERE source = @source AND state = 'processing'",
-            { source },
-          );
+          const [held] = (await q(HARNESS_SQL.processing, { source })) as { n: number }[];
           return held!.n;
         },
         async insertRenamed(id) {
-          await q(
-            `INSERT INTO app_inbox (m_id, m_source, m_key, m_aggregate, m_type, m_body, m_headers, m_correlation)
-             VALUES (@id, 'orders', 'k1', 'agg', 'type', '{"n": 1}', '{"h": "v"}', 'corr')`,
-            { id },
-          );
+          await q(HARNESS_SQL.insertRenamed, { id });
         },
         async renamedRow(id) {
-          const [row] = await q<{ state: string; last_error: string | null }>(
-            'SELECT m_state AS state, m_last_error AS last_error FROM app_inbox WHERE m_id = @id',
-            { id },
-          );
+          const [row] = (await q(HARNESS_SQL.renamedRow, { id })) as {
+            state: string;
+            last_error: string | null;
+          }[];
           return row!;
         },
         async close() {
@@ -173,8 +147,18 @@ export function sqlServerTarget(ss: ServiceLookup, adapter: MssqlAdapter): Worke
   };
 }
 
-/** The renamed layout on SQL Server: QueueBox's column types under other names. */
-const RENAMED_DDL = `CREATE TABLE app_inbox (
+/**
+ * The harness's own T-SQL, by name: read by the statement-parse test too, so a slip here cannot
+ * wait for the first run on a real server to show.
+ */
+export const HARNESS_SQL = {
+  workTable: {
+    text: 'CREATE TABLE work (source NVARCHAR(100), message_id UNIQUEIDENTIFIER, note NVARCHAR(200))',
+    params: [],
+  },
+  // The renamed layout: QueueBox's column types under other names.
+  renamedTable: {
+    text: `CREATE TABLE app_inbox (
   m_id UNIQUEIDENTIFIER NOT NULL PRIMARY KEY,
   m_source NVARCHAR(255) NOT NULL,
   m_key NVARCHAR(255) NOT NULL,
@@ -193,4 +177,64 @@ const RENAMED_DDL = `CREATE TABLE app_inbox (
   m_claimed_at DATETIME2 NULL,
   m_claim_token UNIQUEIDENTIFIER NULL,
   m_lease_expires_at DATETIME2 NULL
-)`;
+)`,
+    params: [],
+  },
+  // SYSUTCDATETIME() may repeat between two quick inserts: created_at (and scheduled_at) move
+  // on by a microsecond past the latest row, so insertion order is claim order.
+  insertPull: {
+    text: `DECLARE @now DATETIME2 = (
+  SELECT CASE WHEN MAX(created_at) >= SYSUTCDATETIME() THEN DATEADD(microsecond, 1, MAX(created_at))
+    ELSE SYSUTCDATETIME() END
+  FROM inbox);
+INSERT INTO inbox (id, source, idempotency_key, aggregate_id, event_type, payload, headers,
+  correlation_id, consumption, state, created_at, scheduled_at)
+VALUES (@id, @source, @key, @aggregate, @type, @payload, @headers, @correlation, 'pull',
+  'pending', @now, DATEADD(millisecond, @delay, @now))`,
+    params: [
+      'id',
+      'source',
+      'key',
+      'aggregate',
+      'type',
+      'payload',
+      'headers',
+      'correlation',
+      'delay',
+    ],
+  },
+  rowOf: {
+    text: `SELECT LOWER(CAST(id AS VARCHAR(36))) AS id, state, attempt, last_error,
+  LOWER(CAST(claim_token AS VARCHAR(36))) AS claim_token, scheduled_at, processed_at
+FROM inbox WHERE id = @id`,
+    params: ['id'],
+  },
+  work: {
+    text: `SELECT LOWER(CAST(message_id AS VARCHAR(36))) AS message_id, note FROM work
+WHERE source = @source ORDER BY note`,
+    params: ['source'],
+  },
+  setAttempt: {
+    text: 'UPDATE inbox SET attempt = @attempt WHERE id = @id',
+    params: ['attempt', 'id'],
+  },
+  stealClaim: { text: 'UPDATE inbox SET claim_token = NEWID() WHERE id = @id', params: ['id'] },
+  processing: {
+    text: "SELECT COUNT(*) AS n FROM inbox WHERE source = @source AND state = 'processing'",
+    params: ['source'],
+  },
+  insertRenamed: {
+    text: `INSERT INTO app_inbox (m_id, m_source, m_key, m_aggregate, m_type, m_body, m_headers, m_correlation)
+VALUES (@id, 'orders', 'k1', 'agg', 'type', '{"n": 1}', '{"h": "v"}', 'corr')`,
+    params: ['id'],
+  },
+  renamedRow: {
+    text: 'SELECT m_state AS state, m_last_error AS last_error FROM app_inbox WHERE m_id = @id',
+    params: ['id'],
+  },
+} as const satisfies Record<string, HarnessStatement>;
+
+interface HarnessStatement {
+  readonly text: string;
+  readonly params: readonly string[];
+}
