@@ -25,58 +25,90 @@ function server(url: string) {
   };
 }
 
+/** A database of its own on the located SQL Server, migrated by QueueBox, and an mssql pool on it. */
+export interface FreshMssql {
+  readonly pool: mssql.ConnectionPool;
+  /** The database as an mssql connection string (what the docs examples read from DATABASE_URL). */
+  readonly connectionString: string;
+  drop(): Promise<void>;
+}
+
 /**
  * A fresh SQL Server database migrated by QueueBox's own SQL Server migrations (as
- * @queuebox/outbox's mssql test makes it), the worker on it through an mssql ConnectionPool, the
- * rows written and read with mssql. Dropped after the run.
+ * @queuebox/outbox's mssql test makes it), with the harness's tables, and a pool on it.
  */
+export async function freshMssqlDatabase(url: string): Promise<FreshMssql> {
+  const s = server(url);
+  const name = `qb_pull_${randomBytes(5).toString('hex')}`;
+  // Local and container servers use a self-signed certificate. The worker needs requests of
+  // 30 s or more (fromMssql refuses less): the claim's lock wait is 10 s.
+  const base = {
+    ...s,
+    requestTimeout: 30_000,
+    options: { encrypt: false, trustServerCertificate: true },
+  };
+  const master = await new mssql.ConnectionPool({ ...base, database: 'master' }).connect();
+  await master.request().batch(`CREATE DATABASE [${name}]`);
+  const migrator = createPool(
+    connectionConfig({
+      type: 'sqlserver',
+      url: `jdbc:sqlserver://${s.server}:${s.port};databaseName=${name}`,
+      connection: {
+        hosts: [{ host: s.server, port: s.port }],
+        database: name,
+        params: { encrypt: 'false', trustServerCertificate: 'true' },
+      },
+      username: s.user,
+      password: new Secret(s.password),
+      poolSize: 1,
+      connectionTimeoutMs: 30_000,
+      startupTimeoutMs: 60_000,
+      migrate: true,
+      outboxTableName: 'outbox',
+      inboxTableName: 'inbox',
+      columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
+    }),
+    1,
+    30_000,
+  );
+  await runMigrations(migrator, { logger: silentLogger });
+  await migrator.close();
+  const pool = await new mssql.ConnectionPool({
+    ...base,
+    database: name,
+    pool: { max: 16 },
+  }).connect();
+  await pool
+    .request()
+    .batch(
+      [HARNESS_SQL.workTable, HARNESS_SQL.renamedTable, HARNESS_SQL.processedOrders]
+        .map((statement) => statement.text)
+        .join(';\n'),
+    );
+  return {
+    pool,
+    connectionString: `Server=${s.server},${s.port};Database=${name};User Id=${s.user};Password=${s.password};Encrypt=false;TrustServerCertificate=true`,
+    async drop() {
+      await pool.close();
+      await master
+        .request()
+        .batch(
+          `ALTER DATABASE [${name}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${name}]`,
+        );
+      await master.close();
+    },
+  };
+}
+
+/** The worker on a fresh database through an mssql ConnectionPool, the rows read with mssql. */
 export function sqlServerTarget(ss: ServiceLookup, adapter: MssqlAdapter): WorkerTarget {
   return {
     label: `SQL Server through ${adapter}`,
     skip: !ss.available && ss.reason,
     async open() {
       if (!ss.available) throw new Error(`SQL Server is not available: ${ss.reason}`);
-      const s = server(ss.url);
-      const name = `qb_pull_${randomBytes(5).toString('hex')}`;
-      // Local and container servers use a self-signed certificate. The worker needs requests of
-      // 30 s or more (fromMssql refuses less): the claim's lock wait is 10 s.
-      const base = {
-        ...s,
-        requestTimeout: 30_000,
-        options: { encrypt: false, trustServerCertificate: true },
-      };
-      const master = await new mssql.ConnectionPool({ ...base, database: 'master' }).connect();
-      await master.request().batch(`CREATE DATABASE [${name}]`);
-      const migrator = createPool(
-        connectionConfig({
-          type: 'sqlserver',
-          url: `jdbc:sqlserver://${s.server}:${s.port};databaseName=${name}`,
-          connection: {
-            hosts: [{ host: s.server, port: s.port }],
-            database: name,
-            params: { encrypt: 'false', trustServerCertificate: 'true' },
-          },
-          username: s.user,
-          password: new Secret(s.password),
-          poolSize: 1,
-          connectionTimeoutMs: 30_000,
-          startupTimeoutMs: 60_000,
-          migrate: true,
-          outboxTableName: 'outbox',
-          inboxTableName: 'inbox',
-          columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
-        }),
-        1,
-        30_000,
-      );
-      await runMigrations(migrator, { logger: silentLogger });
-      await migrator.close();
-      const pool = await new mssql.ConnectionPool({
-        ...base,
-        database: name,
-        pool: { max: 16 },
-      }).connect();
-      await pool.request().batch(`${HARNESS_SQL.workTable.text}; ${HARNESS_SQL.renamedTable.text}`);
+      const db = await freshMssqlDatabase(ss.url);
+      const pool = db.pool;
       // Each statement is given exactly the parameters it declares (the parse test checks the
       // declarations against the text).
       const q = async <S extends HarnessStatement>(
@@ -132,15 +164,7 @@ export function sqlServerTarget(ss: ServiceLookup, adapter: MssqlAdapter): Worke
           }[];
           return row!;
         },
-        async close() {
-          await pool.close();
-          await master
-            .request()
-            .batch(
-              `ALTER DATABASE [${name}] SET SINGLE_USER WITH ROLLBACK IMMEDIATE; DROP DATABASE [${name}]`,
-            );
-          await master.close();
-        },
+        close: () => db.drop(),
       };
       return harness;
     },
@@ -155,6 +179,17 @@ export const HARNESS_SQL = {
   workTable: {
     text: 'CREATE TABLE work (source NVARCHAR(100), message_id UNIQUEIDENTIFIER, note NVARCHAR(200))',
     params: [],
+  },
+  // What the docs/pull.md SQL Server example writes into.
+  processedOrders: {
+    text: 'CREATE TABLE processed_orders (message_id UNIQUEIDENTIFIER PRIMARY KEY, payload NVARCHAR(MAX) NOT NULL)',
+    params: [],
+  },
+  // A pull message of the source `orders`, as the docs examples expect them.
+  insertOrder: {
+    text: `INSERT INTO inbox (source, idempotency_key, aggregate_id, payload, consumption)
+VALUES ('orders', @key, @aggregate, @payload, 'pull')`,
+    params: ['key', 'aggregate', 'payload'],
   },
   // The renamed layout: QueueBox's column types under other names.
   renamedTable: {
