@@ -5,6 +5,7 @@ import {
   fromPg,
   inboxSql,
   InboxWorker,
+  retryAfter,
   type InboxConnectionSource,
   type InboxMessage,
 } from './index.js';
@@ -193,6 +194,40 @@ describe('the worker on SQL Server', () => {
     expect(() => new InboxWorker(fromPg(pg), { source: 'orders', dialect: 'sqlserver' })).toThrow(
       /fromPg, which speaks PostgreSQL/,
     );
+  });
+
+  it('keeps delays and leases within the INT that DATEADD takes on SQL Server', async () => {
+    const sql = inboxSql('sqlserver');
+    const sent: { text: string; params: readonly unknown[] | undefined }[] = [];
+    let claims = 0;
+    const source: InboxConnectionSource = {
+      connect: () =>
+        Promise.resolve({
+          query: (text: string, params?: readonly unknown[]) => {
+            sent.push({ text, params });
+            const first = text === sql.claim.text && ++claims === 1;
+            return Promise.resolve({ rows: first ? [row('A', 'B')] : [], rowCount: 1 });
+          },
+          begin: () => Promise.resolve(),
+          commit: () => Promise.resolve(),
+          rollback: () => Promise.resolve(),
+          release: () => undefined,
+        }),
+    };
+    const stop = new AbortController();
+    const options = { source: 'orders', dialect: 'sqlserver', pollIntervalMs: 10 } as const;
+    expect(() => new InboxWorker(source, { ...options, leaseMs: 2 ** 31 })).toThrow(
+      'On SQL Server the leaseMs must be at most 2147483647.',
+    );
+    const worker = new InboxWorker(source, { ...options, retryPolicy: () => retryAfter(1e12) });
+    await worker.run(() => {
+      stop.abort();
+      return Promise.reject(new Error('later'));
+    }, stop.signal);
+    expect(sent).toContainEqual({
+      text: sql.retry.text,
+      params: [2_147_483_647, 'Error: later', 'a', 'B'],
+    });
   });
 
   it('sends the SQL Server statements with their parameters, parses the text columns and gives the id in lower case', async () => {
