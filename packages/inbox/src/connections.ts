@@ -1,3 +1,4 @@
+import { tagAdapter } from './adapter-dialect.js';
 import { isWorkerStatement } from './worker-statements.js';
 
 /**
@@ -41,6 +42,10 @@ export interface PgPoolLike {
 
 /** A pg `Pool`: each connection is a checked-out client, returned on release. */
 export function fromPg(pool: PgPoolLike): InboxConnectionSource {
+  return tagAdapter(pgSource(pool), 'fromPg', 'postgresql');
+}
+
+function pgSource(pool: PgPoolLike): InboxConnectionSource {
   return {
     async connect() {
       const client = await pool.connect();
@@ -98,6 +103,10 @@ export interface PostgresJsLike {
  * (for a transaction-mode pooler) keeps them unprepared.
  */
 export function fromPostgresJs(sql: PostgresJsLike): InboxConnectionSource {
+  return tagAdapter(postgresJsSource(sql), 'fromPostgresJs', 'postgresql');
+}
+
+function postgresJsSource(sql: PostgresJsLike): InboxConnectionSource {
   return {
     async connect() {
       const reserved = await sql.reserve();

@@ -1,10 +1,8 @@
 import type { SqlDialect } from './options.js';
 import { resolveSchema, type InboxSchema } from './schema.js';
-import {
-  postgresqlStatements,
-  type InboxStatements,
-  type StatementOptions,
-} from './sql/postgresql.js';
+import { postgresqlStatements } from './sql/postgresql.js';
+import { sqlserverStatements } from './sql/sqlserver.js';
+import type { InboxStatements, StatementOptions } from './sql/statement.js';
 
 /** The five pull statements of `dialect` on `schema` (merged onto the default names, validated). */
 export function inboxSql(
@@ -14,11 +12,6 @@ export function inboxSql(
 ): InboxStatements {
   const names = resolveSchema(schema);
   if (dialect === 'postgresql') return postgresqlStatements(names, options);
-  if (dialect === 'sqlserver') {
-    // The SQL Server statements and fromMssql arrive with QueueBox's SQL Server support.
-    throw new TypeError(
-      'The sqlserver dialect is not supported by this release of @queuebox/inbox.',
-    );
-  }
+  if (dialect === 'sqlserver') return sqlserverStatements(names, options);
   throw new TypeError('The dialect must be "postgresql" or "sqlserver".');
 }

@@ -5,10 +5,9 @@
  * message in that same transaction, renews leases, applies the retry policy and sanitizes every
  * error it writes or logs.
  *
- * It imports no driver (`fromPg(pool)` and `fromPostgresJs(sql)` wrap the caller's pool), writes
- * no schema (it needs QueueBox's schema V10 or later) and does not run QueueBox. This release
- * speaks PostgreSQL; the SQL Server dialect and `fromMssql` come with QueueBox's SQL Server
- * support.
+ * It imports no driver (`fromPg(pool)`, `fromPostgresJs(sql)` and `fromMssql(mssql, pool)` wrap
+ * the caller's pool), writes no schema (it needs QueueBox's schema V10 or later) and does not run
+ * QueueBox. It speaks PostgreSQL and, with `dialect: 'sqlserver'`, SQL Server.
  */
 export { InboxWorker, type InboxHandler } from './worker.js';
 export {
@@ -23,6 +22,14 @@ export {
   type PostgresJsLike,
   type PostgresJsReservedLike,
 } from './connections.js';
+export {
+  fromMssql,
+  type MssqlModuleLike,
+  type MssqlPoolLike,
+  type MssqlRequestLike,
+  type MssqlResultLike,
+  type MssqlTransactionLike,
+} from './mssql.js';
 export {
   resolveOptions,
   type InboxOptions,
@@ -41,5 +48,5 @@ export {
 export { sanitize, sanitizeError, MAX_ERROR_LENGTH } from './sanitize.js';
 export { defaultSchema, type InboxSchema } from './schema.js';
 export { inboxSql } from './inbox-sql.js';
-export type { InboxStatement, InboxStatements } from './sql/postgresql.js';
+export type { InboxStatement, InboxStatements } from './sql/statement.js';
 export type { InboxMessage } from './message.js';

@@ -18,11 +18,16 @@ export interface InboxMessage {
 
 type Row = Readonly<Record<string, unknown>>;
 
-/** A claimed row, read through the schema's names, as the handler's message and its token. */
+/**
+ * A claimed row, read through the schema's names, as the handler's message and its token. On
+ * SQL Server (`sqlserver`) the payload and headers arrive as NVARCHAR text and are parsed, and
+ * the id, a UNIQUEIDENTIFIER that mssql hands over in upper case, is given in lower case: the
+ * form PostgreSQL gives and QueueBox's own SQL Server stores report.
+ */
 export function messageFrom(
   row: Row,
   schema: InboxSchema,
-  parseText: boolean,
+  sqlserver: boolean,
 ): { message: InboxMessage; token: string } {
   const text = (name: string): string | null => {
     const value = row[name];
@@ -35,10 +40,10 @@ export function messageFrom(
           : JSON.stringify(value);
   };
   const json = (value: unknown): unknown =>
-    parseText && typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+    sqlserver && typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
   const headers = json(row[schema.headers]) as Record<string, string> | null | undefined;
   const message: InboxMessage = Object.freeze({
-    id: String(row[schema.id]),
+    id: sqlserver ? String(row[schema.id]).toLowerCase() : String(row[schema.id]),
     source: String(row[schema.source]),
     idempotencyKey: String(row[schema.idempotencyKey]),
     aggregateId: text(schema.aggregateId),

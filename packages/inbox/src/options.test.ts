@@ -152,15 +152,31 @@ describe('the default retry policy', () => {
 });
 
 describe('inboxSql', () => {
-  it('gives each statement its parameter names in binding order', () => {
-    const sql = inboxSql('postgresql');
-    expect(Object.fromEntries(Object.entries(sql).map(([k, v]) => [k, v.params]))).toEqual({
-      claim: ['source', 'batch', 'lease_ms', 'cand_limit'],
-      renew: ['lease_ms', 'id', 'token'],
-      complete: ['id', 'token'],
-      retry: ['delay_ms', 'error', 'id', 'token'],
-      dead: ['error', 'id', 'token'],
-    });
+  it.each(['postgresql', 'sqlserver'] as const)(
+    'gives each statement its parameter names in binding order (%s)',
+    (dialect) => {
+      const sql = inboxSql(dialect);
+      expect(Object.fromEntries(Object.entries(sql).map(([k, v]) => [k, v.params]))).toEqual({
+        claim: ['source', 'batch', 'lease_ms', 'cand_limit'],
+        renew: ['lease_ms', 'id', 'token'],
+        complete: ['id', 'token'],
+        retry: ['delay_ms', 'error', 'id', 'token'],
+        dead: ['error', 'id', 'token'],
+      });
+    },
+  );
+
+  it('picks the dialect: positional $n on PostgreSQL, @pn on SQL Server', () => {
+    const pg = inboxSql('postgresql');
+    const ss = inboxSql('sqlserver');
+    expect(pg.complete.text).toContain('"id" = $1');
+    expect(ss.complete.text).toContain('[id] = @p1');
+    expect(ss.claim.text).toContain('sp_getapplock @Resource = @src');
+    for (const s of Object.values(ss)) expect(s.text).not.toMatch(/\$\d/);
+    for (const s of Object.values(pg)) expect(s.text).not.toMatch(/@p\d/);
+    expect(() => inboxSql('oracle' as never)).toThrow(
+      'The dialect must be "postgresql" or "sqlserver".',
+    );
   });
 
   it('quotes only the mapped names', () => {
@@ -170,10 +186,6 @@ describe('inboxSql', () => {
       expect(quoted.length).toBeGreaterThan(0);
       for (const name of quoted) expect(name).toMatch(/^m_/);
     }
-  });
-
-  it('refuses the SQL Server dialect in this release, clearly', () => {
-    expect(() => inboxSql('sqlserver')).toThrow('The sqlserver dialect is not supported');
   });
 });
 

@@ -25,6 +25,7 @@ export interface InboxOptions {
   readonly pollIntervalMs?: number;
   /** How long running handlers may finish after the stop: default 30 000. */
   readonly shutdownGraceMs?: number;
+  /** The database the connections speak: `postgresql` (default) or `sqlserver` (fromMssql). */
   readonly dialect?: SqlDialect;
   /** Table and column names, when QueueBox maps them (spec §3.6). */
   readonly schema?: Partial<InboxSchema>;

@@ -1,4 +1,4 @@
-import type { InboxStatements } from './sql/postgresql.js';
+import type { InboxStatements } from './sql/statement.js';
 
 /**
  * The texts of the statements workers run themselves (claim, renew, complete, retry, dead): a

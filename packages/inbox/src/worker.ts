@@ -1,10 +1,11 @@
+import { checkAdapterDialect } from './adapter-dialect.js';
 import type { InboxConnection, InboxConnectionSource, InboxTransaction } from './connections.js';
 import { handlerTransaction } from './handler-transaction.js';
 import { inboxSql } from './inbox-sql.js';
 import { messageFrom, type InboxMessage } from './message.js';
 import { resolveOptions, type InboxOptions, type ResolvedInboxOptions } from './options.js';
 import { sanitizeError } from './sanitize.js';
-import type { InboxStatements } from './sql/postgresql.js';
+import type { InboxStatements } from './sql/statement.js';
 import { registerWorkerStatements } from './worker-statements.js';
 
 /**
@@ -30,6 +31,9 @@ interface Held {
   renewal: Promise<void> | undefined;
 }
 
+/** The largest INT of SQL Server: the most milliseconds its DATEADD adds. */
+const MAX_INT = 2_147_483_647;
+
 /** The worker's own failures (not the handler's) that leave a message to its lease. */
 class Abandon extends Error {}
 
@@ -52,6 +56,11 @@ export class InboxWorker {
     }
     this.#connections = connections;
     this.#options = resolveOptions(options);
+    checkAdapterDialect(connections, this.#options.dialect);
+    if (this.#options.dialect === 'sqlserver' && this.#options.leaseMs > MAX_INT) {
+      // The claim's lease is an INT there (DATEADD); a longer one would fail every claim.
+      throw new RangeError(`On SQL Server the leaseMs must be at most ${MAX_INT}.`);
+    }
     this.#sql = inboxSql(this.#options.dialect, this.#options.schema, {
       strictAggregateOrder: this.#options.strictAggregateOrder,
     });
@@ -248,16 +257,15 @@ class Loop {
     const error = sanitizeError(failure) ?? 'undefined';
     const action = this.#o.retryPolicy(held.message, failure);
     if (action?.type === 'retry') {
-      const result = await c.query(this.#sql.retry.text, [
-        action.delayMs,
-        error,
-        messageId,
-        held.token,
-      ]);
+      // SQL Server's DATEADD takes an INT: a longer delay would fail the retry on every
+      // delivery, so it waits the longest DATEADD can add (24.8 days) instead.
+      const delayMs =
+        this.#o.dialect === 'sqlserver' ? Math.min(action.delayMs, MAX_INT) : action.delayMs;
+      const result = await c.query(this.#sql.retry.text, [delayMs, error, messageId, held.token]);
       if (result.rowCount === 0) {
         log.warn('The failure changed nothing, because the claim was lost.', { messageId });
       } else {
-        log.warn('The message retries.', { messageId, delayMs: action.delayMs, error });
+        log.warn('The message retries.', { messageId, delayMs, error });
       }
     } else if (action?.type === 'deadLetter') {
       const result = await c.query(this.#sql.dead.text, [error, messageId, held.token]);

@@ -37,6 +37,7 @@ export * from './fixtures/http-source.js';
 export * from './fixtures/claimed-inbox-message.js';
 export * from './fixtures/inbox-message.js';
 export * from './wait.js';
+export * from './doc-examples.js';
 export * from './rabbitmq-kit.js';
 export * from './fixtures/broker-source.js';
 export * from './nats-kit.js';

@@ -4,15 +4,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFreshDatabase, requireService } from '../src/index.js';
-import { examplesOf, type DocExample } from './doc-examples.js';
+import { createFreshDatabase, examplesOf, requireService, type DocExample } from '../src/index.js';
 
 const pg = await requireService('postgres', 'published packages: README and docs examples');
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const RELEASED = ['core', 'config', 'postgres', 'outbox', 'inbox'];
 /** What a consumer installs beside the tarballs: the drivers the examples use, and Node's types. */
-const BESIDE = ['pg', 'postgres', 'knex', 'drizzle-orm', 'kysely', '@types/node@20', '@types/pg'];
+const BESIDE = [
+  'pg',
+  'postgres',
+  'knex',
+  'drizzle-orm',
+  'kysely',
+  'mssql@12.2.0',
+  '@types/node@20',
+  '@types/pg',
+  '@types/mssql@12.3.0',
+];
 
 const examples: DocExample[] = [
   ...RELEASED.flatMap((name) =>
@@ -20,7 +29,9 @@ const examples: DocExample[] = [
   ),
   ...examplesOf(join(ROOT, 'docs/outbox-client.md'), 'docs/outbox-client.md'),
   ...examplesOf(join(ROOT, 'docs/pull.md'), 'docs/pull.md'),
-];
+  // SQL Server examples run in the SQL Server suite of the package they show (wherever a SQL
+  // Server answers): this run has a PostgreSQL only.
+].filter((example) => !example.sqlserver);
 
 /**
  * The packages as a user gets them: each release-ready package packed by `pnpm pack`, the
@@ -212,6 +223,7 @@ import { runMigrations, tableNamesFrom } from '@queuebox/postgres';
 import { createOutbox, enqueue, enqueueMany, type OutboxMessage } from '@queuebox/outbox';
 import {
   defaultRetryPolicy,
+  fromMssql,
   fromPg,
   fromPostgresJs,
   InboxWorker,
@@ -223,11 +235,13 @@ import {
 import { drizzle } from 'drizzle-orm/node-postgres';
 import knex from 'knex';
 import { Kysely, PostgresDialect } from 'kysely';
+import mssql from 'mssql';
 import pg from 'pg';
 import postgres from 'postgres';
 
 const sql = postgres('postgres://localhost/app');
 const pool = new pg.Pool();
+const mssqlPool = new mssql.ConnectionPool({ server: 'db', requestTimeout: 30_000 });
 const message: OutboxMessage = { topic: 'order.created', key: 'k', payload: { n: 1 } };
 const column: OutboxColumn = 'topic';
 const options: LoadConfigOptions = { env: {} };
@@ -259,9 +273,11 @@ const policy = defaultRetryPolicy({ maxAttempts: 3 });
 export const workers = [
   new InboxWorker(fromPg(pool), { source: 'orders', retryPolicy: (m, f) => (f ? policy(m, f) : retryAfter(10)) }),
   new InboxWorker(fromPostgresJs(sql), { source: 'orders', strictAggregateOrder: true }),
+  new InboxWorker(fromMssql(mssql, mssqlPool), { source: 'orders', dialect: 'sqlserver' }),
+  new InboxWorker(fromMssql(mssqlPool), { source: 'orders', dialect: 'sqlserver' }),
 ];
 export const run = () => workers[0]!.run(handler, new AbortController().signal);
-export const text: string = inboxSql('postgresql').claim.text;
+export const text: string = inboxSql('postgresql').claim.text + inboxSql('sqlserver').claim.text;
 export const migrate = () => runMigrations(sql, { logger: { debug() {}, info() {}, warn() {}, error() {}, child() { return this; } } });
 export { loadConfig, tableNamesFrom, options };
 `;

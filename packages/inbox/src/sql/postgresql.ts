@@ -1,23 +1,7 @@
 import type { InboxSchema } from '../schema.js';
+import { PARAMS, type InboxStatements, type StatementOptions } from './statement.js';
 
-/** One statement: its text and the names of its positional parameters, in binding order. */
-export interface InboxStatement {
-  readonly text: string;
-  readonly params: readonly string[];
-}
-
-export interface InboxStatements {
-  readonly claim: InboxStatement;
-  readonly renew: InboxStatement;
-  readonly complete: InboxStatement;
-  readonly retry: InboxStatement;
-  readonly dead: InboxStatement;
-}
-
-export interface StatementOptions {
-  /** See InboxOptions.strictAggregateOrder. */
-  readonly strictAggregateOrder?: boolean;
-}
+export type { InboxStatement, InboxStatements, StatementOptions } from './statement.js';
 
 /**
  * The five pull statements of spec §9.1-9.2 on PostgreSQL, on validated names (quoted here).
@@ -48,14 +32,14 @@ export function postgresqlStatements(
   return {
     claim: {
       text: claim(q, options.strictAggregateOrder === true),
-      params: ['source', 'batch', 'lease_ms', 'cand_limit'],
+      params: PARAMS.claim,
     },
     renew: {
       text: `UPDATE ${t}
 SET ${q.leaseExpiresAt} = clock_timestamp() + $1::bigint * interval '1 millisecond'
 ${fenced(2, 3)}
 `,
-      params: ['lease_ms', 'id', 'token'],
+      params: PARAMS.renew,
     },
     complete: {
       text: `UPDATE ${t}
@@ -65,7 +49,7 @@ SET ${q.state} = 'processed',
     ${q.leaseExpiresAt} = NULL
 ${fenced(1, 2)}
 `,
-      params: ['id', 'token'],
+      params: PARAMS.complete,
     },
     retry: {
       text: `UPDATE ${t}
@@ -77,7 +61,7 @@ SET ${q.state} = 'pending',
     ${q.leaseExpiresAt} = NULL
 ${fenced(3, 4)}
 `,
-      params: ['delay_ms', 'error', 'id', 'token'],
+      params: PARAMS.retry,
     },
     dead: {
       text: `UPDATE ${t}
@@ -87,7 +71,7 @@ SET ${q.state} = 'dead',
     ${q.leaseExpiresAt} = NULL
 ${fenced(2, 3)}
 `,
-      params: ['error', 'id', 'token'],
+      params: PARAMS.dead,
     },
   };
 }

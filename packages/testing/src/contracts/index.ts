@@ -5,6 +5,7 @@
  * in, so the main entry never loads a suite.
  */
 export * from './probe.js';
+export { reportSkippedSuites } from './skip-report.js';
 export {
   LAYOUTS,
   RENAMED_INBOX,
