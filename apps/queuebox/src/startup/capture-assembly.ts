@@ -34,7 +34,7 @@ export async function buildCapture(
     wake: deps.wake,
     logger: deps.logger,
     metrics: deps.metrics,
-    ...(deps.load && process.env.QB_EXPERIMENT_CAPTURE_PAUSE !== 'never' ? { load: deps.load } : {}),
+    ...(deps.load ? { load: deps.load } : {}),
     // EXPERIMENT (capture-cost): the backpressure variant, for the measurement only.
     ...(process.env.QB_EXPERIMENT_CAPTURE_PAUSE === 'backpressure'
       ? { timings: { pauseBy: 'backpressure' as const } }
