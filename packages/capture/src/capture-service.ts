@@ -40,11 +40,6 @@ export interface CaptureTimings {
   readonly slotCheckIntervalMs: number;
   /** The second wake after an insert (see `onChange`); null: none. */
   readonly followUpWakeMs: number | null;
-  /**
-   * EXPERIMENT: how a busy poller pauses the feed: `close` it (default) or stop reading it
-   * (`backpressure`, when the feed can), so the server blocks instead of decoding.
-   */
-  readonly pauseBy: 'close' | 'backpressure';
 }
 
 const TIMINGS: CaptureTimings = {
@@ -54,7 +49,6 @@ const TIMINGS: CaptureTimings = {
   checkTimeoutMs: 2_000,
   slotCheckIntervalMs: 60_000,
   followUpWakeMs: 10,
-  pauseBy: 'close',
 };
 
 export interface CaptureServiceOptions {
@@ -223,17 +217,7 @@ export class CaptureService {
     try {
       while (!signal.aborted) {
         const busy = load?.busy === true;
-        const stream = feed?.stream;
-        if (this.timings.pauseBy === 'backpressure' && stream?.pause && stream.resume) {
-          if (busy && this.state === 'streaming') {
-            stream.pause();
-            this.setState('paused');
-          } else if (!busy && this.state === 'paused') {
-            stream.resume();
-            this.setState('streaming');
-            this.options.wake();
-          }
-        } else if (busy && feed !== null) {
+        if (busy && feed !== null) {
           const closing = feed;
           feed = null;
           await closing.stream.close();

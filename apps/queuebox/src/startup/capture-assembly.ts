@@ -35,10 +35,6 @@ export async function buildCapture(
     logger: deps.logger,
     metrics: deps.metrics,
     ...(deps.load ? { load: deps.load } : {}),
-    // EXPERIMENT (capture-cost): the backpressure variant, for the measurement only.
-    ...(process.env.QB_EXPERIMENT_CAPTURE_PAUSE === 'backpressure'
-      ? { timings: { pauseBy: 'backpressure' as const } }
-      : {}),
   });
   return {
     service,

@@ -24,12 +24,6 @@ export interface ChangeStream {
    */
   readonly ended: Promise<void>;
   close(): Promise<void>;
-  /**
-   * EXPERIMENT (capture-cost, measured against closing the feed): stop reading, so that the
-   * server blocks on a full socket instead of decoding; the connection stays. `resume()` reads on.
-   */
-  pause?(): void;
-  resume?(): void;
 }
 
 /** The ownership lock attempt of spec §10.1 step 3. */

@@ -97,7 +97,6 @@ class RunningStream implements ReplicationStream {
   private readonly timer: NodeJS.Timeout;
   private lastHeardMs = performance.now();
   private finished = false;
-  private paused = false;
 
   constructor(
     private readonly sql: postgres.Sql,
@@ -117,26 +116,13 @@ class RunningStream implements ReplicationStream {
     stream.on('error', (error: Error) => this.fail(error));
     stream.on('close', () => this.fail(new Error('The replication connection closed.')));
     this.timer = setInterval(() => {
-      // Paused on purpose, nothing is read, so silence tells nothing; the status updates go on
-      // (with the old position), which keeps the server's wal_sender_timeout at bay.
-      if (!this.paused && performance.now() - this.lastHeardMs > silenceLimitMs) {
+      if (performance.now() - this.lastHeardMs > silenceLimitMs) {
         this.fail(new Error(`The replication connection was silent for ${silenceLimitMs} ms.`));
       } else {
         this.send(true);
       }
     }, options.statusIntervalMs ?? STATUS_INTERVAL_MS);
     this.timer.unref();
-  }
-
-  pause(): void {
-    this.paused = true;
-    this.stream.pause();
-  }
-
-  resume(): void {
-    this.paused = false;
-    this.lastHeardMs = performance.now();
-    this.stream.resume();
   }
 
   async close(): Promise<void> {
