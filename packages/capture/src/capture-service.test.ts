@@ -7,11 +7,7 @@ import {
   type SessionPlan,
 } from '../test/fake-capture-source.js';
 import { CaptureBackoff } from './capture-backoff.js';
-import {
-  CaptureService,
-  type CaptureFeedState,
-  type CaptureTimings,
-} from './capture-service.js';
+import { CaptureService, type CaptureFeedState, type CaptureTimings } from './capture-service.js';
 import { captureLogTexts } from './log-texts.js';
 import type { DeliveryLoad } from '@queuebox/core';
 import { recordingLogger } from '@queuebox/testing';

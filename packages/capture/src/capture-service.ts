@@ -231,10 +231,7 @@ export class CaptureService {
           continue;
         }
         const untilCheck = Math.max(0, nextCheck - performance.now());
-        await Promise.race([
-          ...(feed ? [feed.end] : []),
-          loadChanged.wait(untilCheck, signal),
-        ]);
+        await Promise.race([...(feed ? [feed.end] : []), loadChanged.wait(untilCheck, signal)]);
         if (feed?.ended === true) {
           await feed.end;
           if (!signal.aborted) throw new Error('The replication stream ended.');
