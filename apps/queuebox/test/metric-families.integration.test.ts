@@ -71,6 +71,12 @@ const PINNED: Readonly<Record<string, Family>> = {
     help: 'WAL bytes a durable replication slot of outbox.capture.slot retains (left by QueueBox 0.8.1; drop it)',
     labels: [],
   },
+  // Since the capture-cost work; series only in the process that runs capture.
+  queuebox_capture_feed_state: {
+    type: 'gauge',
+    help: "Capture's change feed: 1 for the state it is in (streaming, paused while the outbox poller is busy, down), 0 for the others",
+    labels: [],
+  },
   queuebox_claims_lost_total: {
     type: 'counter',
     help: 'Terminal writes that lost their claim',

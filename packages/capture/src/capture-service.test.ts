@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeCaptureSource, waitFor, type SessionPlan } from '../test/fake-capture-source.js';
+import {
+  FakeCaptureSource,
+  FakeLoad,
+  waitFor,
+  type SessionPlan,
+} from '../test/fake-capture-source.js';
 import { CaptureBackoff } from './capture-backoff.js';
-import { CaptureService, type CaptureTimings } from './capture-service.js';
+import { CaptureService, type CaptureFeedState, type CaptureTimings } from './capture-service.js';
 import { captureLogTexts } from './log-texts.js';
+import type { DeliveryLoad } from '@queuebox/core';
 import { recordingLogger } from '@queuebox/testing';
 
 const FAST: Partial<CaptureTimings> = {
@@ -18,8 +24,13 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((service) => service.close()));
 });
 
-function serviceWith(plans: SessionPlan[] = [], timings: Partial<CaptureTimings> = FAST) {
+function serviceWith(
+  plans: SessionPlan[] = [],
+  timings: Partial<CaptureTimings> = FAST,
+  load?: DeliveryLoad,
+) {
   const source = new FakeCaptureSource(plans);
+  const states: CaptureFeedState[] = [];
   const logger = recordingLogger();
   const retained = new Map<string, number | null>();
   let wakes = 0;
@@ -28,11 +39,15 @@ function serviceWith(plans: SessionPlan[] = [], timings: Partial<CaptureTimings>
     source,
     wake: () => wakes++,
     logger,
-    metrics: { durableSlotRetained: (slot, bytes) => retained.set(slot, bytes) },
+    metrics: {
+      durableSlotRetained: (slot, bytes) => retained.set(slot, bytes),
+      feedState: (state) => states.push(state),
+    },
+    ...(load ? { load } : {}),
     timings,
   });
   services.push(service);
-  return { service, source, logger, retained, wakes: () => wakes };
+  return { service, source, logger, retained, states, wakes: () => wakes };
 }
 
 describe('CaptureService: wakes', () => {
@@ -197,6 +212,88 @@ describe('CaptureService: durable slots and close', () => {
     await service.close();
     expect(source.last!.closed).toBe(true);
     expect(source.opens).toBe(1);
+    expect(service.healthy).toBe(false);
+  });
+});
+
+describe('CaptureService: the feed follows the poller load', () => {
+  it('closes the feed while the poller is busy, keeps the session and health, and opens a new feed after', async () => {
+    const load = new FakeLoad();
+    const { service, source, logger, states, wakes } = serviceWith([], FAST, load);
+    service.start();
+    await waitFor(() => service.healthy);
+    const session = source.last!;
+    expect(session.streamsOpened).toBe(1);
+    expect(service.feedState).toBe('streaming');
+
+    load.set(true);
+    await waitFor(() => service.feedState === 'paused');
+    expect(session.streaming).toBe(false);
+    // Paused on purpose: the same session (and lock) stays, and the advisory health stays up.
+    expect(service.healthy).toBe(true);
+    expect(session.closed).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(source.opens).toBe(1);
+    expect(session.streamsOpened).toBe(1);
+
+    const before = wakes();
+    load.set(false);
+    await waitFor(() => service.feedState === 'streaming');
+    expect(session.streamsOpened).toBe(2);
+    expect(session.streaming).toBe(true);
+    // The new feed's start wakes the poller, for what was committed before it.
+    expect(wakes()).toBe(before + 1);
+    session.listener!.onChange('insert');
+    expect(wakes()).toBe(before + 2);
+    expect(states).toEqual(['down', 'streaming', 'paused', 'streaming']);
+    expect(logger.messages('debug')).toEqual(
+      expect.arrayContaining([captureLogTexts.paused, captureLogTexts.resumed]),
+    );
+    expect(logger.messages('warn')).toEqual([]);
+  });
+
+  it('still checks the session while paused, and a lost session ends the run as before', async () => {
+    const load = new FakeLoad();
+    const { service, source, logger, states } = serviceWith([], FAST, load);
+    service.start();
+    await waitFor(() => service.healthy);
+    load.set(true);
+    await waitFor(() => service.feedState === 'paused');
+    source.last!.alive_ = false;
+    // The new run starts while the poller is still busy: it opens its feed, then pauses it.
+    await waitFor(() => source.sessions.length === 2 && service.feedState === 'paused');
+    expect(logger.messages('warn')).toEqual([
+      captureLogTexts.interrupted(`Error: ${captureLogTexts.lockLost}`),
+    ]);
+    expect(states).toEqual(['down', 'streaming', 'paused', 'down', 'streaming', 'paused']);
+  });
+
+  it('a feed that fails while streaming still ends the run, with the load attached', async () => {
+    const load = new FakeLoad();
+    const { service, source, logger } = serviceWith([], FAST, load);
+    service.start();
+    await waitFor(() => service.healthy);
+    load.set(true);
+    await waitFor(() => service.feedState === 'paused');
+    load.set(false);
+    await waitFor(() => service.feedState === 'streaming');
+    source.last!.fail('The replication connection closed.');
+    await waitFor(() => source.sessions.length === 2 && service.feedState === 'streaming');
+    expect(logger.messages('warn')).toEqual([
+      captureLogTexts.interrupted('Error: The replication connection closed.'),
+    ]);
+  });
+
+  it('closes cleanly while paused', async () => {
+    const load = new FakeLoad();
+    const { service, source } = serviceWith([], FAST, load);
+    service.start();
+    await waitFor(() => service.healthy);
+    load.set(true);
+    await waitFor(() => service.feedState === 'paused');
+    await service.close();
+    expect(source.last!.closed).toBe(true);
+    expect(service.feedState).toBe('down');
     expect(service.healthy).toBe(false);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  ConflatedWakeSignal,
   sanitizeError,
   sleep,
   type CaptureConfig,
@@ -7,16 +8,26 @@ import {
   type CaptureSource,
   type ChangeKind,
   type ChangeStream,
+  type DeliveryLoad,
   type Logger,
 } from '@queuebox/core';
 import { CaptureBackoff } from './capture-backoff.js';
 import { captureFingerprint } from './fingerprint.js';
 import { captureLogTexts } from './log-texts.js';
 
-/** The one metric capture feeds: WAL a durable slot left by QueueBox 0.8.1 retains. */
+/**
+ * Where capture's feed is: `streaming` (changes wake the poller), `paused` (closed on purpose
+ * while the poller is busy, see `DeliveryLoad`; the session and its lock stay), `down` (no run,
+ * between attempts or for good).
+ */
+export type CaptureFeedState = 'streaming' | 'paused' | 'down';
+
+/** What capture reports to the metrics (docs/metrics.md). */
 export interface CaptureMetrics {
-  /** `bytes` null: the slot is gone (its series goes). */
+  /** WAL a durable slot left by QueueBox 0.8.1 retains; `bytes` null: the slot is gone. */
   durableSlotRetained(slot: string, bytes: number | null): void;
+  /** Every change of the feed's state, and the first one. */
+  feedState(state: CaptureFeedState): void;
 }
 
 export interface CaptureTimings {
@@ -47,6 +58,12 @@ export interface CaptureServiceOptions {
   readonly wake: () => void;
   readonly logger: Logger;
   readonly metrics?: CaptureMetrics;
+  /**
+   * The poller's load: while it is busy the feed is closed (on PostgreSQL the replication
+   * connection and its temporary slot go), and opened again once it is not. Without it the
+   * feed stays open.
+   */
+  readonly load?: DeliveryLoad;
   readonly timings?: Partial<CaptureTimings>;
 }
 
@@ -71,9 +88,10 @@ export class CaptureService {
   private session: CaptureSession | null = null;
   /** The id of the last session that held the lock: recognises our own half-open leftover. */
   private lastOwnerSession: string | null = null;
-  private isHealthy = false;
+  private state: CaptureFeedState | null = null;
   private followUp: NodeJS.Timeout | null = null;
   private readonly slotsSeen = new Set<string>();
+  private readonly listener = { onChange: (kind: ChangeKind) => this.onChange(kind) };
 
   constructor(private readonly options: CaptureServiceOptions) {
     this.timings = { ...TIMINGS, ...options.timings };
@@ -82,10 +100,16 @@ export class CaptureService {
 
   /** The health flag of component `outbox-capture` (advisory): true while changes stream. */
   get healthy(): boolean {
-    return this.isHealthy;
+    return this.state === 'streaming' || this.state === 'paused';
+  }
+
+  /** Where the feed is now (the metric `queuebox_capture_feed_state`). */
+  get feedState(): CaptureFeedState {
+    return this.state ?? 'down';
   }
 
   start(): void {
+    this.setState('down');
     this.loop ??= this.run();
   }
 
@@ -102,7 +126,7 @@ export class CaptureService {
     while (!signal.aborted) {
       this.options.wake();
       const outcome = await this.attempt(signal);
-      this.isHealthy = false;
+      this.setState('down');
       this.options.wake();
       if (outcome === 'stop' || signal.aborted) return;
       await sleep(this.backoff.next(), signal);
@@ -120,8 +144,8 @@ export class CaptureService {
       await this.register(session);
       await session.preflight();
       await this.checkDurableSlots(session);
-      const stream = await session.openStream({ onChange: (kind) => this.onChange(kind) });
-      this.isHealthy = true;
+      const stream = await session.openStream(this.listener);
+      this.setState('streaming');
       healthySince = performance.now();
       this.options.wake();
       logger.info(captureLogTexts.running(this.options.capture.identity));
@@ -132,7 +156,7 @@ export class CaptureService {
       logger.warn(captureLogTexts.interrupted(sanitizeError(error)));
       return 'retry';
     } finally {
-      this.isHealthy = false;
+      this.setState('down');
       if (healthySince !== null) this.backoff.ranFor(performance.now() - healthySince);
       await this.session?.close();
       this.session = null;
@@ -173,37 +197,72 @@ export class CaptureService {
     }
   }
 
-  /** Streams until the feed ends, the session is lost, or close(). Throws the reason. */
+  /**
+   * Streams until the feed ends, the session is lost, or close(). Throws the reason. While the
+   * poller is busy the feed is closed and the session (with the lock) kept; once it is not,
+   * a new feed opens, and its start wakes the poller, which claims what was committed between
+   * its last claim and the feed's start.
+   */
   private async watch(
     session: CaptureSession,
     stream: ChangeStream,
     signal: AbortSignal,
   ): Promise<void> {
-    let ended = false;
-    const end = stream.ended.finally(() => {
-      ended = true;
-    });
-    // Awaited below while the loop runs; a failure after the loop left (close, a lost session)
-    // must not become an unhandled rejection, which would end the process.
-    end.catch(() => undefined);
+    const { load } = this.options;
+    const loadChanged = new ConflatedWakeSignal();
+    const unsubscribe = load?.onChange(() => loadChanged.wake());
+    let feed: Feed | null = watchFeed(stream);
+    let nextCheck = performance.now() + this.timings.checkIntervalMs;
     let nextSlotCheck = performance.now() + this.timings.slotCheckIntervalMs;
-    while (!signal.aborted) {
-      await Promise.race([end, sleep(this.timings.checkIntervalMs, signal)]);
-      if (ended) {
-        await end;
-        if (!signal.aborted) throw new Error('The replication stream ended.');
-        return;
-      }
-      if (signal.aborted) return;
-      if (!(await session.alive(this.timings.checkTimeoutMs))) {
+    try {
+      while (!signal.aborted) {
+        const busy = load?.busy === true;
+        if (busy && feed !== null) {
+          const closing = feed;
+          feed = null;
+          await closing.stream.close();
+          this.setState('paused');
+          this.options.logger.debug(captureLogTexts.paused);
+        } else if (!busy && feed === null) {
+          feed = watchFeed(await session.openStream(this.listener));
+          this.setState('streaming');
+          this.options.logger.debug(captureLogTexts.resumed);
+          this.options.wake();
+          continue;
+        }
+        const untilCheck = Math.max(0, nextCheck - performance.now());
+        await Promise.race([...(feed ? [feed.end] : []), loadChanged.wait(untilCheck, signal)]);
+        if (feed?.ended === true) {
+          await feed.end;
+          if (!signal.aborted) throw new Error('The replication stream ended.');
+          return;
+        }
         if (signal.aborted) return;
-        throw new Error(captureLogTexts.lockLost);
+        if (performance.now() < nextCheck) continue;
+        nextCheck = performance.now() + this.timings.checkIntervalMs;
+        await this.check(session, signal);
+        if (performance.now() >= nextSlotCheck) {
+          nextSlotCheck = performance.now() + this.timings.slotCheckIntervalMs;
+          await this.checkDurableSlots(session);
+        }
       }
-      if (performance.now() >= nextSlotCheck) {
-        nextSlotCheck = performance.now() + this.timings.slotCheckIntervalMs;
-        await this.checkDurableSlots(session);
-      }
+    } finally {
+      unsubscribe?.();
+      loadChanged.wake();
     }
+  }
+
+  /** Spec §10.1 step 5: the session must still answer, and still be the one with the lock. */
+  private async check(session: CaptureSession, signal: AbortSignal): Promise<void> {
+    if (await session.alive(this.timings.checkTimeoutMs)) return;
+    if (signal.aborted) return;
+    throw new Error(captureLogTexts.lockLost);
+  }
+
+  private setState(state: CaptureFeedState): void {
+    if (this.state === state) return;
+    this.state = state;
+    this.options.metrics?.feedState(state);
   }
 
   /**
@@ -253,4 +312,28 @@ export class CaptureService {
     }, delay);
     this.followUp.unref();
   }
+}
+
+/** A feed being watched: `ended` turns true once the stream's `ended` settled. */
+interface Feed {
+  readonly stream: ChangeStream;
+  readonly end: Promise<void>;
+  readonly ended: boolean;
+}
+
+function watchFeed(stream: ChangeStream): Feed {
+  let ended = false;
+  const end = stream.ended.finally(() => {
+    ended = true;
+  });
+  // Awaited while the loop runs; a failure after the loop left (close, a lost session, a feed
+  // closed for the load) must not become an unhandled rejection, which would end the process.
+  end.catch(() => undefined);
+  return {
+    stream,
+    end,
+    get ended() {
+      return ended;
+    },
+  };
 }

@@ -12,6 +12,7 @@
 export { CaptureBackoff } from './capture-backoff.js';
 export {
   CaptureService,
+  type CaptureFeedState,
   type CaptureMetrics,
   type CaptureServiceOptions,
   type CaptureTimings,

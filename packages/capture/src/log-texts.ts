@@ -18,5 +18,8 @@ export const captureLogTexts = {
     slot.active
       ? `The durable replication slot '${slot.name}' is being read by another process (a QueueBox 0.8.1 that still captures?) and retains ${slot.retainedBytes} bytes of WAL. This QueueBox captures through temporary slots and never reads it; once no QueueBox 0.8.1 captures any more, drop it: SELECT pg_drop_replication_slot('${slot.name}');`
       : `The durable replication slot '${slot.name}' (QueueBox 0.8.1 captured through it) is read by nobody and retains ${slot.retainedBytes} bytes of WAL, more with every write, until the disk fills. This QueueBox captures through temporary slots and never reads it. Drop it: SELECT pg_drop_replication_slot('${slot.name}');`,
+  paused:
+    'The outbox poller is busy (it claims full batches without waiting), so capture closed its change feed; it opens a new one once the poller is not busy for a second.',
+  resumed: 'The outbox poller is not busy any more: capture opened a new change feed.',
   durableSlotGone: (name: string) => `The durable replication slot '${name}' is gone.`,
 } as const;

@@ -4,6 +4,7 @@ import type {
   CaptureSource,
   ChangeListener,
   ChangeStream,
+  DeliveryLoad,
   DurableSlot,
   LockAttempt,
 } from '@queuebox/core';
@@ -29,6 +30,9 @@ export class FakeSession implements CaptureSession {
   closed = false;
   alive_ = true;
   ended: string[] = [];
+  /** Feeds opened on this session, and whether the last one is open. */
+  streamsOpened = 0;
+  streaming = false;
   private endStream: ((error: Error | null) => void) | null = null;
   private hang: (() => void) | null = null;
 
@@ -69,11 +73,18 @@ export class FakeSession implements CaptureSession {
       });
     }
     this.listener = listener;
+    this.streamsOpened++;
+    this.streaming = true;
     const ended = new Promise<void>((resolve, reject) => {
-      this.endStream = (error) => (error ? reject(error) : resolve());
+      this.endStream = (error) => {
+        this.streaming = false;
+        if (error) reject(error);
+        else resolve();
+      };
     });
     ended.catch(() => undefined);
-    return Promise.resolve({ ended, close: () => Promise.resolve(this.endStream?.(null)) });
+    const end = this.endStream;
+    return Promise.resolve({ ended, close: () => Promise.resolve(end?.(null)) });
   }
   close(): Promise<void> {
     this.closed = true;
@@ -110,6 +121,27 @@ export class FakeCaptureSource implements CaptureSource {
 
   get last(): FakeSession | undefined {
     return this.sessions.at(-1);
+  }
+}
+
+/** A poller's load the test sets by hand. */
+export class FakeLoad implements DeliveryLoad {
+  private value = false;
+  private readonly listeners = new Set<(busy: boolean) => void>();
+
+  get busy(): boolean {
+    return this.value;
+  }
+
+  set(busy: boolean): void {
+    if (busy === this.value) return;
+    this.value = busy;
+    for (const listener of this.listeners) listener(busy);
+  }
+
+  onChange(listener: (busy: boolean) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }
 

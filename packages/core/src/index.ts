@@ -14,6 +14,7 @@ export * from './template.js';
 export * from './backoff.js';
 export * from './abortable-sleep.js';
 export * from './conflated-wake-signal.js';
+export * from './claim-load.js';
 export * from './statement-group.js';
 export * from './java-hash.js';
 export type * from './config/app-config.js';

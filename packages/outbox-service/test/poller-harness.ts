@@ -2,7 +2,11 @@ import type { NewOutboxMessage } from '@queuebox/core';
 import type { MessageRouter } from '../src/routing/message-router.js';
 import type { TransformPipeline } from '../src/transform/transform-pipeline.js';
 import { PublisherRegistry } from '../src/publish/publisher-registry.js';
-import { OutboxPoller, type OutboxPollerConfig } from '../src/poller/outbox-poller.js';
+import {
+  OutboxPoller,
+  type OutboxPollerConfig,
+  type OutboxPollerDeps,
+} from '../src/poller/outbox-poller.js';
 import { fakeRouter, passThroughPipeline } from './poller-fakes.js';
 import {
   createMemoryMetrics,
@@ -17,6 +21,7 @@ export interface HarnessOptions {
   readonly pipeline?: TransformPipeline;
   readonly publishers?: FakePublisher[];
   readonly store?: InMemoryOutboxStore;
+  readonly claimLoad?: OutboxPollerDeps['claimLoad'];
 }
 
 /** A poller on the in-memory store with fast test timings; `close()` it in `afterEach`. */
@@ -44,6 +49,7 @@ export function pollerHarness(options: HarnessOptions = {}) {
     logger,
     // No jitter: delays are exactly base × 2^attempt.
     random: () => 0,
+    ...(options.claimLoad ? { claimLoad: options.claimLoad } : {}),
   });
 
   async function insert(...messages: NewOutboxMessage[]): Promise<string[]> {

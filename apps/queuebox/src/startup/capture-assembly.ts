@@ -1,5 +1,5 @@
 import { CaptureService, type CaptureMetrics } from '@queuebox/capture';
-import type { AppConfig, Logger } from '@queuebox/core';
+import type { AppConfig, DeliveryLoad, Logger } from '@queuebox/core';
 import type { HealthComponent } from '../http/health.js';
 import { loadCaptureProvider, providers, type ProviderRegistry } from '../providers.js';
 
@@ -16,7 +16,13 @@ export interface BuiltCapture {
  */
 export async function buildCapture(
   config: AppConfig,
-  deps: { readonly wake: () => void; readonly logger: Logger; readonly metrics: CaptureMetrics },
+  deps: {
+    readonly wake: () => void;
+    readonly logger: Logger;
+    readonly metrics: CaptureMetrics;
+    /** The poller's load: capture's feed is closed while it is busy. */
+    readonly load?: DeliveryLoad;
+  },
   registry: ProviderRegistry = providers,
 ): Promise<BuiltCapture | null> {
   const capture = config.outbox.capture;
@@ -28,6 +34,7 @@ export async function buildCapture(
     wake: deps.wake,
     logger: deps.logger,
     metrics: deps.metrics,
+    ...(deps.load ? { load: deps.load } : {}),
   });
   return {
     service,

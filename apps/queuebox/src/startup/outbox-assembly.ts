@@ -1,11 +1,12 @@
-import type {
-  AppConfig,
-  BrokerType,
-  Database,
-  Logger,
-  Metrics,
-  Publisher,
-  Transformer,
+import {
+  ClaimLoad,
+  type AppConfig,
+  type BrokerType,
+  type Database,
+  type Logger,
+  type Metrics,
+  type Publisher,
+  type Transformer,
 } from '@queuebox/core';
 import {
   OutboxPoller,
@@ -82,6 +83,8 @@ export function registeredBrokers(
 
 export interface BuiltOutbox {
   readonly poller: OutboxPoller;
+  /** Capture modes only: the poller's load, which closes capture's feed while it is busy. */
+  readonly claimLoad: ClaimLoad | null;
   readonly retention: RetentionService | null;
 }
 
@@ -92,6 +95,10 @@ export function buildOutbox(
   logger: Logger,
 ): BuiltOutbox {
   const listeners = outboxMetricListeners(plan.metrics.outbox);
+  const claimLoad =
+    config.outbox.capture.mode === 'polling'
+      ? null
+      : new ClaimLoad({ rowsPerWindow: config.outbox.batchSize });
   const poller = new OutboxPoller(config.outbox, {
     store: database.outboxStore(),
     router: plan.router,
@@ -99,6 +106,7 @@ export function buildOutbox(
     publishers: plan.publishers,
     metrics: plan.metrics.outbox,
     logger,
+    ...(claimLoad ? { claimLoad } : {}),
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {
@@ -107,5 +115,5 @@ export function buildOutbox(
         logger,
       })
     : null;
-  return { poller, retention };
+  return { poller, claimLoad, retention };
 }

@@ -77,7 +77,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (config.database.migrate) await step('migrate the database', () => db.migrate());
     await step('check the database schema', () => db.checkSchema());
 
-    const { poller, retention } = buildOutbox(config, outboxPlan, db, logger);
+    const { poller, claimLoad, retention } = buildOutbox(config, outboxPlan, db, logger);
     const relay = new InboxRelay({
       store: db.inboxStore(),
       relay: config.inbox.relay,
@@ -88,7 +88,12 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onForwarded: () => poller.wake(),
     });
     const capture = await step('build the capture', () =>
-      buildCapture(config, { wake: () => poller.wake(), logger, metrics: captureMetrics }),
+      buildCapture(config, {
+        wake: () => poller.wake(),
+        logger,
+        metrics: captureMetrics,
+        ...(claimLoad ? { load: claimLoad } : {}),
+      }),
     );
     const health: HealthComponent[] = [
       { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },

@@ -101,3 +101,16 @@ export interface CaptureProvider {
   readonly name: Exclude<CaptureMode, 'polling'>;
   createCaptureSource(config: AppConfig, deps: CaptureSourceDeps): CaptureSource;
 }
+
+/**
+ * How hard the outbox poller works, as capture needs to know it: while the poller claims rows
+ * so fast that it loops without waiting anyway, capture's wakes add nothing but their cost
+ * (the server decodes every outbox change for them), so capture closes its feed and opens it
+ * again once the load falls (`ClaimLoad` in core is the poller's).
+ */
+export interface DeliveryLoad {
+  /** True while the poller claims at least a full batch in each window (see ClaimLoad). */
+  readonly busy: boolean;
+  /** `listener` runs on every change of `busy`; the returned function unsubscribes. */
+  onChange(listener: (busy: boolean) => void): () => void;
+}

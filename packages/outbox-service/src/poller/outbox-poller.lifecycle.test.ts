@@ -141,3 +141,33 @@ describe('OutboxPoller loop and shutdown (spec §4.1, §4.6)', () => {
     );
   });
 });
+
+describe('OutboxPoller with capture: the load it reports and the wait it keeps', () => {
+  const capture = { mode: 'postgres-logical' as const, reconciliationIntervalMs: 10_000 };
+
+  it('reports every claim to the load, and waits up to the reconciliation interval while not busy', async () => {
+    const recorded: number[] = [];
+    const load = { busy: false, record: (rows: number) => recorded.push(rows) };
+    h = pollerHarness({ config: { capture, pollIntervalMs: 20 }, claimLoad: load });
+    await h.insert({ topic: 't', payload: {} }, { topic: 't', payload: {} });
+    h.poller.start();
+    await until(() => h!.publisher.requests.length === 2);
+    expect(recorded[0]).toBe(2);
+    // Nothing wakes it (no capture here): a row inserted now waits for the reconciliation.
+    await delay(50);
+    await h.insert({ topic: 't', payload: {} });
+    await delay(300);
+    expect(h.publisher.requests).toHaveLength(2);
+  });
+
+  it('polls at most 100 ms apart while the load is busy (capture has closed its feed)', async () => {
+    const load = { busy: true, record: () => undefined };
+    h = pollerHarness({ config: { capture, pollIntervalMs: 20 }, claimLoad: load });
+    h.poller.start();
+    await delay(50);
+    const inserted = performance.now();
+    await h.insert({ topic: 't', payload: {} });
+    await until(() => h!.publisher.requests.length === 1, 2_000);
+    expect(performance.now() - inserted).toBeLessThan(500);
+  });
+});

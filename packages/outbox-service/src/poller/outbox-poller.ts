@@ -1,9 +1,11 @@
 import {
+  CLAIM_LOAD_WINDOW_MS,
   ConflatedWakeSignal,
   settledWithin,
   sleep,
   sanitizeError,
   type CaptureConfig,
+  type ClaimLoad,
   type ClaimedOutboxMessage,
   type Logger,
   type OutboxConfig,
@@ -46,6 +48,11 @@ export interface OutboxPollerDeps {
   readonly logger: Logger;
   /** Capture (or anything in-process) wakes the poller through this; a conflated one by default. */
   readonly wakeSignal?: WakeSignal;
+  /**
+   * Counts every claim's rows (capture modes): while it says busy, capture's feed is closed,
+   * and the poller waits as in polling mode instead of up to `reconciliationIntervalMs`.
+   */
+  readonly claimLoad?: Pick<ClaimLoad, 'record' | 'busy'>;
   /** Jitter source of retry delays; tests pin it. */
   readonly random?: () => number;
 }
@@ -251,6 +258,7 @@ export class OutboxPoller {
     }
     this.failures = 0;
     this.lastClaimFull = rows.length >= limit;
+    this.deps.claimLoad?.record(rows.length);
     if (this.stopping) {
       // The claim outlived the stop: nobody will start or renew these rows.
       await this.releaseRows(rows);
@@ -302,6 +310,12 @@ export class OutboxPoller {
   private async idleDelayMs(): Promise<number> {
     const capture = this.config.capture;
     if (!capture || capture.mode === 'polling') return this.config.pollIntervalMs;
+    // Busy: capture's feed is closed for the load (see ClaimLoad), so nothing would wake the
+    // poller before the reconciliation interval; it polls, at most a window apart, the cadence
+    // at which the load is counted.
+    if (this.deps.claimLoad?.busy === true) {
+      return Math.min(this.config.pollIntervalMs, CLAIM_LOAD_WINDOW_MS);
+    }
     const max = capture.reconciliationIntervalMs;
     if (!this.deps.store.nextWakeDelayMs) return max;
     try {

@@ -135,6 +135,27 @@ describe.skipIf(!pg.available)('PostgreSQL capture source', () => {
     await waitFor(async () => (await slotsLike(slot)).length === 0);
   });
 
+  it('opens a new feed on the same session after closing one: the old slot goes, a new one streams', async () => {
+    const session = await open();
+    expect(await session.tryLock()).toEqual({ held: true });
+    const changes: ChangeKind[] = [];
+    const first = await session.openStream({ onChange: (kind) => changes.push(kind) });
+    const [before] = await slotsLike(slot);
+    await first.close();
+    await waitFor(async () => (await slotsLike(slot)).length === 0);
+    // Committed while no feed was open: nobody hears of it (the poller's claim finds it).
+    await insertRow(db);
+    await session.openStream({ onChange: (kind) => changes.push(kind) });
+    const after = await slotsLike(slot);
+    expect(after).toHaveLength(1);
+    expect(after[0]!.slot_name).not.toBe(before!.slot_name);
+    await insertRow(db);
+    await waitFor(() => changes.length === 1);
+    expect(changes).toEqual(['insert']);
+    expect(await session.alive(2_000)).toBe(true);
+    await db.sql`DELETE FROM outbox`;
+  });
+
   it('keeps the temporary slot from holding WAL while it streams', async () => {
     const session = await open();
     await session.openStream({ onChange: () => undefined });

@@ -170,10 +170,11 @@ class SqlServerCaptureSession implements CaptureSession {
     if (target === null) {
       throw new QueueBoxError('startup_failed', 'Capture opened its stream before the preflight.');
     }
-    this.reader = await openConnection(captureConnectionConfig(this.config));
-    const { rows } = await this.reader.session.run<{ lsn: string | null }>(captureSql.maxLsn);
-    const reader = this.reader.session;
-    this.stream = openChangeTablePoller({
+    const opened = await openConnection(captureConnectionConfig(this.config));
+    this.reader = opened;
+    const { rows } = await opened.session.run<{ lsn: string | null }>(captureSql.maxLsn);
+    const reader = opened.session;
+    const poller = openChangeTablePoller({
       run: (statement) => reader.run(statement),
       captureInstance: target.captureInstance,
       changeTable: target.changeTable,
@@ -182,6 +183,18 @@ class SqlServerCaptureSession implements CaptureSession {
       listener,
       intervalMs: this.options.pollIntervalMs ?? POLL_INTERVAL_MS,
     });
+    // The capture service closes a feed and opens another on the same session while the
+    // poller is busy: each feed takes its reader connection with it.
+    this.stream = {
+      ended: poller.ended,
+      close: async () => {
+        // The poller stops first (synchronously), so the poll the closed connection cuts
+        // short ends the feed as a close, not as a failure.
+        const closing = poller.close();
+        opened.connection.close();
+        await closing;
+      },
+    };
     return this.stream;
   }
 
