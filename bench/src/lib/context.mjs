@@ -1,5 +1,6 @@
 /** What every benchmark run shares: conditions, the sink process, the CPU sampler, payloads. */
 import { machineBusyPercent, startCpuSampler } from './cpu-sampler.mjs';
+import { acquireLock } from './lock.mjs';
 import { log } from './util.mjs';
 import { loadAverage, machineConditions } from './machine.mjs';
 import { makePayloads } from './payload.mjs';
@@ -55,15 +56,23 @@ export async function waitQuiet(maxSeconds) {
 export async function runScenarios(plan, options) {
   const results = [];
   for (const [id, fn] of plan) {
+    const lock = options.lock ? await acquireLock(options.lock) : null;
     try {
       const quiet = options['quiet-wait'] > 0 ? await waitQuiet(options['quiet-wait']) : null;
       const result = await fn();
       result.quietCheck = quiet;
+      if (lock) result.lock = { file: options.lock, waitedMs: lock.waitedMs };
       results.push(result);
     } catch (error) {
       const text = String(error.stack ?? error.message);
       console.error(`${id} failed: ${text.length > 1500 ? `${text.slice(0, 1500)}…` : text}`);
       results.push({ id, error: String(error.message).slice(0, 500) });
+    } finally {
+      if (lock) {
+        const { heldSeconds } = lock.release();
+        const last = results[results.length - 1];
+        if (last?.lock) last.lock.heldSeconds = heldSeconds;
+      }
     }
   }
   return results;

@@ -36,6 +36,9 @@ async function measure({
   const loadBefore = loadAverage();
   const t0 = now();
   const worker = await start();
+  // The spawn of the worker process (taken just before it), the origin of every "from start"
+  // figure; the bench's own preparation before the spawn does not count.
+  const spawnAt = worker.startedAt ?? t0;
   cpu.setRole(worker.pid, role);
   let timedOut = false;
   let capped = false;
@@ -83,13 +86,18 @@ async function measure({
   const dbWindow = span ? activity.window(s.first, s.last) : null;
   const metrics = worker.metrics ? await worker.metrics() : null;
   await worker.stop();
+  const fromStart = s.last === null ? null : s.last - spawnAt;
   return {
     figures: {
       messagesPerSecond: span && s.unique > 1 ? round(((s.unique - 1) / span) * 1000, 0) : null,
+      messagesPerSecondFromStart:
+        fromStart && s.unique > 0 ? round((s.unique / fromStart) * 1000, 0) : null,
       firstToLastReceiptSeconds: span === null ? null : round(span / 1000, 2),
-      wallSecondsStartToAllDone: allDoneAt === null ? null : round((allDoneAt - t0) / 1000, 2),
-      processStartToReadyMs: worker.readyAt ? round(worker.readyAt - t0, 0) : null,
-      processStartToFirstReceiptMs: s.first === null ? null : round(s.first - t0, 0),
+      wallSecondsStartToAllDone:
+        allDoneAt === null ? null : round((allDoneAt - spawnAt) / 1000, 2),
+      processStartToReadyMs: worker.readyAt ? round(worker.readyAt - spawnAt, 0) : null,
+      processStartToFirstReceiptMs: s.first === null ? null : round(s.first - spawnAt, 0),
+      cpuMsPerMessage: cpuPerMessage(cpuWindow, s.unique, role),
       delivered: s.unique,
       requests: s.count,
       duplicates: s.duplicates,
@@ -105,5 +113,17 @@ async function measure({
     metricsText: metrics,
     log: worker.logFile,
     queueboxDist: worker.dist ?? null,
+  };
+}
+
+/** ms of one core per delivered message over the first→last window, for the worker and PostgreSQL. */
+function cpuPerMessage(window, delivered, role) {
+  if (!window || delivered < 2) return null;
+  const per = (percent) =>
+    percent === undefined ? null : round(((percent / 100) * window.seconds * 1000) / delivered, 3);
+  return {
+    worker: per(window.percentOfOneCore[role] ?? 0),
+    postgres: per(window.percentOfOneCore['postgres (bench db)'] ?? 0),
+    sink: per(window.percentOfOneCore.sink ?? 0),
   };
 }
