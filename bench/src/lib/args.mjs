@@ -28,6 +28,7 @@ const NUMERIC = new Set([
   'pull-batch',
   'pull-concurrency',
   'commit-connections',
+  'lock-hold',
 ]);
 const BOOLEAN = new Set([
   'no-analyze',
@@ -73,6 +74,8 @@ export const DEFAULTS = {
   sizes: '30000,100000',
   // A lock file (e.g. /work/wt/quiet.lock) taken exclusively around each scenario (lib/lock.mjs).
   lock: '',
+  // Longest exclusive hold before the lock is released between scenarios (HELPERS: under ~8 min).
+  'lock-hold': 300,
 };
 
 /** @param {string[]} argv */

@@ -1,6 +1,6 @@
 /**
- * `--lock FILE`: an exclusive flock(1) on FILE around each scenario instead of around the whole
- * run. The machine is shared and a full `pnpm bench outbox` takes longer than one exclusive hold
+ * `--lock FILE`: an exclusive flock(1) on FILE around the scenarios (at most `--lock-hold` s a
+ * hold, released between scenarios) instead of around the whole run. The machine is shared and a full `pnpm bench outbox` takes longer than one exclusive hold
  * should (others' builds wait for it); taking the lock per scenario keeps every measurement
  * quiet and lets a build in between scenarios, while the run keeps its one sink process. Do not
  * also wrap the run in `flock -x FILE`: the inner request would wait for the outer hold forever.
@@ -37,6 +37,7 @@ export async function acquireLock(file) {
   const heldFrom = now();
   return {
     waitedMs,
+    heldMs: () => now() - heldFrom,
     release() {
       child.stdin.end();
       return { heldSeconds: round((now() - heldFrom) / 1000, 1) };
