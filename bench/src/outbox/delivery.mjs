@@ -7,6 +7,7 @@
  */
 import { startActivitySampler } from '../lib/activity-sampler.mjs';
 import { loadAverage } from '../lib/machine.mjs';
+import { connect } from '../lib/pg.mjs';
 import { log, now, round, waitFor } from '../lib/util.mjs';
 
 export async function measureDelivery(ctx, database, options) {
@@ -14,9 +15,50 @@ export async function measureDelivery(ctx, database, options) {
   const activity = startActivitySampler({ database });
   ctx.setBackendSource(activity.backendPids);
   try {
-    return await measure({ ...options, sink: ctx.sink, cpu: ctx.cpu, activity });
+    const before = database ? await databaseCounters(database) : null;
+    const result = await measure({ ...options, sink: ctx.sink, cpu: ctx.cpu, activity });
+    if (before) {
+      const after = await databaseCounters(database);
+      // Transactions and WAL of the whole measurement (start to all done), per message.
+      const delivered = result.figures.delivered || 1;
+      result.databaseTotals = {
+        commits: after.commits - before.commits,
+        rollbacks: after.rollbacks - before.rollbacks,
+        commitsPerMessage: round((after.commits - before.commits) / delivered, 4),
+        tuplesUpdatedPerMessage: round((after.updated - before.updated) / delivered, 2),
+        walBytesPerMessage:
+          after.walLsn === null ? null : round(Number(after.walBytes - before.walBytes) / delivered, 0),
+      };
+    }
+    return result;
   } finally {
     await activity.stop();
+  }
+}
+
+/**
+ * The database's commit and update counters and the server's WAL position. The statistics
+ * collector reports with a delay (up to PGSTAT_MIN_INTERVAL, 1 s in PostgreSQL 15), so the read
+ * after the run waits that long first. The WAL position is the whole server's (others' work
+ * on the shared server counts too).
+ */
+async function databaseCounters(database) {
+  const sql = connect('postgres', { max: 1 });
+  try {
+    await new Promise((r) => setTimeout(r, 1100));
+    const [row] = await sql`select xact_commit::text as commits, xact_rollback::text as rollbacks,
+        tup_updated::text as updated, pg_current_wal_lsn()::text as lsn,
+        pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal
+      from pg_stat_database where datname = ${database}`;
+    return {
+      commits: Number(row.commits),
+      rollbacks: Number(row.rollbacks),
+      updated: Number(row.updated),
+      walLsn: row.lsn,
+      walBytes: BigInt(row.wal.split('.')[0]),
+    };
+  } finally {
+    await sql.end();
   }
 }
 

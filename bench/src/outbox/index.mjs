@@ -556,6 +556,10 @@ function print(result) {
       console.log(`    by statement: ${JSON.stringify(s.database.busyBackendsByStatement)}`);
       console.log(`    by wait: ${JSON.stringify(s.database.busyBackendsByWait)}`);
     }
+    if (s.databaseTotals)
+      console.log(
+        `  database totals, spawn to all done: ${s.databaseTotals.commits} commits (${s.databaseTotals.commitsPerMessage} per message), ${s.databaseTotals.tuplesUpdatedPerMessage} rows updated per message, ${s.databaseTotals.walBytesPerMessage ?? '—'} WAL bytes per message (server-wide)`,
+      );
     if (s.explain?.claim)
       console.log(
         `  EXPLAIN ANALYZE before start (${s.rows} pending): claim of ${s.explain.batch} (window ${s.explain.window}) first ${round(s.explain.claim.firstMs, 2)} ms, median ${round(s.explain.claim.medianMs, 2)} ms (+ planning ${round(s.explain.claim.planningMedianMs, 2)} ms); completion of ${s.explain.complete.rowsPerStatement} median ${round(s.explain.complete.medianMs, 2)} ms`,
