@@ -547,7 +547,7 @@ function print(result) {
     console.log(`\n${s.id} (${s.system} ${s.title}):`);
     if (s.cpu)
       console.log(
-        `  CPU % of one core: ${JSON.stringify(s.cpu.percentOfOneCore)}; machine busy ${s.cpu.machineBusyPercent}% of ${result.conditions.machine.nproc} cores over ${s.cpu.seconds} s`,
+        `  CPU % of one core: ${JSON.stringify(s.cpu.percentOfOneCore)}; machine busy ${s.cpu.machineBusyPercent}% of ${result.conditions.machine.nproc} cores over ${s.cpu.seconds} s; system (kernel) share per role: ${JSON.stringify(s.cpu.systemShareOfRole ?? {})}`,
       );
     if (s.database) {
       console.log(
