@@ -28,8 +28,19 @@ const NUMERIC = new Set([
   'pull-batch',
   'pull-concurrency',
   'commit-connections',
+  'lock-hold',
 ]);
-const BOOLEAN = new Set(['no-analyze', 'no-peers', 'cpu-prof', 'keep-db', 'no-explain', 'quiet']);
+const BOOLEAN = new Set([
+  'no-analyze',
+  'no-peers',
+  'cpu-prof',
+  'keep-db',
+  'no-explain',
+  'quiet',
+  'full',
+]);
+/** Flags whose value is kept as text. */
+const TEXT = new Set(['only', 'sizes', 'lock']);
 
 export const DEFAULTS = {
   rows: 100_000,
@@ -59,6 +70,12 @@ export const DEFAULTS = {
   'pull-concurrency': 8,
   'commit-connections': 32,
   only: '',
+  // pnpm bench outbox (issue 18): the backlog sizes of the throughput comparison.
+  sizes: '30000,100000',
+  // A lock file (e.g. /work/wt/quiet.lock) taken exclusively around each scenario (lib/lock.mjs).
+  lock: '',
+  // Longest exclusive hold before the lock is released between scenarios (HELPERS: under ~8 min).
+  'lock-hold': 300,
 };
 
 /** @param {string[]} argv */
@@ -79,7 +96,7 @@ export function parseArgs(argv) {
     }
     if (!(name in DEFAULTS))
       throw new Error(
-        `Unknown flag --${name}. Known: ${[...NUMERIC, ...BOOLEAN, 'only'].map((n) => `--${n}`).join(' ')}`,
+        `Unknown flag --${name}. Known: ${[...NUMERIC, ...BOOLEAN, ...TEXT].map((n) => `--${n}`).join(' ')}`,
       );
     const value = inline ?? argv[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
@@ -96,6 +113,13 @@ export function parseArgs(argv) {
       options[name] = value;
     }
   }
+  options.sizeList = String(options.sizes)
+    .split(',')
+    .map((s) => Number(s.trim().replaceAll('_', '')))
+    .filter((n) => {
+      if (!Number.isInteger(n) || n < 2) throw new Error(`--sizes needs whole numbers ≥ 2, not ${options.sizes}`);
+      return true;
+    });
   options.onlySet = new Set(
     String(options.only)
       .split(',')
@@ -105,7 +129,22 @@ export function parseArgs(argv) {
   return { command: positional[0] ?? '', options };
 }
 
-/** `--only qb-a,gw-a` restricts a run to those scenario ids (all when empty). */
-export function wanted(options, id) {
-  return options.onlySet.size === 0 || options.onlySet.has(id);
+/** `30k` for 30000: the size suffix of the throughput scenario ids. */
+export function sizeLabel(rows) {
+  return rows % 1000 === 0 ? `${rows / 1000}k` : String(rows);
 }
+
+/**
+ * `--only qb-a,gw-a` restricts a run to those scenario ids (all when empty). A name without the
+ * size suffix takes every size (`qb-a` is `qb-a-30k` and `qb-a-100k`), and a peer family takes
+ * all its configurations (`pgb12` is `pgb12-8x500-30k`, `pgb12-1x1000-30k`, …).
+ */
+export function wanted(options, id) {
+  if (options.onlySet.size === 0) return true;
+  const base = id.replace(/-\d+k?$/, '');
+  const family = base.split('-')[0];
+  return options.onlySet.has(id) || options.onlySet.has(base) || options.onlySet.has(family);
+}
+
+/** Whether `--only` named anything at all (else the default plan runs). */
+export const onlyGiven = (options) => options.onlySet.size > 0;

@@ -37,6 +37,7 @@ export function startCpuSampler({ intervalMs = 500, dbBackendPids = () => new Se
     const t = now();
     const current = new Map();
     const deltas = {};
+    const userDeltas = {};
     const backends = dbBackendPids();
     let entries = [];
     try {
@@ -55,12 +56,13 @@ export function startCpuSampler({ intervalMs = 500, dbBackendPids = () => new Se
       const close = text.lastIndexOf(')');
       const comm = text.slice(text.indexOf('(') + 1, close);
       const fields = text.slice(close + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]);
+      const user = Number(fields[11]);
+      const ticks = user + Number(fields[12]);
       const pid = Number(entry);
-      current.set(pid, ticks);
+      current.set(pid, { ticks, user });
       const before = last.get(pid);
       if (before === undefined) continue;
-      const delta = ticks - before;
+      const delta = ticks - before.ticks;
       if (delta <= 0) continue;
       let role = roles.get(pid);
       if (role === undefined) {
@@ -69,13 +71,15 @@ export function startCpuSampler({ intervalMs = 500, dbBackendPids = () => new Se
         else role = 'other';
       }
       deltas[role] = (deltas[role] ?? 0) + delta;
+      // The kernel's share (system time: syscalls, the loopback TCP path) per role.
+      userDeltas[role] = (userDeltas[role] ?? 0) + (user - before.user);
     }
     const machine = readProcStat();
     const total = machine.total - lastMachine.total;
     const busy = total - (machine.idle - lastMachine.idle);
     lastMachine = machine;
     last = current;
-    series.push({ t, deltas, busy, total });
+    series.push({ t, deltas, userDeltas, busy, total });
   };
   sample();
   const timer = setInterval(sample, intervalMs);
@@ -91,10 +95,13 @@ export function startCpuSampler({ intervalMs = 500, dbBackendPids = () => new Se
       if (picked.length === 0) return null;
       const seconds = (picked[picked.length - 1].t - Math.min(t0, picked[0].t - intervalMs)) / 1000;
       const sums = {};
+      const userSums = {};
       let busy = 0;
       let total = 0;
       for (const s of picked) {
         for (const [role, d] of Object.entries(s.deltas)) sums[role] = (sums[role] ?? 0) + d;
+        for (const [role, d] of Object.entries(s.userDeltas))
+          userSums[role] = (userSums[role] ?? 0) + d;
         busy += s.busy;
         total += s.total;
       }
@@ -102,9 +109,13 @@ export function startCpuSampler({ intervalMs = 500, dbBackendPids = () => new Se
       for (const [role, d] of Object.entries(sums).sort((a, b) => b[1] - a[1])) {
         percent[role] = Math.round((d / TICKS_PER_SECOND / seconds) * 1000) / 10;
       }
+      const systemShare = {};
+      for (const [role, d] of Object.entries(sums))
+        if (d > 0) systemShare[role] = Math.round(((d - (userSums[role] ?? 0)) / d) * 100) / 100;
       return {
         seconds: Math.round(seconds * 10) / 10,
         percentOfOneCore: percent,
+        systemShareOfRole: systemShare,
         machineBusyPercent: total > 0 ? Math.round((busy / total) * 1000) / 10 : null,
       };
     },

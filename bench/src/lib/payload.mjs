@@ -5,12 +5,17 @@
  */
 import { randomBytes } from 'node:crypto';
 
-export function makePayloads(bytes) {
+export function makePayloads(bytes, given = null) {
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
-  const noise = randomBytes(bytes * 2);
-  let filler = '';
-  for (let i = 0; i < bytes * 2; i += 1) filler += alphabet[noise[i] % alphabet.length];
+  let filler = given ?? '';
+  if (given === null) {
+    const noise = randomBytes(bytes * 2);
+    for (let i = 0; i < bytes * 2; i += 1) filler += alphabet[noise[i] % alphabet.length];
+  }
   return {
+    bytes,
+    /** The run's filler: a peer process rebuilds the same bodies with makePayloads(bytes, filler). */
+    filler,
     /** @param {number} seq @param {string|null} key */
     object(seq, key) {
       const head = JSON.stringify({ seq, key, data: '' }).length;

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RESULTS_DIR, now, sleep } from './util.mjs';
 
-/** Forks a peer runner (peers/<name>.mjs) and resolves when it reports ready. */
-export async function startPeer(script, label, options, env = {}) {
+function forkRunner(script, label, options, env, execPath) {
   const logDir = join(RESULTS_DIR, 'logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${label}.log`);
@@ -17,12 +16,23 @@ export async function startPeer(script, label, options, env = {}) {
     {
       stdio: ['ignore', fd, fd, 'ipc'],
       env: { ...process.env, ...env },
+      // The newer peers run on the image's Node 24 (lib/image-node.mjs); IPC is JSON either way.
+      ...(execPath ? { execPath } : {}),
     },
   );
   closeSync(fd);
   const exit = new Promise((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  return { child, exit, logFile, startedAt };
+}
+
+/**
+ * Forks a peer runner (peers/<name>.mjs) and resolves when it reports ready. `startedAt` is the
+ * moment of the fork, the start of every "from start" figure.
+ */
+export async function startPeer(script, label, options, env = {}, { execPath } = {}) {
+  const { child, exit, logFile, startedAt } = forkRunner(script, label, options, env, execPath);
   await new Promise((resolve, reject) => {
     child.once('message', (m) => (m.ready ? resolve() : reject(new Error('unexpected message'))));
     exit.then((e) =>
@@ -41,4 +51,28 @@ export async function startPeer(script, label, options, env = {}) {
       if (done === null) child.kill('SIGKILL');
     },
   };
+}
+
+/**
+ * Runs a runner to completion for a preparing step (migrations, loading jobs through the peer's
+ * own API): resolves with the runner's `{done}` message, rejects when it exits without one.
+ */
+export async function runPeerStep(script, label, options, { execPath, timeoutMs = 300_000 } = {}) {
+  const { child, exit, logFile } = forkRunner(script, label, options, {}, execPath);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  try {
+    return await new Promise((resolve, reject) => {
+      child.on('message', (m) => {
+        if (m.done) resolve(m.done);
+        else if (m.error) reject(new Error(`${script}: ${m.error}; see ${logFile}`));
+      });
+      exit.then((e) =>
+        reject(new Error(`${script} exited without finishing ${JSON.stringify(e)}; see ${logFile}`)),
+      );
+    });
+  } finally {
+    clearTimeout(timer);
+    await Promise.race([exit, sleep(10_000)]);
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
 }

@@ -7,6 +7,7 @@
  */
 import { startActivitySampler } from '../lib/activity-sampler.mjs';
 import { loadAverage } from '../lib/machine.mjs';
+import { connect } from '../lib/pg.mjs';
 import { log, now, round, waitFor } from '../lib/util.mjs';
 
 export async function measureDelivery(ctx, database, options) {
@@ -14,9 +15,50 @@ export async function measureDelivery(ctx, database, options) {
   const activity = startActivitySampler({ database });
   ctx.setBackendSource(activity.backendPids);
   try {
-    return await measure({ ...options, sink: ctx.sink, cpu: ctx.cpu, activity });
+    const before = database ? await databaseCounters(database) : null;
+    const result = await measure({ ...options, sink: ctx.sink, cpu: ctx.cpu, activity });
+    if (before) {
+      const after = await databaseCounters(database);
+      // Transactions and WAL of the whole measurement (start to all done), per message.
+      const delivered = result.figures.delivered || 1;
+      result.databaseTotals = {
+        commits: after.commits - before.commits,
+        rollbacks: after.rollbacks - before.rollbacks,
+        commitsPerMessage: round((after.commits - before.commits) / delivered, 4),
+        tuplesUpdatedPerMessage: round((after.updated - before.updated) / delivered, 2),
+        walBytesPerMessage:
+          after.walLsn === null ? null : round(Number(after.walBytes - before.walBytes) / delivered, 0),
+      };
+    }
+    return result;
   } finally {
     await activity.stop();
+  }
+}
+
+/**
+ * The database's commit and update counters and the server's WAL position. The statistics
+ * collector reports with a delay (up to PGSTAT_MIN_INTERVAL, 1 s in PostgreSQL 15), so the read
+ * after the run waits that long first. The WAL position is the whole server's (others' work
+ * on the shared server counts too).
+ */
+async function databaseCounters(database) {
+  const sql = connect('postgres', { max: 1 });
+  try {
+    await new Promise((r) => setTimeout(r, 1100));
+    const [row] = await sql`select xact_commit::text as commits, xact_rollback::text as rollbacks,
+        tup_updated::text as updated, pg_current_wal_lsn()::text as lsn,
+        pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::text as wal
+      from pg_stat_database where datname = ${database}`;
+    return {
+      commits: Number(row.commits),
+      rollbacks: Number(row.rollbacks),
+      updated: Number(row.updated),
+      walLsn: row.lsn,
+      walBytes: BigInt(row.wal.split('.')[0]),
+    };
+  } finally {
+    await sql.end();
   }
 }
 
@@ -36,6 +78,9 @@ async function measure({
   const loadBefore = loadAverage();
   const t0 = now();
   const worker = await start();
+  // The spawn of the worker process (taken just before it), the origin of every "from start"
+  // figure; the bench's own preparation before the spawn does not count.
+  const spawnAt = worker.startedAt ?? t0;
   cpu.setRole(worker.pid, role);
   let timedOut = false;
   let capped = false;
@@ -83,13 +128,18 @@ async function measure({
   const dbWindow = span ? activity.window(s.first, s.last) : null;
   const metrics = worker.metrics ? await worker.metrics() : null;
   await worker.stop();
+  const fromStart = s.last === null ? null : s.last - spawnAt;
   return {
     figures: {
       messagesPerSecond: span && s.unique > 1 ? round(((s.unique - 1) / span) * 1000, 0) : null,
+      messagesPerSecondFromStart:
+        fromStart && s.unique > 0 ? round((s.unique / fromStart) * 1000, 0) : null,
       firstToLastReceiptSeconds: span === null ? null : round(span / 1000, 2),
-      wallSecondsStartToAllDone: allDoneAt === null ? null : round((allDoneAt - t0) / 1000, 2),
-      processStartToReadyMs: worker.readyAt ? round(worker.readyAt - t0, 0) : null,
-      processStartToFirstReceiptMs: s.first === null ? null : round(s.first - t0, 0),
+      wallSecondsStartToAllDone:
+        allDoneAt === null ? null : round((allDoneAt - spawnAt) / 1000, 2),
+      processStartToReadyMs: worker.readyAt ? round(worker.readyAt - spawnAt, 0) : null,
+      processStartToFirstReceiptMs: s.first === null ? null : round(s.first - spawnAt, 0),
+      cpuMsPerMessage: cpuPerMessage(cpuWindow, s.unique, role),
       delivered: s.unique,
       requests: s.count,
       duplicates: s.duplicates,
@@ -105,5 +155,17 @@ async function measure({
     metricsText: metrics,
     log: worker.logFile,
     queueboxDist: worker.dist ?? null,
+  };
+}
+
+/** ms of one core per delivered message over the first→last window, for the worker and PostgreSQL. */
+function cpuPerMessage(window, delivered, role) {
+  if (!window || delivered < 2) return null;
+  const per = (percent) =>
+    percent === undefined ? null : round(((percent / 100) * window.seconds * 1000) / delivered, 3);
+  return {
+    worker: per(window.percentOfOneCore[role] ?? 0),
+    postgres: per(window.percentOfOneCore['postgres (bench db)'] ?? 0),
+    sink: per(window.percentOfOneCore.sink ?? 0),
   };
 }

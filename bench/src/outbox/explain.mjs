@@ -97,8 +97,8 @@ export async function explainOutboxClaim(sql, { batch = 100, repeats = 5 } = {})
   let claimModule;
   let completionModule;
   try {
-    claimModule = await importDist('outbox-claim.js');
-    completionModule = await importDist('outbox-completion.js');
+    claimModule = await importDist('outbox/outbox-claim.js');
+    completionModule = await importDist('outbox/outbox-completion.js');
   } catch (error) {
     return {
       skipped: `could not import the claim SQL from packages/postgres/dist: ${error.message}`,

@@ -1,12 +1,15 @@
 /**
- * `pnpm bench outbox`: QueueBox (a) null keys, (b) 1 000 keys with the per-key order check,
- * (c) trickle latency with capture `polling` and `postgres-logical`, and webhook to destination
- * through the relay; graphile-worker (a), (b, one job queue per key) and (c, LISTEN/NOTIFY) and
- * pg-boss (a) on the same sink; `qb-cap-ab`, (a) and the application's commit rate with capture
- * polling and postgres-logical alternated three times (capture-ab.mjs); a results table with the
- * conditions, the ratios, the issues' targets, and the JSON.
+ * `pnpm bench outbox`: by default the throughput comparison of issue 18 at every backlog size of
+ * `--sizes` (30,000 and 100,000 rows), all on one sink process: the HTTP limit (the peers'
+ * client, no database), QueueBox (a) null keys and (b) 1 000 keys with the per-key order check,
+ * pg-boss 10 and 12 (8 × work() with batches of 500, one work() with batches of 1,000) and
+ * graphile-worker 0.17 and 0.18 (concurrency 8 and 32); the newer majors on the image's Node 24.
+ * `--full` (or naming them in `--only`) adds (c) trickle latency with capture `polling` and
+ * `postgres-logical`, webhook to destination through the relay, graphile-worker (b, one job
+ * queue per key) and (c, LISTEN/NOTIFY), and `qb-cap-ab` (capture-ab.mjs). Prints a results
+ * table with the conditions, the ratios, the issues' targets, and writes the JSON.
  */
-import { wanted } from '../lib/args.mjs';
+import { onlyGiven, sizeLabel, wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
 import {
   distCheck,
@@ -21,42 +24,120 @@ import {
 import { log, round } from '../lib/util.mjs';
 import { captureAbTargets, printCaptureAb } from './capture-ab-report.mjs';
 import { CAPTURE_AB_ID, captureAb } from './capture-ab.mjs';
+import { httpLimit } from './http-limit.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 
-export async function runOutbox(options) {
-  const ctx = await createContext(options);
-  const startedMs = Date.now();
-  section('outbox benchmark: conditions');
-  printConditions(ctx.conditions);
-  console.log(
-    `rows per throughput scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, keys for (b): ${options.keys}, load batch ${options['load-batch']}`,
-  );
+/** The peers of issue 18, in the order they run at each size. */
+const PG_BOSS_RUNS = [
+  { version: 10, workers: 8, batchSize: 500 },
+  { version: 10, workers: 1, batchSize: 1000 },
+  { version: 12, workers: 8, batchSize: 500 },
+  { version: 12, workers: 1, batchSize: 1000 },
+];
+const GRAPHILE_RUNS = [
+  { version: '0.17', concurrency: 8 },
+  { version: '0.17', concurrency: 32 },
+  { version: '0.18', concurrency: 8 },
+  { version: '0.18', concurrency: 32 },
+];
+const pgBossId = (r, size) => `pgb${r.version}-${r.workers}x${r.batchSize}-${size}`;
+const graphileId = (r, size) => `gw${r.version.split('.')[1]}-c${r.concurrency}-${size}`;
+
+/** Issue 18's targets: the lower of 1.5 × the best peer and 0.6 × the HTTP limit; (b) 0.8 of (a). */
+const PEER_FACTOR = 1.5;
+const LIMIT_FACTOR = 0.6;
+const KEYED_FACTOR = 0.8;
+const FIRST_RECEIPT_MS = 250;
+
+function throughputPlan(ctx) {
+  const { options } = ctx;
   const keys = options.keys;
-  const plan = [
-    ['qb-a', () => queueboxThroughput(ctx, { id: 'qb-a', title: '(a) null keys', keys: 0 })],
-    [
-      'gw-a',
+  const plan = [];
+  for (const rows of options.sizeList) {
+    const size = sizeLabel(rows);
+    const n = rows.toLocaleString('en-US');
+    plan.push([
+      `limit-${size}`,
       () =>
-        graphileThroughput(ctx, {
-          id: 'gw-a',
-          title: '(a) null keys',
-          keys: 0,
-          queuePerKey: false,
+        httpLimit(ctx, {
+          id: `limit-${size}`,
+          title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, no database`,
+          rows,
         }),
-    ],
-    ['pgb-a', () => pgBossThroughput(ctx, { id: 'pgb-a', title: '(a) null keys', keys: 0 })],
-    [
-      'qb-b',
+    ]);
+    plan.push([
+      `qb-a-${size}`,
       () =>
         queueboxThroughput(ctx, {
-          id: 'qb-b',
-          title: `(b) ${keys} keys, per-key order checked`,
-          keys,
+          id: `qb-a-${size}`,
+          title: `(a) ${n} rows, null keys`,
+          keys: 0,
+          rows,
         }),
-    ],
+    ]);
+    plan.push([
+      `qb-b-${size}`,
+      () =>
+        queueboxThroughput(ctx, {
+          id: `qb-b-${size}`,
+          title: `(b) ${n} rows, ${keys} keys, per-key order checked`,
+          keys,
+          rows,
+        }),
+    ]);
+    for (const r of PG_BOSS_RUNS) {
+      const id = pgBossId(r, size);
+      plan.push([
+        id,
+        () =>
+          pgBossThroughput(ctx, {
+            id,
+            title: `(a) ${n} rows, ${r.workers} × work(), batches of ${r.batchSize}`,
+            keys: 0,
+            rows,
+            ...r,
+          }),
+      ]);
+    }
+    for (const r of GRAPHILE_RUNS) {
+      const id = graphileId(r, size);
+      plan.push([
+        id,
+        () =>
+          graphileThroughput(ctx, {
+            id,
+            title: `(a) ${n} rows, concurrency ${r.concurrency}`,
+            keys: 0,
+            queuePerKey: false,
+            rows,
+            ...r,
+          }),
+      ]);
+    }
+    if (options['cpu-prof'])
+      plan.push([
+        `qb-a-prof-${size}`,
+        () =>
+          queueboxThroughput(ctx, {
+            id: `qb-a-prof-${size}`,
+            title: `(a) ${n} rows, null keys, QueueBox under --cpu-prof (figures not comparable)`,
+            keys: 0,
+            rows,
+            profile: true,
+          }),
+      ]);
+  }
+  return plan;
+}
+
+/** The scenarios of the earlier issues (4, 14): with --full, or named in --only. */
+function otherPlan(ctx) {
+  const { options } = ctx;
+  const keys = options.keys;
+  return [
     [
       'gw-b',
       () =>
@@ -65,6 +146,9 @@ export async function runOutbox(options) {
           title: `(b) ${keys} keys, queue_name = key`,
           keys,
           queuePerKey: true,
+          rows: options.rows,
+          version: '0.17',
+          concurrency: options['gw-concurrency'],
         }),
     ],
     [
@@ -101,19 +185,24 @@ export async function runOutbox(options) {
         }),
     ],
     [CAPTURE_AB_ID, () => captureAb(ctx)],
-  ].filter(([id]) => wanted(options, id) && !(options['no-peers'] && !id.startsWith('qb')));
-  if (options['cpu-prof'] && wanted(options, 'qb-a-prof')) {
-    plan.push([
-      'qb-a-prof',
-      () =>
-        queueboxThroughput(ctx, {
-          id: 'qb-a-prof',
-          title: '(a) null keys, QueueBox under --cpu-prof (figures not comparable)',
-          keys: 0,
-          profile: true,
-        }),
-    ]);
-  }
+  ];
+}
+
+export async function runOutbox(options) {
+  const ctx = await createContext(options);
+  const startedMs = Date.now();
+  section('outbox benchmark: conditions');
+  printConditions(ctx.conditions);
+  console.log(
+    `backlog sizes of the throughput comparison: ${options.sizeList.map((n) => n.toLocaleString('en-US')).join(', ')} rows; payload ≈ ${options['body-bytes']} B JSON, keys for (b): ${options.keys}, load batch ${options['load-batch']}; other scenarios: ${options.rows} rows${options.lock ? `; exclusive lock ${options.lock} taken around each scenario` : ''}`,
+  );
+  const inRun = ([id], byDefault) =>
+    onlyGiven(options) ? wanted(options, id) : byDefault || options.full;
+  const plan = [
+    ...throughputPlan(ctx).filter((e) => inRun(e, true)),
+    ...otherPlan(ctx).filter((e) => inRun(e, false)),
+  ].filter(([id]) => !(options['no-peers'] && !id.startsWith('qb') && !id.startsWith('limit')));
+  log(`plan: ${plan.map(([id]) => id).join(', ')}`);
   let scenarios;
   try {
     scenarios = await runScenarios(plan, options);
@@ -131,71 +220,167 @@ function byId(scenarios, id) {
   return scenarios.find((s) => s.id === id && !s.error);
 }
 
+const rateOf = (s) => s?.figures?.messagesPerSecond ?? null;
+const div = (a, b) => (a && b ? round(a / b, 2) : null);
+const yes = (value, ok) => (value === null || value === undefined ? null : ok);
+
+/** Per backlog size: the limit, QueueBox (a) and (b), the best peer, issue 18's targets. */
+function comparison(scenarios, rows) {
+  const size = sizeLabel(rows);
+  const limit = rateOf(byId(scenarios, `limit-${size}`));
+  const a = byId(scenarios, `qb-a-${size}`);
+  const b = byId(scenarios, `qb-b-${size}`);
+  const peers = scenarios
+    .filter((s) => !s.error && (s.system === 'pg-boss' || s.system === 'graphile-worker'))
+    .filter((s) => s.rows === rows && s.keys === 0 && rateOf(s) !== null);
+  const best = peers.reduce((x, s) => (x === null || rateOf(s) > rateOf(x) ? s : x), null);
+  const bestRate = rateOf(best);
+  const candidates = [bestRate && PEER_FACTOR * bestRate, limit && LIMIT_FACTOR * limit].filter(
+    (x) => x,
+  );
+  const targetA = candidates.length ? round(Math.min(...candidates), 0) : null;
+  const qa = rateOf(a);
+  const qbb = rateOf(b);
+  const firstA = a?.figures?.processStartToFirstReceiptMs ?? null;
+  const firstB = b?.figures?.processStartToFirstReceiptMs ?? null;
+  return {
+    rows,
+    size,
+    limit,
+    queuebox: { a: qa, b: qbb, aFromStart: a?.figures?.messagesPerSecondFromStart ?? null },
+    bestPeer: best ? { id: best.id, system: `${best.system} ${best.version}`, rate: bestRate } : null,
+    targetA,
+    ratios: {
+      aToBestPeer: div(qa, bestRate),
+      aToLimit: div(qa, limit),
+      bToA: div(qbb, qa),
+      bestPeerToLimit: div(bestRate, limit),
+      aFromStartToBestPeerFromStart: div(
+        a?.figures?.messagesPerSecondFromStart,
+        best?.figures?.messagesPerSecondFromStart,
+      ),
+    },
+    targets: [
+      {
+        target: `${size}: (a) ≥ min(${PEER_FACTOR} × best peer, ${LIMIT_FACTOR} × HTTP limit) = ${fmtInt(targetA)} msg/s`,
+        value: qa,
+        met: qa === null || targetA === null ? null : qa >= targetA,
+      },
+      {
+        target: `${size}: (b) 1,000 keys ≥ ${KEYED_FACTOR} × (a) measured (${fmtInt(qa && KEYED_FACTOR * qa)})`,
+        value: qbb,
+        met: qbb === null || qa === null ? null : qbb >= KEYED_FACTOR * qa,
+      },
+      {
+        target: `${size}: (b) ≥ ${KEYED_FACTOR} × (a)'s target (${fmtInt(targetA && KEYED_FACTOR * targetA)})`,
+        value: qbb,
+        met: qbb === null || targetA === null ? null : qbb >= KEYED_FACTOR * targetA,
+      },
+      {
+        target: `${size}: (b) per-key order violations = 0, all delivered`,
+        value: b?.figures?.orderViolations ?? null,
+        met: b ? b.figures.orderViolations === 0 && b.figures.delivered === b.rows : null,
+      },
+      {
+        target: `${size}: (a) spawn to first receipt ≤ ${FIRST_RECEIPT_MS} ms`,
+        value: firstA,
+        met: yes(firstA, firstA <= FIRST_RECEIPT_MS),
+      },
+      {
+        target: `${size}: (b) spawn to first receipt ≤ ${FIRST_RECEIPT_MS} ms`,
+        value: firstB,
+        met: yes(firstB, firstB <= FIRST_RECEIPT_MS),
+      },
+      {
+        target: `${size}: goal (a) ≥ 2 × best peer and ≥ 10,000 msg/s`,
+        value: qa,
+        met: qa === null || bestRate === null ? null : qa >= 2 * bestRate && qa >= 10_000,
+      },
+    ],
+  };
+}
+
 function summarize(ctx, scenarios, startedMs) {
-  const rate = (id) => byId(scenarios, id)?.figures?.messagesPerSecond ?? null;
-  const ratio = (a, b) => (rate(a) && rate(b) ? round(rate(a) / rate(b), 2) : null);
+  const rate = (id) => rateOf(byId(scenarios, id));
   const c = byId(scenarios, 'qb-c');
   const cc = byId(scenarios, 'qb-c-capture');
   const w = byId(scenarios, 'qb-w');
-  const b = byId(scenarios, 'qb-b');
   const ab = byId(scenarios, CAPTURE_AB_ID);
   const latency = (s, p, limit) => ({
     value: s?.figures?.latencyMs?.[p] ?? null,
     met: s ? s.figures.missing === 0 && s.figures.latencyMs[p] <= limit : null,
   });
+  const comparisons = ctx.options.sizeList
+    .map((rows) => comparison(scenarios, rows))
+    .filter((x) => x.limit !== null || x.queuebox.a !== null || x.bestPeer !== null);
   const targets = [
-    {
-      target: '(a) QueueBox ≥ 5,000 messages/s',
-      value: rate('qb-a'),
-      met: rate('qb-a') === null ? null : rate('qb-a') >= 5000,
-    },
-    {
-      target: '(b) QueueBox ≥ 3,000 messages/s',
-      value: rate('qb-b'),
-      met: rate('qb-b') === null ? null : rate('qb-b') >= 3000,
-    },
-    {
-      target: '(b) per-key order violations = 0',
-      value: b?.figures?.orderViolations ?? null,
-      met: b ? b.figures.orderViolations === 0 && b.figures.delivered === b.rows : null,
-    },
-    {
-      target: '(c) p50 latency < outbox.pollIntervalMs (100 ms)',
-      value: c?.figures?.latencyMs?.p50 ?? null,
-      met: c ? c.figures.latencyMs.p50 < 100 : null,
-    },
-    { target: '(c) capture p50 ≤ 5 ms (issue 14)', ...latency(cc, 'p50', 5) },
-    { target: '(c) capture p99 ≤ 25 ms (issue 14)', ...latency(cc, 'p99', 25) },
-    { target: '(w) webhook to destination p50 ≤ 15 ms (issue 14)', ...latency(w, 'p50', 15) },
-    ...captureAbTargets(ab),
-    {
-      target: '(a) faster than graphile-worker',
-      value: ratio('qb-a', 'gw-a'),
-      met: ratio('qb-a', 'gw-a') === null ? null : ratio('qb-a', 'gw-a') > 1,
-    },
-    {
-      target: '(a) faster than pg-boss',
-      value: ratio('qb-a', 'pgb-a'),
-      met: ratio('qb-a', 'pgb-a') === null ? null : ratio('qb-a', 'pgb-a') > 1,
-    },
+    ...comparisons.flatMap((x) => x.targets),
+    ...comparisons.flatMap((x) => [
+      {
+        target: `${x.size}: (a) QueueBox ≥ 5,000 messages/s (issue 4)`,
+        value: x.queuebox.a,
+        met: yes(x.queuebox.a, x.queuebox.a >= 5000),
+      },
+      {
+        target: `${x.size}: (b) QueueBox ≥ 3,000 messages/s (issue 4)`,
+        value: x.queuebox.b,
+        met: yes(x.queuebox.b, x.queuebox.b >= 3000),
+      },
+    ]),
+    ...(c
+      ? [
+          {
+            target: '(c) p50 latency < outbox.pollIntervalMs (100 ms)',
+            value: c.figures.latencyMs.p50,
+            met: c.figures.latencyMs.p50 < 100,
+          },
+        ]
+      : []),
+    ...(cc
+      ? [
+          { target: '(c) capture p50 ≤ 5 ms (issue 14)', ...latency(cc, 'p50', 5) },
+          { target: '(c) capture p99 ≤ 25 ms (issue 14)', ...latency(cc, 'p99', 25) },
+        ]
+      : []),
+    ...(w ? [{ target: '(w) webhook to destination p50 ≤ 15 ms (issue 14)', ...latency(w, 'p50', 15) }] : []),
+    ...(ab ? captureAbTargets(ab) : []),
   ];
+  const ratios = {};
+  for (const x of comparisons) {
+    ratios[`${x.size}: QueueBox (a) / best peer (${x.bestPeer?.id ?? '—'})`] = x.ratios.aToBestPeer;
+    ratios[`${x.size}: QueueBox (a) / HTTP limit`] = x.ratios.aToLimit;
+    ratios[`${x.size}: QueueBox (b) / QueueBox (a)`] = x.ratios.bToA;
+    ratios[`${x.size}: best peer / HTTP limit`] = x.ratios.bestPeerToLimit;
+    ratios[`${x.size}: QueueBox (a) / best peer, both from start`] =
+      x.ratios.aFromStartToBestPeerFromStart;
+    for (const s of scenarios.filter(
+      (p) => !p.error && p.rows === x.rows && (p.system === 'pg-boss' || p.system === 'graphile-worker'),
+    ))
+      ratios[`${x.size}: QueueBox (a) / ${s.id}`] = div(x.queuebox.a, rateOf(s));
+  }
+  if (rate('gw-b') && comparisons.length)
+    ratios['QueueBox (b) / graphile-worker (b, queue per key)'] = div(
+      comparisons[comparisons.length - 1].queuebox.b,
+      rate('gw-b'),
+    );
+  if (ab) {
+    ratios['QueueBox (a) capture / polling (medians of 3, qb-cap-ab)'] =
+      ab.ratios?.messagesPerSecond ?? null;
+    ratios['commits/s, 16 clients, capture / polling (medians of 3, qb-cap-ab)'] =
+      ab.ratios?.commitsPerSecond ?? null;
+  }
   return {
     benchmark: 'outbox',
     startedAt: ctx.startedAt,
     finishedAt: new Date().toISOString(),
     runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
-    options: Object.fromEntries(Object.entries(ctx.options).filter(([k]) => k !== 'onlySet')),
+    options: Object.fromEntries(
+      Object.entries(ctx.options).filter(([k]) => k !== 'onlySet' && k !== 'sizeList'),
+    ),
     conditions: ctx.conditions,
     scenarios,
-    ratios: {
-      'QueueBox (a) / graphile-worker (a)': ratio('qb-a', 'gw-a'),
-      'QueueBox (a) / pg-boss (a)': ratio('qb-a', 'pgb-a'),
-      'QueueBox (b) / graphile-worker (b, queue per key)': ratio('qb-b', 'gw-b'),
-      'QueueBox (a) capture / polling (medians of 3, qb-cap-ab)':
-        ab?.ratios?.messagesPerSecond ?? null,
-      'commits/s, 16 clients, capture / polling (medians of 3, qb-cap-ab)':
-        ab?.ratios?.commitsPerSecond ?? null,
-    },
+    comparisons,
+    ratios,
     targets,
   };
 }
@@ -210,6 +395,10 @@ const cpuCell = (s) => {
 function print(result) {
   const ok = result.scenarios.filter((s) => !s.error);
   section('outbox benchmark: throughput (rows loaded first, then the worker started)');
+  const cpuMs = (s) => {
+    const c = s.figures.cpuMsPerMessage;
+    return c ? `${c.worker ?? '—'}/${c.postgres ?? '—'}` : '—';
+  };
   console.log(
     table(
       [
@@ -217,12 +406,14 @@ function print(result) {
         'system',
         'scenario',
         'rows',
-        'msg/s',
+        'msg/s 1st→last',
+        'msg/s from start',
         'first→last s',
         'start→all done s',
         'start→1st ms',
         'order viol.',
         'dup',
+        'CPU ms/msg worker/pg',
         'CPU% worker/sink/pg/machine',
         'busy% before',
         'load before → after',
@@ -231,17 +422,21 @@ function print(result) {
         .filter((s) => s.figures?.messagesPerSecond !== undefined)
         .map((s) => [
           s.id,
-          s.system,
+          `${s.system}${s.version ? ` ${s.version}` : ''}`,
           s.title,
           s.figures.cappedAfterSeconds
             ? `${fmtInt(s.figures.delivered)} of ${fmtInt(s.rows)} (capped at ${s.figures.cappedAfterSeconds} s)`
-            : fmtInt(s.rows),
+            : s.figures.delivered === s.rows
+              ? fmtInt(s.rows)
+              : `${fmtInt(s.figures.delivered)} of ${fmtInt(s.rows)}`,
           fmtInt(s.figures.messagesPerSecond),
+          fmtInt(s.figures.messagesPerSecondFromStart),
           s.figures.firstToLastReceiptSeconds,
           s.figures.wallSecondsStartToAllDone,
           s.figures.processStartToFirstReceiptMs,
           s.keys > 0 ? s.figures.orderViolations : 'n/a',
           s.figures.duplicates,
+          cpuMs(s),
           cpuCell(s),
           s.quietCheck?.machineBusyPercentBefore ?? '—',
           `${fmtLoad(s.loadAverage.before)} → ${fmtLoad(s.loadAverage.after)}`,
@@ -249,8 +444,41 @@ function print(result) {
     ),
   );
   console.log(
-    "CPU% = percent of one core over the first→last receipt window (machine: % of all cores busy). busy% before = all cores, 2 s just before the scenario (others' work).",
+    "msg/s 1st→last = (delivered − 1) / (last − first receipt); from start = delivered / (last receipt − spawn of the worker process). CPU ms/msg = ms of one core per delivered message over the first→last window (worker process / the scenario database's PostgreSQL backends). CPU% = percent of one core over that window (machine: % of all cores busy). busy% before = all cores, 2 s just before the scenario (others' work).",
   );
+  if (result.comparisons.length > 0) {
+    section('issue 18: QueueBox against the HTTP limit and the best peer, per backlog size');
+    console.log(
+      table(
+        [
+          'rows',
+          'HTTP limit',
+          'best peer',
+          'QueueBox (a)',
+          '(a) from start',
+          'QueueBox (b)',
+          '(a) target',
+          '(a)/best',
+          '(a)/limit',
+          '(b)/(a)',
+          'best/limit',
+        ],
+        result.comparisons.map((x) => [
+          fmtInt(x.rows),
+          fmtInt(x.limit),
+          x.bestPeer ? `${fmtInt(x.bestPeer.rate)} (${x.bestPeer.id})` : '—',
+          fmtInt(x.queuebox.a),
+          fmtInt(x.queuebox.aFromStart),
+          fmtInt(x.queuebox.b),
+          fmtInt(x.targetA),
+          fmtRatio(x.ratios.aToBestPeer),
+          fmtRatio(x.ratios.aToLimit),
+          fmtRatio(x.ratios.bToA),
+          fmtRatio(x.ratios.bestPeerToLimit),
+        ]),
+      ),
+    );
+  }
   const latencyRuns = ok.filter((s) => s.trickle);
   if (latencyRuns.length > 0) {
     section('outbox benchmark: (c) insert-to-receipt and (w) webhook-to-receipt latency');
@@ -303,9 +531,12 @@ function print(result) {
     console.log(`  ${qb.settings.note}`);
     console.log(`  statistics: ${qb.settings.statistics}`);
   }
-  for (const system of ['graphile-worker', 'pg-boss']) {
-    const s = ok.find((x) => x.system === system);
-    if (s) console.log(`${system}: ${JSON.stringify(s.settings, null, 2)}`);
+  const shown = new Set();
+  for (const s of ok.filter((x) => x.system !== 'QueueBox' && x.settings)) {
+    const key = `${s.system} ${s.version} ${JSON.stringify(s.settings)}`;
+    if (shown.has(key)) continue;
+    shown.add(key);
+    console.log(`${s.id} (${s.system} ${s.version}): ${JSON.stringify(s.settings)}`);
   }
   for (const s of ok.flatMap((x) => [x, ...(x.runs ?? [])]).filter((x) => x.loading))
     console.log(
@@ -316,7 +547,7 @@ function print(result) {
     console.log(`\n${s.id} (${s.system} ${s.title}):`);
     if (s.cpu)
       console.log(
-        `  CPU % of one core: ${JSON.stringify(s.cpu.percentOfOneCore)}; machine busy ${s.cpu.machineBusyPercent}% of ${result.conditions.machine.nproc} cores over ${s.cpu.seconds} s`,
+        `  CPU % of one core: ${JSON.stringify(s.cpu.percentOfOneCore)}; machine busy ${s.cpu.machineBusyPercent}% of ${result.conditions.machine.nproc} cores over ${s.cpu.seconds} s; system (kernel) share per role: ${JSON.stringify(s.cpu.systemShareOfRole ?? {})}`,
       );
     if (s.database) {
       console.log(
@@ -325,6 +556,10 @@ function print(result) {
       console.log(`    by statement: ${JSON.stringify(s.database.busyBackendsByStatement)}`);
       console.log(`    by wait: ${JSON.stringify(s.database.busyBackendsByWait)}`);
     }
+    if (s.databaseTotals)
+      console.log(
+        `  database totals, spawn to all done: ${s.databaseTotals.commits} commits (${s.databaseTotals.commitsPerMessage} per message), ${s.databaseTotals.tuplesUpdatedPerMessage} rows updated per message, ${s.databaseTotals.walBytesPerMessage ?? '—'} WAL bytes per message (server-wide)`,
+      );
     if (s.explain?.claim)
       console.log(
         `  EXPLAIN ANALYZE before start (${s.rows} pending): claim of ${s.explain.batch} (window ${s.explain.window}) first ${round(s.explain.claim.firstMs, 2)} ms, median ${round(s.explain.claim.medianMs, 2)} ms (+ planning ${round(s.explain.claim.planningMedianMs, 2)} ms); completion of ${s.explain.complete.rowsPerStatement} median ${round(s.explain.complete.medianMs, 2)} ms`,
@@ -351,7 +586,7 @@ function print(result) {
     console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section('targets (issues 4 and 14)');
+  section('targets (issues 4, 14 and 18)');
   console.log(
     table(
       ['target', 'measured', 'met'],

@@ -63,27 +63,3 @@ export async function loadGraphile(
     statement: `SELECT graphile_worker.add_jobs(ARRAY[…]) — ${batch} jobs per call${queuePerKey ? ', queue_name = key' : ''}; ${analyze ? 'then ANALYZE' : 'no ANALYZE'}`,
   };
 }
-
-/** pg-boss: boss.insert([{name, data}]) with `batch` jobs per call. */
-export async function loadPgBoss(
-  boss,
-  sql,
-  { rows, keys, batch, payloads, queue, analyze = true },
-) {
-  const t0 = now();
-  for (let start = 0; start < rows; start += batch) {
-    const jobs = [];
-    for (let i = start; i < Math.min(rows, start + batch); i += 1) {
-      jobs.push({ name: queue, data: payloads.object(i, keyOf(i, keys)) });
-    }
-    await boss.insert(jobs);
-  }
-  const seconds = (now() - t0) / 1000;
-  if (analyze) await sql.unsafe('analyze pgboss.job');
-  return {
-    seconds: round(seconds, 2),
-    rowsPerSecond: round(rows / seconds, 0),
-    analyzed: analyze,
-    statement: `boss.insert([…]) — ${batch} jobs per call; ${analyze ? 'then ANALYZE pgboss.job' : 'no ANALYZE'}`,
-  };
-}

@@ -1,22 +1,40 @@
 /**
- * The peers on the same job: graphile-worker 0.17 and pg-boss 10, one job per message whose
- * handler POSTs the payload to the same sink, each in its own fresh database and its own process.
+ * The peers on the same job, one job per message whose handler POSTs the payload to the same
+ * sink, each in its own fresh database and its own process: graphile-worker 0.17 and 0.18,
+ * pg-boss 10 and 12. The newer majors need Node ≥ 22, so their runners (and their migrations and
+ * loading) run on the image's Node 24 (lib/image-node.mjs); they are installed beside the older
+ * ones under npm aliases (bench/package.json).
  */
-import { runMigrations } from 'graphile-worker';
-import PgBoss from 'pg-boss';
-import { startPeer } from '../lib/peer-process.mjs';
+import { imageNode } from '../lib/image-node.mjs';
+import { runPeerStep, startPeer } from '../lib/peer-process.mjs';
 import { connect, connectionString, withDatabase } from '../lib/pg.mjs';
-import { log } from '../lib/util.mjs';
+import { log, round } from '../lib/util.mjs';
 import { measureDelivery } from './delivery.mjs';
-import { loadGraphile, loadPgBoss } from './load.mjs';
+import { loadGraphile } from './load.mjs';
 
-export function graphileSettings(options) {
+/** The installed versions: `module` is the package name (or alias) the runner imports. */
+export const GRAPHILE_VERSIONS = {
+  '0.17': { module: 'graphile-worker', imageNode: false },
+  '0.18': { module: 'graphile-worker-0.18', imageNode: true },
+};
+export const PG_BOSS_VERSIONS = {
+  10: { module: 'pg-boss', major: 10, imageNode: false },
+  12: { module: 'pg-boss-12', major: 12, imageNode: true },
+};
+
+function runtime(version) {
+  if (!version.imageNode) return { execPath: undefined, node: process.version };
+  const node = imageNode();
+  return { execPath: node.bin, node: node.version };
+}
+
+export function graphileSettings(options, { concurrency = options['gw-concurrency'] } = {}) {
   return {
-    concurrency: options['gw-concurrency'],
+    concurrency,
     concurrencyNote:
-      options['gw-concurrency'] === 1
+      concurrency === 1
         ? "graphile-worker's default (1)"
-        : `set to ${options['gw-concurrency']} (graphile-worker's default is 1): the same number of messages in flight as QueueBox's default outbox.concurrency 8`,
+        : `set to ${concurrency} (graphile-worker's default is 1)${concurrency === 8 ? ': the same number of messages in flight as QueueBox\'s default outbox.concurrency 8' : ''}`,
     maxPoolSize: '10 (default)',
     pollInterval: '2000 ms (default; LISTEN/NOTIFY wakes it, a backlog keeps it busy)',
     localQueue: 'off (default)',
@@ -25,28 +43,36 @@ export function graphileSettings(options) {
   };
 }
 
-export async function graphileThroughput(ctx, { id, title, keys, queuePerKey }) {
+export async function graphileThroughput(
+  ctx,
+  { id, title, keys, queuePerKey, rows, version = '0.17', concurrency },
+) {
   const { options } = ctx;
+  const installed = GRAPHILE_VERSIONS[version];
+  const { execPath, node } = runtime(installed);
   return withDatabase('qb_bench_gw', options['keep-db'], async (db) => {
     log(`${id}: ${title} — database ${db}`);
     const url = connectionString(db);
-    await runMigrations({ connectionString: url, logger: undefined });
+    await runPeerStep(
+      'graphile-runner.mjs',
+      `${ctx.stamp}-${id}-graphile-migrate`,
+      { phase: 'migrate', module: installed.module, connectionString: url },
+      { execPath },
+    );
     const sql = connect(db, { max: 1 });
     try {
       const loading = await loadGraphile(sql, {
-        rows: options.rows,
+        rows,
         keys,
         batch: options['load-batch'],
         payloads: ctx.payloads,
         queuePerKey,
         analyze: !options['no-analyze'],
       });
-      log(
-        `  loaded ${options.rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`,
-      );
+      log(`  loaded ${rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`);
       const result = await measureDelivery(ctx, db, {
         label: id,
-        rows: options.rows,
+        rows,
         role: 'peer worker',
         timeoutMs: options.timeout * 1000,
         capSeconds: queuePerKey ? options['gw-b-seconds'] : null,
@@ -55,12 +81,14 @@ export async function graphileThroughput(ctx, { id, title, keys, queuePerKey }) 
             'graphile-runner.mjs',
             `${ctx.stamp}-${id}-graphile`,
             {
+              module: installed.module,
               connectionString: url,
-              concurrency: options['gw-concurrency'],
+              concurrency,
               sinkUrl: `${ctx.sink.url}${ctx.sink.path}`,
               sockets: options['peer-sockets'],
             },
             { NO_LOG_SUCCESS: '1' },
+            { execPath },
           ),
         allDone: async () => {
           const [row] =
@@ -72,12 +100,14 @@ export async function graphileThroughput(ctx, { id, title, keys, queuePerKey }) 
       return {
         id,
         system: 'graphile-worker',
+        version,
         title,
-        rows: options.rows,
+        rows,
         keys,
         payloadBytes: options['body-bytes'],
         settings: {
-          ...graphileSettings(options),
+          ...graphileSettings(options, { concurrency }),
+          node,
           queueName: queuePerKey
             ? 'queue_name = key (one job queue per key, its way of keeping order)'
             : 'none (parallel)',
@@ -96,61 +126,95 @@ export async function graphileThroughput(ctx, { id, title, keys, queuePerKey }) 
   });
 }
 
-export function pgBossSettings(options) {
-  const cap = Math.round((options['pgboss-workers'] * options['pgboss-batch']) / 0.5);
+export function pgBossSettings(options, { major, workers, batchSize, burst }) {
+  const cap = Math.round((workers * batchSize) / 0.5);
   return {
-    workers: `${options['pgboss-workers']} × boss.work() (v10 has no teamSize; each work() call is one polling loop)`,
-    batchSize: options['pgboss-batch'],
+    workers: `${workers} × boss.work()${major === 10 ? ' (v10 has no teamSize; each work() call is one polling loop)' : ' (each work() call is one polling loop, as localConcurrency would start)'}`,
+    batchSize,
     pollingIntervalSeconds: '0.5 (the minimum pg-boss allows)',
+    ...(burst
+      ? {
+          burstWhenBatchFull:
+            'true (12: a worker whose fetch came back full fetches again at once instead of waiting out its polling interval; off by default, what a user tuning for a backlog turns on)',
+        }
+      : {
+          ceilingNote: `a worker that finishes a batch early waits out the rest of its polling interval, so the configuration caps at about ${cap} jobs/s`,
+        }),
     handler:
       'POSTs all jobs of the batch concurrently, returns when all answered; pg-boss completes the batch in one statement',
-    ceilingNote: `a worker that finishes a batch early waits out the rest of its polling interval, so the configuration caps at about ${cap} jobs/s`,
-    rationale:
-      'what a user tuning pg-boss 10 for throughput would pick: big batches, minimum polling interval, several workers',
-    other: 'pg-boss defaults (pool max 10, supervise, retryLimit 2, expireIn 15 min)',
+    rationale: `what a user tuning pg-boss ${major} for throughput would pick: big batches, minimum polling interval${burst ? ', burst while batches come back full' : ''}`,
+    other: 'pg-boss defaults (pool max 10, supervise, retryLimit, expiry)',
     httpClient: `undici Pool, ${options['peer-sockets']} keep-alive sockets, no pipelining (as QueueBox's publisher)`,
   };
 }
 
-export async function pgBossThroughput(ctx, { id, title, keys }) {
+export async function pgBossThroughput(
+  ctx,
+  { id, title, keys, rows, version = 10, workers, batchSize },
+) {
   const { options } = ctx;
+  const installed = PG_BOSS_VERSIONS[version];
+  const { execPath, node } = runtime(installed);
+  const burst = installed.major >= 12;
   const queue = 'bench';
   return withDatabase('qb_bench_pgb', options['keep-db'], async (db) => {
     log(`${id}: ${title} — database ${db}`);
     const url = connectionString(db);
-    const loader = new PgBoss({ connectionString: url, supervise: false, schedule: false });
-    loader.on('error', (e) => log(`  pg-boss (loader) error: ${e.message}`));
-    await loader.start();
-    await loader.createQueue(queue);
     const sql = connect(db, { max: 1 });
     try {
-      const loading = await loadPgBoss(loader, sql, {
-        rows: options.rows,
-        keys,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        queue,
-        analyze: !options['no-analyze'],
-      });
-      await loader.stop({ graceful: false, wait: true });
-      log(
-        `  loaded ${options.rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`,
+      const t0 = performance.now();
+      await runPeerStep(
+        'pgboss-runner.mjs',
+        `${ctx.stamp}-${id}-pgboss-load`,
+        {
+          phase: 'load',
+          module: installed.module,
+          major: installed.major,
+          connectionString: url,
+          queue,
+          rows,
+          keys,
+          batch: options['load-batch'],
+          bodyBytes: ctx.payloads.bytes,
+          filler: ctx.payloads.filler,
+        },
+        { execPath },
       );
+      const seconds = (performance.now() - t0) / 1000;
+      const analyze = !options['no-analyze'];
+      if (analyze) await sql.unsafe('analyze pgboss.job');
+      const loading = {
+        seconds: round(seconds, 2),
+        rowsPerSecond: round(rows / seconds, 0),
+        analyzed: analyze,
+        statement: `boss.insert(…) of pg-boss ${version} — ${options['load-batch']} jobs per call (in a process of its own, its start and schema creation included); ${analyze ? 'then ANALYZE pgboss.job' : 'no ANALYZE'}`,
+      };
+      log(`  loaded ${rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`);
       const result = await measureDelivery(ctx, db, {
         label: id,
-        rows: options.rows,
+        rows,
         role: 'peer worker',
         timeoutMs: options.timeout * 1000,
         start: () =>
-          startPeer('pgboss-runner.mjs', `${ctx.stamp}-${id}-pgboss`, {
-            connectionString: url,
-            queue,
-            workers: options['pgboss-workers'],
-            batchSize: options['pgboss-batch'],
-            pollingIntervalSeconds: 0.5,
-            sinkUrl: `${ctx.sink.url}${ctx.sink.path}`,
-            sockets: options['peer-sockets'],
-          }),
+          startPeer(
+            'pgboss-runner.mjs',
+            `${ctx.stamp}-${id}-pgboss`,
+            {
+              phase: 'work',
+              module: installed.module,
+              major: installed.major,
+              connectionString: url,
+              queue,
+              workers,
+              batchSize,
+              pollingIntervalSeconds: 0.5,
+              burstWhenBatchFull: burst,
+              sinkUrl: `${ctx.sink.url}${ctx.sink.path}`,
+              sockets: options['peer-sockets'],
+            },
+            {},
+            { execPath },
+          ),
         allDone: async () => {
           const [row] =
             await sql`select exists(select 1 from pgboss.job where name = ${queue} and state <> 'completed') as busy`;
@@ -161,11 +225,15 @@ export async function pgBossThroughput(ctx, { id, title, keys }) {
       return {
         id,
         system: 'pg-boss',
+        version: String(version),
         title,
-        rows: options.rows,
+        rows,
         keys,
         payloadBytes: options['body-bytes'],
-        settings: pgBossSettings(options),
+        settings: {
+          ...pgBossSettings(options, { major: installed.major, workers, batchSize, burst }),
+          node,
+        },
         loading,
         ...result,
       };

@@ -42,7 +42,10 @@ async function prepare(ctx, id, db) {
   return { httpPort, config, configFile, settings: describeSettings(db, config, configFile) };
 }
 
-export async function queueboxThroughput(ctx, { id, title, keys, profile = false }) {
+export async function queueboxThroughput(
+  ctx,
+  { id, title, keys, rows = ctx.options.rows, profile = false },
+) {
   const { options } = ctx;
   return withDatabase('qb_bench', options['keep-db'], async (db) => {
     log(`${id}: ${title} — database ${db}`);
@@ -50,28 +53,28 @@ export async function queueboxThroughput(ctx, { id, title, keys, profile = false
     const sql = connect(db, { max: 1 });
     try {
       const loading = await loadOutbox(sql, {
-        rows: options.rows,
+        rows,
         keys,
         batch: options['load-batch'],
         payloads: ctx.payloads,
         analyze: !options['no-analyze'],
       });
       log(
-        `  loaded ${options.rows} rows in ${loading.seconds} s (${loading.rowsPerSecond} rows/s)`,
+        `  loaded ${rows} rows in ${loading.seconds} s (${loading.rowsPerSecond} rows/s)`,
       );
       let explain = null;
       if (!options['no-explain'] && !profile) {
         explain = await explainOutboxClaim(sql);
         if (explain.claim)
           log(
-            `  EXPLAIN ANALYZE claim of 100 on ${options.rows} pending: first ${round(explain.claim.firstMs, 2)} ms, median ${round(explain.claim.medianMs, 2)} ms; completion of 100: median ${round(explain.complete.medianMs, 2)} ms`,
+            `  EXPLAIN ANALYZE claim of 100 on ${rows} pending: first ${round(explain.claim.firstMs, 2)} ms, median ${round(explain.claim.medianMs, 2)} ms; completion of 100: median ${round(explain.complete.medianMs, 2)} ms`,
           );
       }
       const profileDir = join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`);
       if (profile) mkdirSync(profileDir, { recursive: true });
       const result = await measureDelivery(ctx, db, {
         label: id,
-        rows: options.rows,
+        rows,
         role: 'queuebox',
         timeoutMs: options.timeout * 1000,
         start: () =>
@@ -96,7 +99,7 @@ export async function queueboxThroughput(ctx, { id, title, keys, profile = false
         id,
         system: 'QueueBox',
         title,
-        rows: options.rows,
+        rows,
         keys,
         payloadBytes: options['body-bytes'],
         settings: {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PublishRequest } from '@queuebox/core';
 import { delay, FakePublisher, until } from '@queuebox/testing';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
+import { maxClaimedUndelivered } from './outbox-poller.js';
 
 let h: PollerHarness | undefined;
 afterEach(async () => {
@@ -143,6 +144,44 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     expect(maxClaiming).toBeLessThanOrEqual(2);
     // 2 × batchSize unstarted + concurrency publishing + the odd row waiting for its write.
     expect(maxHeld).toBeLessThanOrEqual(2 * 20 + 2 + 8);
+  });
+
+  it('holds at most 2 × batchSize + concurrency rows claimed but undelivered (the crash strand bound)', async () => {
+    // Publishes that never answer: every claimed row stays undelivered, so the poller claims
+    // until the bound stops it and then claims nothing more.
+    let release: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const publisher = new FakePublisher('http', 'all', () => blocked.then(() => ({ ok: true })));
+    const config = { batchSize: 20, concurrency: 3, pollIntervalMs: 5 };
+    h = pollerHarness({ publishers: [publisher], config });
+    const store = h.store;
+    const claim = store.claim.bind(store);
+    store.claim = async (limit, leaseMs) => {
+      await delay(2);
+      return claim(limit, leaseMs);
+    };
+    await h.insert(...Array.from({ length: 500 }, () => ({ topic: 't', payload: {} })));
+    const bound = maxClaimedUndelivered(config);
+    expect(bound).toBe(43);
+    h.poller.start();
+    await until(() => publisher.maxInFlight === 3, 5_000, 'every slot publishing');
+    let maxHeld = 0;
+    for (let i = 0; i < 40; i++) {
+      await delay(5);
+      maxHeld = Math.max(maxHeld, store.byState('processing').length);
+    }
+    // Whole batches only: 40 rows buffered (two claims of 20) and 3 publishing.
+    expect(maxHeld).toBeLessThanOrEqual(bound);
+    expect(maxHeld).toBeGreaterThanOrEqual(bound - 3);
+    const claimsBefore = store.calls.claim.length;
+    await delay(60);
+    // Full: idle cycles claim nothing (no claim call at all while there is no room).
+    expect(store.calls.claim.length).toBe(claimsBefore);
+    expect(store.byState('processing').length).toBeLessThanOrEqual(bound);
+    release();
+    await until(() => store.byState('sent').length === 500, 10_000, 'all sent');
   });
 
   it('costs one claim per poll interval when idle', async () => {

@@ -85,6 +85,24 @@ const MAX_FAILURE_BACKOFF_MS = 5_000;
 const MAX_CLAIMS_IN_FLIGHT = 2;
 
 /**
+ * The most rows one poller holds claimed but not delivered: `2 × batchSize` unstarted in the
+ * buffer or on their way in a claim, plus `concurrency` publishing. A replica that crashes
+ * strands at most these (and the delivered rows whose terminal write was still on its way, at
+ * most `2 × batchSize + concurrency` more, see `maxSettling`) until `claimTimeoutMs` lets the
+ * reclaim step hand them to another replica. At the defaults (100, 8): 208.
+ *
+ * Why it holds: a claim of `batchSize` starts only while `room()` ≥ `batchSize`, i.e. while
+ * buffered + reserved + publishing ≤ batchSize + concurrency, so right after it buffered +
+ * reserved + publishing ≤ 2 × batchSize + concurrency; rows only move from reserved to buffered
+ * to publishing, and nothing else adds to the three.
+ */
+export function maxClaimedUndelivered(
+  config: Pick<OutboxPollerConfig, 'batchSize' | 'concurrency'>,
+): number {
+  return 2 * config.batchSize + config.concurrency;
+}
+
+/**
  * The outbox poller of spec §4.1–4.6, shaped for throughput:
  *
  * - Every claim asks for `batchSize` rows (a claim round trip costs about the same for 10 rows
@@ -192,13 +210,14 @@ export class OutboxPoller {
   private async loop(): Promise<void> {
     const signal = this.loopAbort.signal;
     while (!this.stopping) {
-      try {
-        await this.maybeReclaim();
-      } catch (error: unknown) {
-        this.cycleFailed(error);
-      }
+      // The reclaim step runs beside the claims of the cycle instead of before them: it only
+      // turns expired leases back into pending rows, which the next claim takes (a reclaim that
+      // returned rows wakes the loop), and waiting for its synchronous commit first delayed the
+      // first claim after a start by a WAL flush.
+      const reclaim = this.maybeReclaim().catch((error: unknown) => this.cycleFailed(error));
       this.maybeRefreshGauges();
       this.launchClaims();
+      await reclaim;
       if (this.stopping) break;
       const backoff = this.backoffUntilMs - performance.now();
       if (backoff > 0) await sleep(backoff, signal);
@@ -213,7 +232,10 @@ export class OutboxPoller {
     this.lastReclaimMs = now;
     const count = await this.deps.store.reclaimExpired();
     this.failures = 0;
-    if (count > 0) this.deps.metrics.reclaimed.inc(count);
+    if (count > 0) {
+      this.deps.metrics.reclaimed.inc(count);
+      this.wakeSignal.wake();
+    }
   }
 
   /** Rows a claim may add: free buffer places plus free publish slots, minus claims on the way. */

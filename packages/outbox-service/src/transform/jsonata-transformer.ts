@@ -3,7 +3,8 @@
  * and destination stages here and, injected by the app, the inbox's source transforms, key
  * expressions and the admin transform test.
  */
-import jsonata from 'jsonata';
+import { createRequire } from 'node:module';
+import type jsonataType from 'jsonata';
 import {
   QueueBoxError,
   type CompiledTransform,
@@ -23,6 +24,18 @@ import { toJsonOutcome } from './json-result.js';
 import { LruCache } from './lru-cache.js';
 
 export { evaluationTimeoutReason } from './evaluation-guard.js';
+
+/**
+ * jsonata is loaded on the first compile, not with this module: most configurations have no
+ * transform, and the engine's load (about 8 ms here) sat on every start's way to its first
+ * delivery. It is CommonJS, so `require` loads it synchronously and `compile` stays synchronous.
+ */
+const require = createRequire(import.meta.url);
+let engine: typeof jsonataType | null = null;
+function jsonata(expression: string): jsonataType.Expression {
+  engine ??= require('jsonata') as typeof jsonataType;
+  return engine(expression);
+}
 
 /** Spec §19.3: the compiled-expression cache holds 1 000 entries. */
 export const EXPRESSION_CACHE_SIZE = 1000;
@@ -46,20 +59,20 @@ export interface JsonataTransformer extends Transformer {
 export function createJsonataTransformer(
   options: JsonataTransformerOptions = {},
 ): JsonataTransformer {
-  const cache = new LruCache<string, jsonata.Expression>(
+  const cache = new LruCache<string, jsonataType.Expression>(
     options.cacheSize ?? EXPRESSION_CACHE_SIZE,
   );
   let hits = 0;
   let misses = 0;
 
-  function compiled(expression: string): jsonata.Expression {
+  function compiled(expression: string): jsonataType.Expression {
     const cached = cache.get(expression);
     if (cached !== undefined) {
       hits++;
       return cached;
     }
     misses++;
-    let parsed: jsonata.Expression;
+    let parsed: jsonataType.Expression;
     try {
       parsed = jsonata(expression);
     } catch (error: unknown) {
@@ -85,7 +98,7 @@ export function createJsonataTransformer(
 }
 
 async function evaluateGuarded(
-  parsed: jsonata.Expression,
+  parsed: jsonataType.Expression,
   limits: TransformLimits,
   input: Json,
   bindings: TransformBindings,
