@@ -173,6 +173,50 @@ function md5uuid(text) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/**
+ * The pull's own SQL without a worker: one claim of 100 at a time (never two at once), then its
+ * 100 completions spread over the connections, until the source is empty. The server's CPU is
+ * read around every claim and every round of completions, so the two costs come apart in the
+ * state a real pull leaves the table in (claimed and completed rows behind the scans).
+ */
+async function leanPull(db) {
+  const sql = connect(db, { max: CLIENTS });
+  const one = connect(db, { max: 1 });
+  try {
+    const postmaster = await postmasterPid(one);
+    let claimUs = 0;
+    let completeUs = 0;
+    let claimed = 0;
+    let claims = 0;
+    const start = performance.now();
+    for (;;) {
+      const t0 = serverCpuUs(postmaster);
+      const rows = await one.unsafe(sqlText.claim.text, [SOURCE, 100, 30000, 300], { prepare: true });
+      const t1 = serverCpuUs(postmaster);
+      claimUs += t1 - t0;
+      claims += 1;
+      if (rows.length === 0) break;
+      claimed += rows.length;
+      await Promise.all(
+        rows.map((r) => sql.unsafe(sqlText.complete.text, [r.id, r.claim_token], { prepare: true })),
+      );
+      completeUs += serverCpuUs(postmaster) - t1;
+    }
+    const took = (performance.now() - start) / 1000;
+    return {
+      tps: round(claimed / took, 0),
+      transactions: claimed,
+      claims,
+      claimServerCpuUsPerRow: round(claimUs / claimed, 1),
+      completeServerCpuUsPerRow: round(completeUs / claimed, 1),
+      clientCpuUs: 0,
+    };
+  } finally {
+    await one.end({ timeout: 5 });
+    await sql.end({ timeout: 5 });
+  }
+}
+
 const CASES = [
   ['probe', 'single-row INSERT into a one-index table, autocommit (the bench probe)', 'probe', null],
   ['probe-node', 'the same from postgres.js, as the bench runs it', 'probe', null],
@@ -183,6 +227,8 @@ const CASES = [
   ['complete-tx-pipelined', 'BEGIN; completion; COMMIT in one pipeline (one round trip)', 'complete-tx-pipelined', 'processing'],
   ['complete-node', 'completion alone from postgres.js (prepared), as the worker sends it', 'complete', 'processing'],
   ['claim', 'the worker claim, batch 100, 4 clients, on 100,000 pending rows (rows/s)', 'claim', 'pending'],
+  ['claim-1', 'the same from 1 client (claims never overlap)', 'claim', 'pending'],
+  ['pull-lean', 'claim 100, complete them from 32 connections, again (Node, no worker)', 'lean', 'pending'],
 ];
 
 const results = [];
@@ -207,13 +253,17 @@ for (const [id, what, script, state] of CASES) {
     const server0 = serverCpuUs(postmaster);
     const machine0 = machineTicks();
     let run;
-    if (id.endsWith('-node')) {
+    if (script === 'lean') run = await leanPull(db);
+    else if (id.endsWith('-node')) {
       run =
         script === 'probe'
           ? await nodeLoop(db, 'probe', { seconds: SECONDS })
           : await nodeLoop(db, 'complete', { transactions: PER_CLIENT });
     } else if (script === 'probe') run = pgbench(db, script, { seconds: SECONDS });
-    else if (script === 'claim') run = pgbench(db, script, { clients: 4, transactions: ROWS / 100 / 4 });
+    else if (script === 'claim') {
+      const clients = id === 'claim-1' ? 1 : 4;
+      run = pgbench(db, script, { clients, transactions: ROWS / 100 / clients });
+    }
     else run = pgbench(db, script, { transactions: PER_CLIENT });
     const server1 = serverCpuUs(postmaster);
     const machine1 = machineTicks();
