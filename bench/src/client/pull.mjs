@@ -47,12 +47,19 @@ export async function pullThroughput(ctx, db) {
   );
   try {
     const deadline = Date.now() + o.timeout * 1000;
+    // The handlers' own count says when the end is near; only then is the database asked. A
+    // count(*) over the source every 100 ms (as before) kept a backend busy half of the time
+    // (about 110 ms a query on the growing table), on the same two cores as the workers.
+    while (completed < rows) {
+      if (Date.now() > deadline) throw new Error(`${rows - completed} messages unhandled after ${o.timeout} s`);
+      await sleep(5);
+    }
     for (;;) {
       const [row] = await observe`SELECT count(*)::int AS n FROM inbox
         WHERE source = ${SOURCE} AND state <> 'processed'`;
       if (row.n === 0) break;
       if (Date.now() > deadline) throw new Error(`${row.n} messages left after ${o.timeout} s`);
-      await sleep(100);
+      await sleep(5);
     }
     const seconds = (now() - started) / 1000;
     const account = cpu.end(rows);
