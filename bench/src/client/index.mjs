@@ -76,11 +76,18 @@ export async function runClient(options) {
   section('client benchmark: results');
   console.log(
     table(
-      ['id', 'what', 'rows or commits / s', 'seconds'],
+      ['id', 'what', 'rows or commits / s', 'seconds', 'server / process CPU µs each', 'machine busy'],
       scenarios.map((s) =>
         s.error
-          ? [s.id, s.error, '—', '—']
-          : [s.id, s.what, fmtInt(s.figures.rowsPerSecond ?? s.figures.completedPerSecond ?? s.figures.commitsPerSecond), s.figures.seconds],
+          ? [s.id, s.error, '—', '—', '—', '—']
+          : [
+              s.id,
+              s.what,
+              fmtInt(s.figures.rowsPerSecond ?? s.figures.completedPerSecond ?? s.figures.commitsPerSecond),
+              s.figures.seconds,
+              s.figures.serverCpuUsPer === undefined ? '—' : `${s.figures.serverCpuUsPer ?? '?'} / ${s.figures.processCpuUsPer}`,
+              s.figures.machineBusyPercent === undefined ? '—' : `${s.figures.machineBusyPercent} %`,
+            ],
       ),
     ),
   );

@@ -43,7 +43,7 @@ WITH pending_candidates AS (
     FROM (SELECT * FROM pending_candidates UNION ALL SELECT * FROM expired_candidates) r
 ), eligible AS (
     -- Heads whose aggregate has no message of this source in flight under a live lease.
-    SELECT e."id"
+    SELECT e."id", e."scheduled_at", e."created_at"
     FROM ranked e
     WHERE e.rank_in_aggregate = 1
       AND (e."aggregate_id" IS NULL OR NOT EXISTS (
@@ -59,9 +59,14 @@ WITH pending_candidates AS (
     -- read a snapshot, and a row another worker claimed meanwhile must not pass. The batch
     -- limit counts locked rows only, so concurrent claims of one source divide the eligible
     -- heads between them instead of all taking the first `batch` and skipping each other's.
+    -- The heads come in schedule order (OFFSET 0 keeps the subquery's order as the join's
+    -- outer order; e's columns are the ones i has in this statement's snapshot), so the join
+    -- stops once `batch` rows are locked: sorted after the join, every head (3 x batch) was
+    -- looked up and re-checked first.
     SELECT i."id"
     FROM "inbox" i
-    JOIN eligible e ON e."id" = i."id"
+    JOIN (SELECT * FROM eligible ORDER BY "scheduled_at", "created_at", "id" OFFSET 0) e
+      ON e."id" = i."id"
     WHERE i."source" = $1
       AND i."consumption" = 'pull'
       AND ((i."state" = 'pending' AND i."scheduled_at" <= clock_timestamp())
@@ -75,7 +80,7 @@ WITH pending_candidates AS (
             AND b."aggregate_id" = i."aggregate_id"
             AND b."id" <> i."id"
             AND b."lease_expires_at" > clock_timestamp()))
-    ORDER BY i."scheduled_at", i."created_at", i."id"
+    ORDER BY e."scheduled_at", e."created_at", e."id"
     LIMIT $2
     FOR UPDATE OF i SKIP LOCKED
 )

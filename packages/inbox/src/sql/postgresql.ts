@@ -148,7 +148,7 @@ function claim(q: Record<keyof InboxSchema, string>, strict: boolean): string {
     FROM (SELECT * FROM pending_candidates UNION ALL SELECT * FROM expired_candidates) r
 ), eligible AS (
     -- Heads whose aggregate has no message of this source in flight under a live lease.
-    SELECT e.${q.id}
+    SELECT e.${q.id}, e.${q.scheduledAt}, e.${q.createdAt}
     FROM ranked e
     WHERE e.rank_in_aggregate = 1
       AND ${busy('e', false)}${earlier('e')}
@@ -157,12 +157,17 @@ function claim(q: Record<keyof InboxSchema, string>, strict: boolean): string {
     -- read a snapshot, and a row another worker claimed meanwhile must not pass. The batch
     -- limit counts locked rows only, so concurrent claims of one source divide the eligible
     -- heads between them instead of all taking the first \`batch\` and skipping each other's.
+    -- The heads come in schedule order (OFFSET 0 keeps the subquery's order as the join's
+    -- outer order; e's columns are the ones i has in this statement's snapshot), so the join
+    -- stops once \`batch\` rows are locked: sorted after the join, every head (3 x batch) was
+    -- looked up and re-checked first.
     SELECT i.${q.id}
     FROM ${q.table} i
-    JOIN eligible e ON e.${q.id} = i.${q.id}
+    JOIN (SELECT * FROM eligible ORDER BY ${q.scheduledAt}, ${q.createdAt}, ${q.id} OFFSET 0) e
+      ON e.${q.id} = i.${q.id}
     WHERE ${ready('i')}
       AND ${busy('i', true)}${earlier('i')}
-    ORDER BY i.${q.scheduledAt}, i.${q.createdAt}, i.${q.id}
+    ORDER BY e.${q.scheduledAt}, e.${q.createdAt}, e.${q.id}
     LIMIT $2
     FOR UPDATE OF i SKIP LOCKED
 )
