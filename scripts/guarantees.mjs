@@ -48,7 +48,8 @@ export function parseProvedBy(markdown) {
       n++;
       count++;
       const entry = parseEntry(lines[n].replace(/^\s*[-*] /, ''), n + 1);
-      if (entry.problem) problems.push({ lineNumber: n + 1, line: lines[n], reason: entry.problem });
+      if (entry.problem)
+        problems.push({ lineNumber: n + 1, line: lines[n], reason: entry.problem });
       else entries.push(entry);
     }
     if (count === 0)
@@ -101,7 +102,8 @@ export function checkGuarantees(entries, report, run = {}) {
   let checked = 0;
   for (const entry of entries) {
     const file = files.get(entry.file);
-    const selected = !run.partial || file || (run.filters ?? []).some((f) => selects(f, entry.file));
+    const selected =
+      !run.partial || file || (run.filters ?? []).some((f) => selects(f, entry.file));
     if (!selected) continue;
     checked++;
     const fail = (kind, reason) => failures.push({ entry, kind, reason });
@@ -127,7 +129,9 @@ export function checkGuarantees(entries, report, run = {}) {
     if (statuses.size === 1 && statuses.has('passed')) continue;
     const skipped = matches.filter((test) => test.status !== 'passed');
     if (run.nameFilter) continue;
-    const withReason = skipped.every((test) => test.ancestorTitles.some((t) => SKIP_SUFFIX.test(t)));
+    const withReason = skipped.every((test) =>
+      test.ancestorTitles.some((t) => SKIP_SUFFIX.test(t)),
+    );
     if (entry.needs && withReason && !required.has(entry.needs)) {
       allowedSkips.push(entry);
       continue;
@@ -165,7 +169,9 @@ export function runGuaranteeCheck({ readme, report, ...run }) {
   const where = repoPath(run.root ?? process.cwd(), readme);
   const lines = [];
   for (const problem of problems)
-    lines.push(`${where}:${problem.lineNumber}: this "Proved by" line ${problem.reason}: ${problem.line.trim()}`);
+    lines.push(
+      `${where}:${problem.lineNumber}: this "Proved by" line ${problem.reason}: ${problem.line.trim()}`,
+    );
   for (const { entry, kind, reason } of result.failures)
     lines.push(`${where}:${entry.lineNumber}: ${kind}: ${entry.name}\n    ${reason}`);
   const failed = problems.length + result.failures.length;
@@ -202,7 +208,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const partialAt = args.indexOf('--partial');
   const report = option('--report');
   if (!report) {
-    console.error('usage: guarantees.mjs --report results.json [--readme README.md] [--root dir] [--partial [filter ...]]');
+    console.error(
+      'usage: guarantees.mjs --report results.json [--readme README.md] [--root dir] [--partial [filter ...]]',
+    );
     process.exit(2);
   }
   const run =

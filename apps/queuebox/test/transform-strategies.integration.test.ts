@@ -84,9 +84,7 @@ routes:
     return row!.id;
   };
   const row = async (id: string) =>
-    (
-      await db.sql<Row[]>`SELECT state, attempt, last_error FROM outbox WHERE id = ${id}::uuid`
-    )[0]!;
+    (await db.sql<Row[]>`SELECT state, attempt, last_error FROM outbox WHERE id = ${id}::uuid`)[0]!;
   const deliveries = (id: string) => sink.requests.filter((r) => r.headers['x-message-id'] === id);
   const settled = (id: string, state: string) =>
     eventually(async () => {
