@@ -166,7 +166,8 @@ function firstLine(text) {
 export function runGuaranteeCheck({ readme, report, ...run }) {
   const { entries, problems } = parseProvedBy(readFileSync(readme, 'utf8'));
   const result = checkGuarantees(entries, JSON.parse(readFileSync(report, 'utf8')), run);
-  const where = repoPath(run.root ?? process.cwd(), readme);
+  const inRoot = repoPath(run.root ?? process.cwd(), readme);
+  const where = inRoot.startsWith('../') ? readme : inRoot;
   const lines = [];
   for (const problem of problems)
     lines.push(
