@@ -110,6 +110,27 @@ for (const schema of [defaultSchema, renamedSchema]) {
       expect(await inboxCounts()).toEqual({ processed: 1, pending: 2, processing: 1 });
     });
 
+    it('inbox AGE counts from receipt (created_at), not from processing or scheduling', async () => {
+      // The dedup window of promise G4 is the retention period measured from receipt: a message
+      // received 2 h ago and processed (or scheduled) only now is past a 1 h retention, and one
+      // received now is not, whatever its other times say.
+      const at = (ageMs: number) => new Date(Date.now() - ageMs);
+      const insert = (key: string, created: Date, processed: Date, scheduled: Date) =>
+        db.sql.unsafe(
+          `INSERT INTO ${inbox} (${i.source}, ${i.idempotencyKey}, ${i.payload}, ${i.state},
+             ${i.createdAt}, ${i.processedAt}, ${i.scheduledAt})
+           VALUES ('src', $1, '{}'::jsonb, 'processed', $2, $3, $4)`,
+          [key, created, processed, scheduled],
+        );
+      await insert('received-long-ago', at(2 * HOUR), at(0), at(0));
+      await insert('received-now', at(0), at(3 * HOUR), at(3 * HOUR));
+      expect(await retention.deleteOlderThan('inbox', 'processed', at(HOUR), 10)).toBe(1);
+      const left = await db.sql.unsafe<{ key: string }[]>(
+        `SELECT ${i.idempotencyKey} AS "key" FROM ${inbox}`,
+      );
+      expect(left.map((r) => r.key)).toEqual(['received-now']);
+    });
+
     it('refuses any state that is not terminal for its table, and the inbox COUNT policy', async () => {
       await outboxRows('pending', 2, 2 * HOUR);
       await inboxRows('pending', 2, 2 * HOUR);

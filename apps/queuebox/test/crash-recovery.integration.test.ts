@@ -1,0 +1,136 @@
+import {
+  createFreshDatabase,
+  freePort,
+  requireService,
+  startHttpSink,
+  type FreshDatabase,
+  type HttpSink,
+} from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuilt, startQueueBox, writeConfig, type QueueBoxProcess } from './process.js';
+import { eventually } from './service.js';
+
+const pg = await requireService('postgres', 'app: a replica killed mid-delivery');
+const pgUrl = pg.available ? pg.url : '';
+
+const CLAIM_TIMEOUT_MS = 2_000;
+
+/**
+ * Promise G3 of the README (spec §18.1, §4.1 step 1): a crash can duplicate, and loses nothing.
+ * Two real QueueBox processes (the built app) share one database. The first hands its rows to a
+ * receiver that takes them and never answers, and is killed with SIGKILL while they are in
+ * flight: no shutdown step runs, the rows stay `processing` under leases nobody renews. The
+ * second replica's reclaim step returns them to `pending` once the leases run out, without
+ * counting an attempt, and delivers them: the receiver sees each such row twice with the same
+ * X-Message-Id, and the rest of the key behind it in order.
+ */
+describe.skipIf(!pg.available)('a replica killed with SIGKILL mid-delivery', () => {
+  let db: FreshDatabase;
+  let sink: HttpSink;
+  let muted = true;
+  const running: QueueBoxProcess[] = [];
+
+  beforeAll(async () => {
+    assertBuilt();
+    db = await createFreshDatabase(pgUrl, 'qb_crash');
+    // Until the first replica is killed, every delivery is taken and never answered (the replica
+    // dies holding it); after that, every one is accepted.
+    sink = await startHttpSink((_request, response) => {
+      if (!muted) response.writeHead(200).end('ok');
+    });
+  });
+  afterAll(async () => {
+    for (const qb of running) if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
+    await sink?.close();
+    await db?.drop();
+  });
+
+  async function replica(): Promise<{ qb: QueueBoxProcess; base: string }> {
+    const port = await freePort();
+    const qb = startQueueBox([], {
+      QUEUEBOX_CONFIG_FILE: writeConfig(`
+outbox:
+  pollIntervalMs: 50
+  claimTimeoutMs: ${CLAIM_TIMEOUT_MS}
+inbox:
+  relay:
+    enabled: false
+destinations:
+  sink:
+    type: http
+    baseUrl: ${sink.url}
+    path: /events
+routes:
+  - topicPattern: "**"
+    destination: sink
+`),
+      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
+      QUEUEBOX_DATABASE_USERNAME: db.user,
+      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+    });
+    running.push(qb);
+    await qb.waitFor('is listening on port');
+    return { qb, base: `http://127.0.0.1:${port}` };
+  }
+
+  it('delivers the rows a killed replica left in processing, again with the same message id and attempt', async () => {
+    const first = await replica();
+    const ids: string[] = [];
+    for (const [key, step] of [
+      ['order-1', 1],
+      ['order-1', 2],
+      [null, 3],
+    ] as const) {
+      const [row] = await db.sql<{ id: string }[]>`
+        INSERT INTO outbox (topic, key, payload) VALUES ('order.step', ${key}, ${db.sql.json({ step })})
+        RETURNING id::text AS id`;
+      ids.push(row!.id);
+    }
+    const [head, behind, loose] = ids as [string, string, string];
+    // The head of order-1 and the keyless row reach the receiver; step 2 waits behind its head.
+    await eventually(() => sink.requests.length === 2);
+
+    first.qb.child.kill('SIGKILL');
+    const killed = await first.qb.exited;
+    expect(killed.code).toBeNull();
+    muted = false;
+    const atKill = await db.sql<{ id: string; state: string; attempt: number }[]>`
+      SELECT id::text AS id, state, attempt FROM outbox ORDER BY sequence`;
+    expect(atKill).toEqual([
+      { id: head, state: 'processing', attempt: 0 },
+      { id: behind, state: 'pending', attempt: 0 },
+      { id: loose, state: 'processing', attempt: 0 },
+    ]);
+    const heldAtKill = atKill.filter((r) => r.state === 'processing').map((r) => r.id);
+
+    const second = await replica();
+    await eventually(async () => {
+      const [left] = await db.sql<{ n: number }[]>`
+        SELECT count(*)::int AS n FROM outbox WHERE state <> 'sent'`;
+      return left!.n === 0;
+    }, 20_000);
+
+    const deliveries = sink.requests.map((r) => ({
+      id: String(r.headers['x-message-id']),
+      attempt: r.headers['x-attempt'],
+      step: (JSON.parse(r.body) as { step: number }).step,
+    }));
+    // Each row the killed replica held came twice (the duplicate G3 allows), the others once.
+    for (const id of ids)
+      expect(deliveries.filter((d) => d.id === id)).toHaveLength(heldAtKill.includes(id) ? 2 : 1);
+    expect(deliveries.length - ids.length).toBe(heldAtKill.length);
+    // The reclaim counted no attempt: every delivery is attempt 0, every row ends at attempt 0.
+    expect(deliveries.every((d) => d.attempt === '0')).toBe(true);
+    const final = await db.sql<{ attempt: number }[]>`SELECT attempt FROM outbox`;
+    expect(final.every((r) => r.attempt === 0)).toBe(true);
+    // order-1 stayed in order across the crash: step 2 only after its head was delivered again.
+    const keyed = deliveries.filter((d) => d.id === head || d.id === behind).map((d) => d.step);
+    expect(keyed).toEqual([1, 1, 2]);
+    const metrics = await (await fetch(`${second.base}/metrics`)).text();
+    expect(metrics).toMatch(/^queuebox_outbox_messages_reclaimed_total 2$/m);
+
+    second.qb.child.kill('SIGTERM');
+    expect((await second.qb.exited).code).toBe(0);
+  }, 60_000);
+});
