@@ -1,8 +1,7 @@
-import { spawn } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DocExample } from '@queuebox/testing';
+import { runExampleFile, type DocExample } from '@queuebox/testing';
 
 const PACKAGE = fileURLToPath(new URL('../', import.meta.url));
 export const REPOSITORY = join(PACKAGE, '../../');
@@ -22,28 +21,7 @@ export function runDocExample(
   }
   const file = join(PACKAGE, `.docs-example-${process.pid}-${example.index}.mjs`);
   writeFileSync(file, example.code);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [file], {
-      cwd: PACKAGE,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let signalled = false;
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (example.stop && !signalled && example.expect.test(output)) {
-        signalled = true;
-        child.kill('SIGTERM');
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      rmSync(file, { force: true });
-      resolve({ code, output });
-    });
-  });
+  return runExampleFile(file, example, { cwd: PACKAGE, env }).finally(() =>
+    rmSync(file, { force: true }),
+  );
 }

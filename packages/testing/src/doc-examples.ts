@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 /**
@@ -37,4 +38,39 @@ export function examplesOf(path: string, page: string): DocExample[] {
     throw new Error(`${page}: ${blocks} js blocks but ${examples.length} example markers`);
   }
   return examples;
+}
+
+/**
+ * Runs one example file with plain Node in `cwd` (whose node_modules decide what it imports),
+ * with only PATH and `env` in its environment. A `stop` example gets SIGTERM once its output
+ * showed what it expects; any example is killed after 45 s.
+ */
+export function runExampleFile(
+  file: string,
+  example: Pick<DocExample, 'stop' | 'expect'>,
+  options: { readonly cwd: string; readonly env: Record<string, string> },
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [file], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    let signalled = false;
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (example.stop && !signalled && example.expect.test(output)) {
+        signalled = true;
+        child.kill('SIGTERM');
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
 }

@@ -1,10 +1,16 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFreshDatabase, examplesOf, requireService, type DocExample } from '../src/index.js';
+import {
+  createFreshDatabase,
+  examplesOf,
+  requireService,
+  runExampleFile,
+  type DocExample,
+} from '../src/index.js';
 
 const pg = await requireService('postgres', 'published packages: README and docs examples');
 
@@ -173,30 +179,8 @@ function runExample(
   url: string,
   example: Pick<DocExample, 'stop' | 'expect'>,
 ): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    // The repository root as working directory: docs/pull.md reads the shipped SQL files.
-    const child = spawn(process.execPath, [file], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: url },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    let signalled = false;
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      if (example.stop && !signalled && example.expect.test(output)) {
-        signalled = true;
-        child.kill('SIGTERM');
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
+  // The repository root as working directory: docs/pull.md reads the shipped SQL files.
+  return runExampleFile(file, example, { cwd: ROOT, env: { DATABASE_URL: url } });
 }
 
 const PREPARE = `
