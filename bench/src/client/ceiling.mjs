@@ -29,6 +29,7 @@ import { connect, createDatabase, dropDatabase, PG } from '../lib/pg.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { machineTicks, postmasterPid, serverCpuUs } from '../lib/server-cpu.mjs';
 import { round } from '../lib/util.mjs';
+import { pullSqlCeiling } from './pull-sql.mjs';
 
 const args = Object.fromEntries(
   process.argv
@@ -173,48 +174,17 @@ function md5uuid(text) {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
-/**
- * The pull's own SQL without a worker: one claim of 100 at a time (never two at once), then its
- * 100 completions spread over the connections, until the source is empty. The server's CPU is
- * read around every claim and every round of completions, so the two costs come apart in the
- * state a real pull leaves the table in (claimed and completed rows behind the scans).
- */
+/** The pull's own SQL without a worker (pull-sql.mjs), from CLIENTS connections. */
 async function leanPull(db) {
-  const sql = connect(db, { max: CLIENTS });
-  const one = connect(db, { max: 1 });
-  try {
-    const postmaster = await postmasterPid(one);
-    let claimUs = 0;
-    let completeUs = 0;
-    let claimed = 0;
-    let claims = 0;
-    const start = performance.now();
-    for (;;) {
-      const t0 = serverCpuUs(postmaster);
-      const rows = await one.unsafe(sqlText.claim.text, [SOURCE, 100, 30000, 300], { prepare: true });
-      const t1 = serverCpuUs(postmaster);
-      claimUs += t1 - t0;
-      claims += 1;
-      if (rows.length === 0) break;
-      claimed += rows.length;
-      await Promise.all(
-        rows.map((r) => sql.unsafe(sqlText.complete.text, [r.id, r.claim_token], { prepare: true })),
-      );
-      completeUs += serverCpuUs(postmaster) - t1;
-    }
-    const took = (performance.now() - start) / 1000;
-    return {
-      tps: round(claimed / took, 0),
-      transactions: claimed,
-      claims,
-      claimServerCpuUsPerRow: round(claimUs / claimed, 1),
-      completeServerCpuUsPerRow: round(completeUs / claimed, 1),
-      clientCpuUs: 0,
-    };
-  } finally {
-    await one.end({ timeout: 5 });
-    await sql.end({ timeout: 5 });
-  }
+  const run = await pullSqlCeiling(db, { source: SOURCE, connections: CLIENTS });
+  return {
+    tps: run.completedPerSecond,
+    transactions: run.rows,
+    claims: run.claims,
+    claimServerCpuUsPerRow: run.claimServerCpuUsPerRow,
+    completeServerCpuUsPerRow: run.completeServerCpuUsPerRow,
+    clientCpuUs: 0,
+  };
 }
 
 const CASES = [

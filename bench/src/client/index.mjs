@@ -4,7 +4,9 @@
  * `enqueueMany` of 1,000 rows a call beside a hand-written multi-row INSERT (targets: ≥ 0.9 of
  * the hand-written rate). (2) A pull source of 100,000 rows consumed by 4 workers (batchSize 100,
  * maxConcurrency 8, no-op handler) beside the single-row commit rate of 32 connections (target:
- * ≥ 0.6 of it). 1 KiB payloads, null keys, a fresh database per scenario.
+ * ≥ 0.6 of it), and the same rows through the pull's SQL with no worker at all (cl-pull-sql: the
+ * ceiling the reference schema sets; the run prints both ratios). 1 KiB payloads, null keys, a
+ * fresh database per scenario.
  */
 import { silentLogger } from '@queuebox/core';
 import { runMigrations } from '@queuebox/postgres';
@@ -14,7 +16,7 @@ import { connect, withDatabase } from '../lib/pg.mjs';
 import { fmtInt, fmtRatio, printConditions, section, table, writeResults } from '../lib/report.mjs';
 import { round } from '../lib/util.mjs';
 import { manyRows, singleRows } from './enqueue.mjs';
-import { commitRate, pullThroughput } from './pull.mjs';
+import { commitRate, pullSqlRate, pullThroughput } from './pull.mjs';
 
 async function migrated(prefix, keep, body) {
   return withDatabase(prefix, keep, async (db) => {
@@ -47,6 +49,7 @@ export async function runClient(options) {
     scenario('cl-many', 'enqueueMany, 1,000 rows a call', (c, db) => manyRows(c, db, 'client')),
     scenario('cl-many-raw', 'hand-written multi-row INSERT', (c, db) => manyRows(c, db, 'raw')),
     scenario('cl-pull', 'InboxWorker ×4, no-op handler', pullThroughput),
+    scenario('cl-pull-sql', "the pull's SQL alone, no worker (ceiling)", pullSqlRate),
     scenario('cl-commit', 'single-row commits, 32 connections', commitRate),
   ].filter(([id]) => wanted(o, id));
   let scenarios;
@@ -60,6 +63,10 @@ export async function runClient(options) {
   const enqueueRatio = ratio(figure('cl-enqueue', 'rowsPerSecond'), figure('cl-enqueue-raw', 'rowsPerSecond'));
   const manyRatio = ratio(figure('cl-many', 'rowsPerSecond'), figure('cl-many-raw', 'rowsPerSecond'));
   const pullRatio = ratio(figure('cl-pull', 'completedPerSecond'), figure('cl-commit', 'commitsPerSecond'));
+  // The schema's own bound: the pull's SQL with no worker, against the same probe; and how close
+  // the worker comes to that bound.
+  const sqlCeiling = ratio(figure('cl-pull-sql', 'completedPerSecond'), figure('cl-commit', 'commitsPerSecond'));
+  const ofCeiling = ratio(figure('cl-pull', 'completedPerSecond'), figure('cl-pull-sql', 'completedPerSecond'));
   const result = {
     benchmark: 'client',
     startedAt: ctx.startedAt,
@@ -71,6 +78,8 @@ export async function runClient(options) {
       { target: '(1) enqueue ≥ 0.9 × single-row INSERT', value: enqueueRatio, met: enqueueRatio === null ? null : enqueueRatio >= 0.9 },
       { target: '(1) enqueueMany ≥ 0.9 × multi-row INSERT', value: manyRatio, met: manyRatio === null ? null : manyRatio >= 0.9 },
       { target: '(2) pull completed/s ≥ 0.6 × single-row commits/s', value: pullRatio, met: pullRatio === null ? null : pullRatio >= 0.6 },
+      { target: "    the pull's SQL alone (no worker) / single-row commits/s", value: sqlCeiling, met: null },
+      { target: "    pull worker / the pull's SQL alone", value: ofCeiling, met: null },
     ],
   };
   section('client benchmark: results');

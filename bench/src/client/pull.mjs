@@ -7,24 +7,30 @@ import { fromPostgresJs, InboxWorker } from '@queuebox/inbox';
 import { connect } from '../lib/pg.mjs';
 import { cpuAccount } from '../lib/server-cpu.mjs';
 import { now, round, sleep } from '../lib/util.mjs';
+import { pullSqlCeiling } from './pull-sql.mjs';
 
 const SOURCE = 'bench_pull';
 
-export async function pullThroughput(ctx, db) {
-  const o = ctx.options;
-  const rows = o.rows;
+/** The source's `rows` pending pull rows of 1 KiB, then ANALYZE, as every pull scenario starts. */
+async function loadPullRows(ctx, db) {
   const load = connect(db, { max: 4 });
   try {
     await load.unsafe(
       `INSERT INTO inbox (source, idempotency_key, payload, consumption, created_at)
        SELECT $1, 'k' || n, $2::text::jsonb, 'pull', clock_timestamp()
        FROM generate_series(1, $3::int) AS n`,
-      [SOURCE, ctx.payloads.text(0, null), rows],
+      [SOURCE, ctx.payloads.text(0, null), ctx.options.rows],
     );
     await load`ANALYZE inbox`;
   } finally {
     await load.end({ timeout: 5 });
   }
+}
+
+export async function pullThroughput(ctx, db) {
+  const o = ctx.options;
+  const rows = o.rows;
+  await loadPullRows(ctx, db);
   const workers = o['pull-workers'];
   const perWorker = o['pull-concurrency'];
   // Each worker: its handlers' connections, plus the claim and the renewals.
@@ -78,6 +84,27 @@ export async function pullThroughput(ctx, db) {
     stop.abort();
     await Promise.all(runs);
     await sql.end({ timeout: 5 });
+    await observe.end({ timeout: 5 });
+  }
+}
+
+/**
+ * The same rows through the pull's own SQL with no worker (pull-sql.mjs), from as many
+ * connections as the workers' handlers have: the ceiling the schema sets for any worker.
+ */
+export async function pullSqlRate(ctx, db) {
+  const o = ctx.options;
+  await loadPullRows(ctx, db);
+  const observe = connect(db, { max: 1 });
+  try {
+    const cpu = await cpuAccount(observe);
+    const run = await pullSqlCeiling(db, {
+      source: SOURCE,
+      connections: o['pull-workers'] * o['pull-concurrency'],
+      batch: o['pull-batch'],
+    });
+    return { ...run, ...cpu.end(run.rows) };
+  } finally {
     await observe.end({ timeout: 5 });
   }
 }
