@@ -16,6 +16,8 @@ export const logTexts = {
   claimLost: (id: string, action: string) =>
     `The claim on message ${id} was lost, so QueueBox did not ${action}. Another replica or the reclaim step ` +
     `delivers it. Raise 'outbox.claimTimeoutMs' above the slowest publish.`,
+  sentWriteRetried: (id: string, delayMs: number, reason: string) =>
+    `Message ${id} was published, but marking it sent failed; trying again in ${delayMs} ms. Reason: ${reason}`,
   processingFailed: (id: string, reason: string) =>
     `Processing message ${id} failed unexpectedly. Reason: ${reason}`,
   shutdownAbandoned: (timeoutMs: number, count: number) =>

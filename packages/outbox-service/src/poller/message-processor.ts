@@ -3,6 +3,7 @@ import {
   retryDelayMs,
   sanitize,
   sanitizeError,
+  sleep,
   type ClaimedOutboxMessage,
   type Fence,
   type JsonPayload,
@@ -39,6 +40,12 @@ export interface MessageProcessorDeps {
   readonly metrics: ProcessorMetrics;
   readonly logger: Logger;
   readonly retryBaseDelayMs: number;
+  /**
+   * How long a `sent` write that throws (the database restarting, a cut connection) is tried
+   * again before the failure path of spec §4.3 step 7 takes over; the poller passes
+   * `claimTimeoutMs`, the time after which the fence fails anyway.
+   */
+  readonly sentWriteRetryMs: number;
   /** Jitter source of the retry delay; tests pin it. */
   readonly random?: () => number;
 }
@@ -207,12 +214,37 @@ export class MessageProcessor {
 
   private async sent(task: Task, destination: string): Promise<void> {
     task.settling();
-    if (await this.deps.complete({ kind: 'sent', fence: task.fence }, task.message.key !== null)) {
+    if (await this.writeSent(task)) {
       this.deps.metrics.messages.inc({ status: 'sent' });
       this.deps.metrics.destinationMessages.inc({ destination, outcome: 'success' });
     } else {
       this.log(task).error(logTexts.publishedButLost(task.message.id));
       this.deps.metrics.claimsLost.inc({ component: 'outbox' });
+    }
+  }
+
+  /**
+   * The fenced `sent` write, tried again while it throws, for up to `sentWriteRetryMs`. The
+   * message is already at the destination: giving up at once (spec §4.3 step 7 runs the failure
+   * path, whose write fails the same way while the database is away) leaves the row
+   * `processing` until the reclaim step, and the destination then receives it a second time.
+   * The soak test (bench/src/soak) found every PostgreSQL restart duplicating the messages
+   * whose publish was answered during it. The fence still decides: a write that comes back
+   * after the lease ran out changes nothing and reports the lost claim.
+   */
+  private async writeSent(task: Task): Promise<boolean> {
+    const keyed = task.message.key !== null;
+    const giveUpAt = performance.now() + this.deps.sentWriteRetryMs;
+    for (let delayMs = SENT_WRITE_FIRST_DELAY_MS; ; delayMs *= 2) {
+      try {
+        return await this.deps.complete({ kind: 'sent', fence: task.fence }, keyed);
+      } catch (error: unknown) {
+        const wait = Math.min(delayMs, SENT_WRITE_MAX_DELAY_MS);
+        if (task.signal.aborted || performance.now() + wait >= giveUpAt) throw error;
+        this.log(task).warn(logTexts.sentWriteRetried(task.message.id, wait, sanitizeError(error)));
+        await sleep(wait, task.signal);
+        if (task.signal.aborted) throw error;
+      }
     }
   }
 
@@ -288,3 +320,6 @@ export class MessageProcessor {
 }
 
 function noop(): void {}
+
+const SENT_WRITE_FIRST_DELAY_MS = 100;
+const SENT_WRITE_MAX_DELAY_MS = 2000;

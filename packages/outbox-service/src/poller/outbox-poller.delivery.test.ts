@@ -282,12 +282,31 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     expect(h.metrics.messages.value({ status: 'failed' })).toBe(1);
   });
 
-  it('treats a failed sent write as an unexpected exception and schedules a retry', async () => {
+  it('writes a published message sent again when the sent write throws, not a retry', async () => {
     h = pollerHarness();
-    const [id] = await h.insert({ topic: 't', payload: {} });
-    h.store.failNext('complete', new Error('Connection terminated unexpectedly'));
+    const [id] = await h.insert({ topic: 't', key: 'k', payload: {} });
+    // The database restarts while the publish is answered: two sent writes fail, the third lands.
+    h.store.failNext('complete', new Error('Connection terminated unexpectedly'), 2);
     h.poller.start();
-    await until(() => h!.store.row(id!).attempt === 1);
+    await until(() => h!.store.row(id!).state === 'sent', 5_000, 'the row sent');
+    expect(h.store.row(id!).attempt).toBe(0);
+    expect(h.publisher.requests).toHaveLength(1);
+    expect(h.logger.messages('warn')).toEqual([
+      `Message ${id} was published, but marking it sent failed; trying again in 100 ms. Reason: Error: Connection terminated unexpectedly`,
+      `Message ${id} was published, but marking it sent failed; trying again in 200 ms. Reason: Error: Connection terminated unexpectedly`,
+    ]);
+    await until(() => h!.poller.inFlight === 0);
+    expect(h.metrics.processErrors.value()).toBe(0);
+    expect(h.metrics.messages.value({ status: 'sent' })).toBe(1);
+  });
+
+  it('treats a sent write that keeps failing for claimTimeoutMs as an unexpected exception and schedules a retry', async () => {
+    // Tried after 0, 100, 200 and 400 ms; the next wait (800 ms) would pass the 1,000 ms budget.
+    h = pollerHarness({ config: { claimTimeoutMs: 1000 } });
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.store.failNext('complete', new Error('Connection terminated unexpectedly'), 4);
+    h.poller.start();
+    await until(() => h!.store.row(id!).attempt === 1, 5_000, 'a retry scheduled');
     expect(h.store.row(id!)).toMatchObject({
       state: 'pending',
       lastError: 'Error: Connection terminated unexpectedly',

@@ -167,6 +167,7 @@ export class OutboxPoller {
       metrics: deps.metrics,
       logger: deps.logger,
       retryBaseDelayMs: config.retryBaseDelayMs,
+      sentWriteRetryMs: config.claimTimeoutMs,
       ...(deps.random ? { random: deps.random } : {}),
     });
     this.slots = new DeliverySlots(config.concurrency, processor, this.leases, deps.logger, () => {
