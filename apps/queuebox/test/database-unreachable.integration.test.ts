@@ -180,7 +180,10 @@ sources:
     // Each loop said once that it works again; the failed webhooks were never stored.
     for (const prefix of [POLLER_BACK, RELAY_BACK]) {
       const back = logger.timed(prefix).filter(({ atMs }) => atMs >= restoredAt);
-      expect(back.map(({ line }) => line.level), prefix).toEqual(['info']);
+      expect(
+        back.map(({ line }) => line.level),
+        prefix,
+      ).toEqual(['info']);
       expect(back[0]!.atMs - restoredAt, prefix).toBeLessThan(BOUND_MS);
     }
     const [stored] = await db.sql<{ n: number }[]>`
@@ -200,9 +203,32 @@ sources:
     );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     proxy.restore();
-    expect((await eventually(async () => (await webhook('second')).status === 202 || undefined, BOUND_MS))).toBe(true);
+    expect(
+      await eventually(async () => (await webhook('second')).status === 202 || undefined, BOUND_MS),
+    ).toBe(true);
     await eventually(() => delivered('"second"'), BOUND_MS);
     expect(errorsSince(POLLER_FAILED, secondAt)).toHaveLength(1);
     expect(errorsSince(RELAY_FAILED, secondAt)).toHaveLength(1);
+  }, 30_000);
+
+  it('answers readiness 503 and a webhook 500 within 5 s when the database stops answering, and stores again once it answers', async () => {
+    // A dead network: connections open, nothing comes back, nothing is reset. The pool alone
+    // would hold a webhook for its 30 s connection timeout.
+    proxy.setLatency(600_000);
+    proxy.cut();
+    const silentAt = performance.now();
+    await eventually(async () => (await ready()).status === 503, BOUND_MS);
+    expect(performance.now() - silentAt).toBeLessThan(BOUND_MS);
+    const answer = await webhook('silent');
+    expect(answer).toMatchObject({ status: 500, body: '{"error":"Storage failed"}' });
+    expect(answer.ms).toBeLessThan(BOUND_MS);
+
+    // The network is back; the connections it stalled are reset.
+    proxy.setLatency(0);
+    proxy.cut();
+    const backAt = performance.now();
+    await eventually(async () => (await webhook('answering')).status === 202, BOUND_MS);
+    await eventually(() => delivered('"answering"'), BOUND_MS);
+    expect(performance.now() - backAt).toBeLessThan(BOUND_MS);
   }, 30_000);
 });

@@ -157,10 +157,13 @@ describe('InboxRelay: the loop', () => {
     relay.start();
     await waitFor(() => s.forwards.length === 1);
     await relay.close();
-    const failed = 'The relay cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED 127.0.0.1:5432';
+    const failed =
+      'The relay cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED 127.0.0.1:5432';
     expect(logger.messages('error')).toEqual([failed]);
     expect(logger.messages('debug').filter((m) => m === failed)).toHaveLength(2);
-    expect(logger.messages('info')).toEqual(['The relay cycle succeeded again after 3 failure(s).']);
+    expect(logger.messages('info')).toEqual([
+      'The relay cycle succeeded again after 3 failure(s).',
+    ]);
     expect(metrics.relayErrors.value()).toBe(3);
     // Pauses of 10, 20, 40 ms (pollIntervalMs 10, doubling) before the retries and the success.
     const times = logger.timed('The relay cycle').map(({ atMs }) => atMs);

@@ -24,7 +24,9 @@ describe('OutboxPoller loop and shutdown (spec §4.1, §4.6)', () => {
       'The poll cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED password=[REDACTED]';
     expect(h.logger.messages('error')).toEqual([failed]);
     expect(h.logger.messages('debug').filter((m) => m === failed)).toHaveLength(2);
-    expect(h.logger.messages('info')).toContain('The poll cycle succeeded again after 3 failure(s).');
+    expect(h.logger.messages('info')).toContain(
+      'The poll cycle succeeded again after 3 failure(s).',
+    );
     // The pauses doubled from the poll interval: each retry came later than the one before.
     const times = h.logger.timed('The poll cycle failed.').map(({ atMs }) => atMs);
     const pollIntervalMs = h.config.pollIntervalMs;
