@@ -1,15 +1,13 @@
 import {
-  createFreshDatabase,
-  recordingLogger,
   requireService,
-  startFaultProxy,
-  startHttpSink,
   type FaultProxy,
   type FreshDatabase,
   type HttpSink,
+  type RecordingLogger,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { startProxiedService, type ProxiedService } from './proxied-service.js';
+import { eventually } from './service.js';
 
 const SUITE = 'app: a database that answers slowly, under load';
 const pg = await requireService('postgres', SUITE);
@@ -30,61 +28,22 @@ const ROWS = 200;
  * deadlocked.
  */
 describe.skipIf(!pg.available)(SUITE, () => {
+  let qb: ProxiedService;
   let db: FreshDatabase;
   let proxy: FaultProxy;
   let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  const logger = recordingLogger();
+  let logger: RecordingLogger;
 
   beforeAll(async () => {
     if (!pg.available) return;
-    db = await createFreshDatabase(pg.url, 'qb_slow');
-    proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
-    sink = await startHttpSink();
-    service = await startTestService(
-      { jdbcUrl: `jdbc:postgresql://${proxy.host}:${proxy.port}/${db.name}`, user: db.user },
-      `
-database:
-  migrate: true
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
-    path: /events
-routes:
-  - topicPattern: "**"
-    destination: sink
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    topic: hooks.received
-`,
-      {},
-      logger,
-    );
+    qb = await startProxiedService(pg.url, 'qb_slow');
+    ({ db, proxy, sink, logger } = qb);
   });
-
   afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await proxy?.close();
-    await db?.drop();
+    await qb?.close();
   });
 
-  /** One request: its status and how long its answer took. */
-  const timed = async (url: string, init?: RequestInit) => {
-    const started = performance.now();
-    const response = await fetch(url, init);
-    await response.text();
-    return { status: response.status, ms: performance.now() - started };
-  };
-  const webhook = (id: string) =>
-    timed(`${service.base}/inbox/hooks`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id, kind: 'slow-test' }),
-    });
+  const webhook = (id: string) => qb.webhook(id, 'slow-test');
   /** Outbox rows by state, read straight from the shared server (not through the proxy). */
   const sentRows = async () => {
     const [row] = await db.sql<{ n: number }[]>`
@@ -94,7 +53,7 @@ sources:
   const deliveredWebhooks = () => sink.requests.filter((r) => r.body.includes('slow-test')).length;
 
   it('answers every request and keeps delivering while each packet takes 200 ms, then delivers everything', async () => {
-    expect((await fetch(`${service.base}/health/ready`)).status).toBe(200);
+    expect((await qb.timed('/health/ready')).status).toBe(200);
     proxy.setLatency(LATENCY_MS);
     const slowFrom = logger.lines.length;
     const slowAt = performance.now();
@@ -109,13 +68,14 @@ sources:
     for (let wave = 0; performance.now() - slowAt < SLOW_MS; wave++) {
       const [burst, ready] = await Promise.all([
         Promise.all(Array.from({ length: WAVE }, (_, i) => webhook(`slow-${wave}-${i}`))),
-        timed(`${service.base}/health/ready`),
+        qb.timed('/health/ready'),
       ]);
       answers.push(...burst);
       readiness.push(ready);
     }
-    const slowSentRows = await sentRows();
-    const slowDelivered = deliveredWebhooks();
+    // Still slow: the poller and the relay move rows, neither stuck behind the other or the
+    // webhooks (polled, since how far they get in a given time depends on the machine's load).
+    await eventually(async () => (await sentRows()) > 0 && deliveredWebhooks() > 0, 30_000);
     const slowLines = logger.lines.slice(slowFrom);
     proxy.setLatency(0);
 
@@ -127,9 +87,6 @@ sources:
     expect(slowestAnswerMs).toBeLessThan(10_000);
     // Readiness answers within its check bound (3 s) plus the request, whatever it says.
     expect(Math.max(...readiness.map((a) => a.ms))).toBeLessThan(5_000);
-    // While slow, the poller and the relay moved rows: neither stood behind the other.
-    expect(slowSentRows).toBeGreaterThan(0);
-    expect(slowDelivered).toBeGreaterThan(0);
 
     await eventually(async () => (await sentRows()) === ROWS + webhooks, 20_000);
     expect(deliveredWebhooks()).toBe(webhooks);
@@ -137,9 +94,9 @@ sources:
     const inbox = await db.sql<{ state: string; n: number }[]>`
       SELECT state, count(*)::int AS n FROM inbox GROUP BY state`;
     expect(inbox).toEqual([{ state: 'processed', n: webhooks }]);
-    expect((await fetch(`${service.base}/health/ready`)).status).toBe(200);
+    expect((await qb.timed('/health/ready')).status).toBe(200);
     // Slow is not broken: no failed cycle, no connection or statement timeout, no lost claim.
     expect(slowLines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
     expect(logger.at('error')).toEqual([]);
-  }, 60_000);
+  }, 90_000);
 });

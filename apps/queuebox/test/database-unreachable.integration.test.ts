@@ -1,15 +1,13 @@
 import {
-  createFreshDatabase,
-  recordingLogger,
   requireService,
-  startFaultProxy,
-  startHttpSink,
   type FaultProxy,
   type FreshDatabase,
   type HttpSink,
+  type RecordingLogger,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { startProxiedService, type ProxiedService } from './proxied-service.js';
+import { eventually } from './service.js';
 
 const SUITE = 'app: the database unreachable and back, with the default timeouts';
 const pg = await requireService('postgres', SUITE);
@@ -30,63 +28,25 @@ const RELAY_BACK = 'The relay cycle succeeded again';
  * 5 s of the database's return the same process stores, relays and delivers again.
  */
 describe.skipIf(!pg.available)(SUITE, () => {
+  let qb: ProxiedService;
   let db: FreshDatabase;
   let proxy: FaultProxy;
   let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  const logger = recordingLogger();
+  let logger: RecordingLogger;
   let cutAt = 0;
 
   beforeAll(async () => {
     if (!pg.available) return;
-    db = await createFreshDatabase(pg.url, 'qb_unreachable');
-    proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
-    sink = await startHttpSink();
-    service = await startTestService(
-      { jdbcUrl: `jdbc:postgresql://${proxy.host}:${proxy.port}/${db.name}`, user: db.user },
-      `
-database:
-  migrate: true
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
-    path: /events
-routes:
-  - topicPattern: "**"
-    destination: sink
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    topic: hooks.received
-`,
-      {},
-      logger,
-    );
+    qb = await startProxiedService(pg.url, 'qb_unreachable');
+    ({ db, proxy, sink, logger } = qb);
   });
-
   afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await proxy?.close();
-    await db?.drop();
+    await qb?.close();
   });
 
-  /** One timed request: the status, the body text, and how long the answer took. */
-  const timed = async (path: string, init?: RequestInit) => {
-    const started = performance.now();
-    const response = await fetch(`${service.base}${path}`, init);
-    const body = await response.text();
-    return { status: response.status, body, ms: performance.now() - started };
-  };
+  const timed = (path: string, init?: RequestInit) => qb.timed(path, init);
   const ready = () => timed('/health/ready');
-  const webhook = (id: string) =>
-    timed('/inbox/hooks', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json' },
-      body: JSON.stringify({ id, kind: 'outage-test' }),
-    });
+  const webhook = (id: string) => qb.webhook(id, 'outage-test');
   const delivered = (marker: string) => sink.requests.some((r) => r.body.includes(marker));
   const insertOutbox = async (phase: string, count: number): Promise<string[]> => {
     // Straight to the shared server, not through the proxy: the application's own writes.
