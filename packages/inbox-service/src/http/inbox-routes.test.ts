@@ -1,6 +1,6 @@
 import { JsonPayload, QueueBoxError, Secret, type SourceConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { httpSource } from '@queuebox/testing';
+import { httpSource, inMemoryInboxStore } from '@queuebox/testing';
 import {
   UUID,
   KEY_MISSING,
@@ -241,6 +241,22 @@ describe('400', () => {
 });
 
 describe('500 storage failure', () => {
+  it('answers Storage failed when the store does not settle within the bound', async () => {
+    // A database that stops answering: the store would wait for the pool's connection timeout.
+    const store = { ...inMemoryInboxStore(), store: () => new Promise<never>(() => undefined) };
+    const t = setup({ stripe: stripe() }, { store, storeAnswerBoundMs: 50 });
+    const started = performance.now();
+    const res = await t.post('/inbox/stripe', '{"id":"1"}');
+    await expectAnswer(res, 500, '{"error":"Storage failed"}');
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(t.metrics.rejections.series()).toEqual([
+      { labels: { reason: 'storage_failed' }, value: 1 },
+    ]);
+    expect(t.logger.messages('error')).toEqual([
+      "Storing a message of source 'stripe' failed. The sender gets 500 and may resend it. Reason: QueueBoxError: The database did not store the message within 50 ms; a retry can succeed.",
+    ]);
+  });
+
   it('answers Storage failed, counts it and logs the sanitized reason', async () => {
     const t = setup({ stripe: stripe() });
     t.store.failWith(

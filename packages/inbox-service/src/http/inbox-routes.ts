@@ -39,6 +39,8 @@ export interface InboxRoutesDeps {
   readonly newId?: () => string;
   /** Called when a stored push row is due at once; the app wakes the relay with it. */
   readonly onPushStored?: () => void;
+  /** Longest wait for a store before the 500; `STORE_ANSWER_BOUND_MS` unless a test shortens it. */
+  readonly storeAnswerBoundMs?: number;
 }
 
 interface SourceRoute {
@@ -68,6 +70,7 @@ export function inboxRoutes(app: Hono, deps: InboxRoutesDeps): void {
     clock,
     newId: deps.newId ?? randomUUID,
     onPushStored: deps.onPushStored,
+    storeAnswerBoundMs: deps.storeAnswerBoundMs,
   };
   const routes: SourceRoute[] = [];
   const owners = new Map<string, string>();

@@ -27,6 +27,7 @@ import { receivedCorrelationId } from '../extraction/correlation-id.js';
 import { compileHttpExtraction, type HttpExtraction } from '../extraction/http-extraction.js';
 import { compileHeaderFilter, type HeaderFilter } from '../filter/header-filter.js';
 import { ingestLogTexts } from './log-texts.js';
+import { STORE_ANSWER_BOUND_MS, storedWithin } from './store-bound.js';
 import type { ReceivedHeaders } from './received-headers.js';
 import {
   compileSourceTransform,
@@ -51,6 +52,8 @@ export interface HttpIngestDeps {
   readonly newId: () => string;
   /** Called after a new push row that is due at once was stored: the app wakes the relay. */
   readonly onPushStored?: () => void;
+  /** Longest wait for the store before the answer is 500; `STORE_ANSWER_BOUND_MS` by default. */
+  readonly storeAnswerBoundMs?: number;
 }
 
 export interface IngestRequest {
@@ -93,6 +96,7 @@ export function createHttpIngest(
   );
   const excluded = neverStoredHeaders(config.auth);
   const sourceLogger = deps.logger.child({ source: sourceName });
+  const storeAnswerBoundMs = deps.storeAnswerBoundMs ?? STORE_ANSWER_BOUND_MS;
   const { metrics } = deps;
 
   return {
@@ -190,7 +194,7 @@ export function createHttpIngest(
 
       // 10. Store once per (source, idempotency key).
       try {
-        const result = await deps.store.store(
+        const store = deps.store.store(
           {
             id,
             source: sourceName,
@@ -205,6 +209,8 @@ export function createHttpIngest(
           },
           { initialDelayMs: config.initialDelayMs },
         );
+        // Bounded here, not by the pool's 30 s connection timeout (see STORE_ANSWER_BOUND_MS).
+        const result = await storedWithin(store, storeAnswerBoundMs);
         if (result.kind === 'duplicate') {
           metrics.messages.inc({ status: 'duplicate' });
           return answer(200, { status: 'duplicate' });

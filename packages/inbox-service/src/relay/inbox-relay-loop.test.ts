@@ -150,6 +150,28 @@ describe('InboxRelay: the loop', () => {
     expect(line).not.toContain('hunter2');
   });
 
+  it('logs an outage once at ERROR, its retries at DEBUG after growing pauses, and its end at INFO', async () => {
+    const down = () => new Error('connect ECONNREFUSED 127.0.0.1:5432');
+    const s = scriptedInboxStore([down(), down(), down(), [claimedInboxMessage()]]);
+    const { relay, logger, metrics } = relayWith(s.store);
+    relay.start();
+    await waitFor(() => s.forwards.length === 1);
+    await relay.close();
+    const failed =
+      'The relay cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED 127.0.0.1:5432';
+    expect(logger.messages('error')).toEqual([failed]);
+    expect(logger.messages('debug').filter((m) => m === failed)).toHaveLength(2);
+    expect(logger.messages('info')).toEqual([
+      'The relay cycle succeeded again after 3 failure(s).',
+    ]);
+    expect(metrics.relayErrors.value()).toBe(3);
+    // Pauses of 10, 20, 40 ms (pollIntervalMs 10, doubling) before the retries and the success.
+    const times = logger.timed('The relay cycle').map(({ atMs }) => atMs);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(10 - 2);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(20 - 2);
+    expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(40 - 2);
+  });
+
   it('drains on close: the batch in hand is written before close resolves', async () => {
     const rows = [claimedInboxMessage()];
     const s = scriptedInboxStore([rows]);

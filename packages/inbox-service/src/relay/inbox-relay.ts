@@ -1,5 +1,6 @@
 import {
   ConflatedWakeSignal,
+  FailureStreak,
   sanitizeError,
   type RelayClaimedMessage,
   type Fence,
@@ -62,10 +63,23 @@ export class InboxRelay {
   private isRunning = false;
   private nextReclaimAt = Number.NEGATIVE_INFINITY;
   private nextGaugeAt = Number.NEGATIVE_INFINITY;
+  /** Failing cycles in a row: one ERROR per outage, a growing pause (see FailureStreak). */
+  private readonly streak: FailureStreak;
+  /** The first failure of the running cycle; a cycle is one attempt, however much of it failed. */
+  private cycleError: { readonly error: unknown } | null = null;
+  /** The wait after the last cycle: the poll interval, or the streak's pause after a failure. */
+  private pauseMs: number;
 
   constructor(private readonly options: InboxRelayOptions) {
     this.metrics = options.metrics;
     this.nowMs = options.nowMs ?? (() => performance.now());
+    this.pauseMs = options.relay.pollIntervalMs;
+    this.streak = new FailureStreak({
+      logger: options.logger,
+      baseDelayMs: options.relay.pollIntervalMs,
+      failed: relayLogTexts.cycleFailed,
+      recovered: relayLogTexts.cycleRecovered,
+    });
   }
 
   /** True while the loop runs (health). */
@@ -99,7 +113,7 @@ export class InboxRelay {
   }
 
   /**
-   * One cycle of spec §8.1 (the loop calls it, then waits `pollIntervalMs`; tests call it
+   * One cycle of spec §8.1 (the loop calls it, then waits `pollIntervalMs` or the failure pause; tests call it
    * directly). It claims again at once after a full claim, keeps claiming after partial claims
    * until `batchSize` rows moved, and ends on an empty claim. The next claim runs while the
    * previous batch is being written: the claim skips the aggregates of that batch (their rows
@@ -113,8 +127,28 @@ export class InboxRelay {
    * processing and skips their aggregates), and the round trip and row parsing of one overlap
    * the other's execution. Claimed rows are never dropped: a cycle that ends (empty claim,
    * close, error) still writes every batch its claims returned.
+   *
+   * A cycle never throws: every failure is counted (`queuebox_inbox_relay_errors_total`), and the
+   * cycle as a whole is one attempt for the failure streak, which logs it and sets the next wait.
    */
   async cycle(): Promise<void> {
+    this.cycleError = null;
+    try {
+      await this.claimAndForward();
+    } catch (error: unknown) {
+      this.cycleFailed(error);
+    }
+    // Set by cycleFailed during the awaits above, which flow analysis does not see.
+    const failure = this.cycleError as { readonly error: unknown } | null;
+    if (failure === null) {
+      this.streak.succeeded();
+      this.pauseMs = this.options.relay.pollIntervalMs;
+    } else {
+      this.pauseMs = this.streak.failed(sanitizeError(failure.error));
+    }
+  }
+
+  private async claimAndForward(): Promise<void> {
     const { store, relay } = this.options;
     const claims: Promise<RelayClaimedMessage[]>[] = [];
     const claim = (): void => {
@@ -160,12 +194,9 @@ export class InboxRelay {
   private async run(): Promise<void> {
     const signal = this.controller.signal;
     while (!signal.aborted) {
-      try {
-        await this.cycle();
-      } catch (error: unknown) {
-        this.cycleFailed(error);
-      }
-      await this.wakeSignal.wait(this.options.relay.pollIntervalMs, signal);
+      await this.cycle();
+      // A stored webhook ends a failure pause too: it proves the database answers again.
+      await this.wakeSignal.wait(this.pauseMs, signal);
     }
   }
 
@@ -298,9 +329,10 @@ export class InboxRelay {
     this.options.logger.warn(relayLogTexts.claimLost(message.id, action), fieldsOf(message));
   }
 
+  /** Counted at once; logged once per cycle at its end, through the streak (see `cycle`). */
   private cycleFailed(error: unknown): void {
     this.metrics.relayErrors.inc();
-    this.options.logger.error(relayLogTexts.cycleFailed(sanitizeError(error)));
+    this.cycleError ??= { error };
   }
 }
 

@@ -6,6 +6,9 @@
 export const relayLogTexts = {
   cycleFailed: (reason: string) =>
     `The relay cycle failed. The next cycle retries. Reason: ${reason}`,
+  /** Not the reference's: the end of an outage, after which a failure is an ERROR again. */
+  cycleRecovered: (failures: number) =>
+    `The relay cycle succeeded again after ${failures} failure(s).`,
   emptyTopic: (source: string, id: string) =>
     `The topic template of source '${source}' rendered empty for inbox message ${id}, so no destination ` +
     `can receive it and QueueBox marks it dead. Set 'sources.${source}.topic', or set the event type path.`,

@@ -5,6 +5,9 @@
 export const logTexts = {
   cycleFailed: (reason: string) =>
     `The poll cycle failed. The next cycle retries. Reason: ${reason}`,
+  /** Not the reference's: the end of an outage, after which a failure is an ERROR again. */
+  cycleRecovered: (failures: number) =>
+    `The poll cycle succeeded again after ${failures} failure(s).`,
   retryScheduled: (id: string, attempt: number, delayMs: number, reason: string) =>
     `Publishing message ${id} failed on attempt ${attempt}. The retry runs in ${delayMs} ms. Reason: ${reason}`,
   attemptsExhausted: (id: string, attempt: number, reason: string) =>

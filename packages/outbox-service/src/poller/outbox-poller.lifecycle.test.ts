@@ -14,16 +14,24 @@ const hanging = () =>
   );
 
 describe('OutboxPoller loop and shutdown (spec §4.1, §4.6)', () => {
-  it('logs a failing cycle, backs off and keeps going', async () => {
+  it('logs a failing streak once at ERROR, the retries at DEBUG, backs off and keeps going', async () => {
     h = pollerHarness();
-    h.store.failNext('claim', new Error('connect ECONNREFUSED password=hunter2'), 2);
+    h.store.failNext('claim', new Error('connect ECONNREFUSED password=hunter2'), 3);
     const [id] = await h.insert({ topic: 't', payload: {} });
     h.poller.start();
     await until(() => h!.store.row(id!).state === 'sent', 5_000, 'delivery after the failures');
-    expect(h.logger.messages('error')).toEqual([
-      'The poll cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED password=[REDACTED]',
-      'The poll cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED password=[REDACTED]',
-    ]);
+    const failed =
+      'The poll cycle failed. The next cycle retries. Reason: Error: connect ECONNREFUSED password=[REDACTED]';
+    expect(h.logger.messages('error')).toEqual([failed]);
+    expect(h.logger.messages('debug').filter((m) => m === failed)).toHaveLength(2);
+    expect(h.logger.messages('info')).toContain(
+      'The poll cycle succeeded again after 3 failure(s).',
+    );
+    // The pauses doubled from the poll interval: each retry came later than the one before.
+    const times = h.logger.timed('The poll cycle failed.').map(({ atMs }) => atMs);
+    const pollIntervalMs = h.config.pollIntervalMs;
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(pollIntervalMs - 2);
+    expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(2 * pollIntervalMs - 2);
     expect(h.poller.running).toBe(true);
   });
 

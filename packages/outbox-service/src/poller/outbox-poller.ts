@@ -1,6 +1,7 @@
 import {
   CLAIM_LOAD_WINDOW_MS,
   ConflatedWakeSignal,
+  FailureStreak,
   settledWithin,
   sleep,
   sanitizeError,
@@ -74,9 +75,6 @@ const COMPLETION_LINGER_MS = 5;
  */
 const UNKEYED_COMPLETION_LINGER_MS = 30;
 
-/** Longest pause after failing cycles, so a database that is down is not hammered. */
-const MAX_FAILURE_BACKOFF_MS = 5_000;
-
 /**
  * Claims in flight at once. A second claim overlaps the first only when the buffer drains by
  * half a batch during one claim round trip, i.e. when the claim latency, not the destination,
@@ -133,7 +131,8 @@ export class OutboxPoller {
   private reservedRows = 0;
   /** A second claim overlaps only under a backlog, so an idle poller costs one claim per interval. */
   private lastClaimFull = false;
-  private failures = 0;
+  /** Failing cycles in a row: one ERROR per outage, a growing pause (see FailureStreak). */
+  private readonly streak: FailureStreak;
   private backoffUntilMs = 0;
   private started = false;
   private stopping = false;
@@ -148,6 +147,12 @@ export class OutboxPoller {
     private readonly deps: OutboxPollerDeps,
   ) {
     this.wakeSignal = deps.wakeSignal ?? new ConflatedWakeSignal();
+    this.streak = new FailureStreak({
+      logger: deps.logger,
+      baseDelayMs: config.pollIntervalMs,
+      failed: logTexts.cycleFailed,
+      recovered: logTexts.cycleRecovered,
+    });
     this.writer = new CompletionWriter(deps.store, {
       moreExpected: () => this.slots.publishing > 0,
       lingerMs: COMPLETION_LINGER_MS,
@@ -232,7 +237,7 @@ export class OutboxPoller {
     // Taken before the call, so a failing reclaim is not retried on every cycle either.
     this.lastReclaimMs = now;
     const count = await this.deps.store.reclaimExpired();
-    this.failures = 0;
+    this.streak.succeeded();
     if (count > 0) {
       this.deps.metrics.reclaimed.inc(count);
       this.wakeSignal.wake();
@@ -279,7 +284,7 @@ export class OutboxPoller {
       this.cycleFailed(error);
       return;
     }
-    this.failures = 0;
+    this.streak.succeeded();
     this.lastClaimFull = rows.length >= limit;
     this.deps.claimLoad?.record(rows.length);
     if (this.stopping) {
@@ -297,17 +302,13 @@ export class OutboxPoller {
     if (rows.length >= limit) this.wakeSignal.wake();
   }
 
-  /** Spec §4.1: a failing cycle is logged and the loop goes on, after a growing pause. */
+  /**
+   * Spec §4.1: a failing cycle is logged and the loop goes on, after a growing pause. An outage
+   * fails every cycle: the first failure is the ERROR, the retries are DEBUG (FailureStreak).
+   */
   private cycleFailed(error: unknown): void {
-    this.failures++;
-    this.backoffUntilMs = performance.now() + this.failureBackoffMs(this.failures);
-    this.deps.logger.error(logTexts.cycleFailed(sanitizeError(error)));
+    this.backoffUntilMs = performance.now() + this.streak.failed(sanitizeError(error));
     this.wakeSignal.wake();
-  }
-
-  private failureBackoffMs(failures: number): number {
-    const base = Math.max(1, this.config.pollIntervalMs);
-    return Math.min(base * 2 ** Math.min(failures - 1, 16), Math.max(base, MAX_FAILURE_BACKOFF_MS));
   }
 
   private maybeRefreshGauges(): void {
@@ -323,7 +324,8 @@ export class OutboxPoller {
         this.deps.metrics.oldestPendingAgeSeconds.set(gauges.oldestPendingAgeSeconds);
       })
       .catch((error: unknown) => {
-        this.deps.logger.error(logTexts.cycleFailed(sanitizeError(error)));
+        // Off the loop's attempts: it reports an outage that the claims have not met yet.
+        this.streak.sideFailed(sanitizeError(error));
       })
       .finally(() => {
         this.gaugesRunning = false;

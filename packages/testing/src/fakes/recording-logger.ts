@@ -18,6 +18,8 @@ export class RecordingLogger implements Logger {
   constructor(
     readonly lines: LogLine[] = [],
     private readonly fields: LogFields = {},
+    /** `performance.now()` of each line, by index in `lines`: outage tests measure intervals. */
+    readonly times: number[] = [],
   ) {}
 
   readonly debug = (message: string, fields?: LogFields): void =>
@@ -28,7 +30,7 @@ export class RecordingLogger implements Logger {
     this.push('error', message, fields);
 
   readonly child = (fields: LogFields): RecordingLogger =>
-    new RecordingLogger(this.lines, { ...this.fields, ...fields });
+    new RecordingLogger(this.lines, { ...this.fields, ...fields }, this.times);
 
   /** The lines of one level. */
   at(level: LogLevel): LogLine[] {
@@ -40,8 +42,16 @@ export class RecordingLogger implements Logger {
     return (level === undefined ? this.lines : this.at(level)).map((line) => line.message);
   }
 
+  /** The lines whose message starts with `prefix`, each with the time it was logged. */
+  timed(prefix: string): { readonly line: LogLine; readonly atMs: number }[] {
+    return this.lines.flatMap((line, index) =>
+      line.message.startsWith(prefix) ? [{ line, atMs: this.times[index] ?? Number.NaN }] : [],
+    );
+  }
+
   private push(level: LogLevel, message: string, fields?: LogFields): void {
     this.lines.push({ level, message, fields: { ...this.fields, ...fields } });
+    this.times.push(performance.now());
   }
 }
 
