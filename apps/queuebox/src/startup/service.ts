@@ -20,6 +20,7 @@ import { adminRoutes, dataRoutes } from './http-routes.js';
 import { buildOutbox, planOutbox } from './outbox-assembly.js';
 import { brokerIngestFor, buildSourceConsumers, sourceHealth } from './source-consumers.js';
 import { ShutdownSequence } from './shutdown.js';
+import { compileSources } from './source-compile.js';
 import { step } from './step.js';
 import { refuseUnbuiltFeatures } from './unbuilt-guard.js';
 
@@ -66,6 +67,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   try {
+    await step('compile the sources', () => compileSources(config, transformer, metrics.inbox));
     const provider = await step('load the database provider', () =>
       loadDatabaseProvider(config.database.type),
     );
