@@ -3,12 +3,22 @@ import {
   createFreshDatabase,
   freePort,
   requireService,
+  startFaultProxy,
+  startHttpSink,
   type FreshDatabase,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runQueueBox, writeConfig, type ProcessResult } from './process.js';
+import {
+  assertBuilt,
+  runQueueBox,
+  startQueueBox,
+  writeConfig,
+  type ProcessResult,
+} from './process.js';
+import { eventually } from './service.js';
 
 const pg = await requireService('postgres', 'app: startup steps (spec §17.1)');
+const rabbit = await requireService('rabbitmq', 'app: startup steps (spec §17.1)');
 
 const PASSWORD = 'hunter2-startup-secret';
 const SINK = `
@@ -212,4 +222,66 @@ describe.skipIf(!pg.available)('startup steps on a real database', () => {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
   });
+
+  it.skipIf(!rabbit.available)(
+    'runs the shutdown sequence and exits 0 on a SIGTERM that lands while step 10 is still starting (the hook of step 9)',
+    async () => {
+      // The RabbitMQ source's first connection crawls through a slow proxy, so step 10 (the
+      // poller already running, the source still connecting, the HTTP server not yet
+      // listening) lasts seconds; the poller delivering a row shows step 10 has begun.
+      const broker = new URL(rabbit.available ? rabbit.url : 'amqp://127.0.0.1:5672');
+      const proxy = await startFaultProxy({
+        target: { host: broker.hostname, port: Number(broker.port || 5672) },
+      });
+      proxy.setLatency(400);
+      const sink = await startHttpSink();
+      await db.sql`INSERT INTO outbox (topic, payload) VALUES ('order.placed', '{}')`;
+      broker.host = `${proxy.host}:${proxy.port}`;
+      const qb = startQueueBox([], {
+        ...env,
+        QUEUEBOX_CONFIG_FILE: writeConfig(`
+outbox:
+  pollIntervalMs: 50
+  shutdownTimeoutMs: 2000
+inbox:
+  relay:
+    enabled: false
+destinations:
+  sink:
+    type: http
+    baseUrl: ${sink.url}
+routes:
+  - topicPattern: "**"
+    destination: sink
+sources:
+  slow:
+    type: rabbitmq
+    queueName: qb-startup-${Date.now()}
+    declareQueue: true
+    connectionUrl: ${broker.href}
+`),
+        QUEUEBOX_SERVER_HTTPPORT: String(await freePort()),
+      });
+      try {
+        await eventually(() => sink.requests.length > 0, 20_000);
+        expect(qb.output()).not.toContain('is listening on port');
+        qb.child.kill('SIGTERM');
+        const killer = setTimeout(() => qb.child.kill('SIGKILL'), 30_000);
+        const result = await qb.exited;
+        clearTimeout(killer);
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain('Shutting down QueueBox...');
+        expect(result.stdout).toContain('Shutdown complete');
+        expect(errorLines(result)).toEqual([]);
+        const [row] = await db.sql<{ state: string }[]>`SELECT state FROM outbox`;
+        expect(row?.state).toBe('sent');
+      } finally {
+        if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
+        await sink.close();
+        await proxy.close();
+        await db.sql`DELETE FROM outbox`;
+      }
+    },
+    45_000,
+  );
 });

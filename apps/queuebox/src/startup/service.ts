@@ -29,6 +29,11 @@ export interface ServiceOptions {
   readonly logger: Logger;
   /** Bind address of the servers; tests use 127.0.0.1. */
   readonly hostname?: string;
+  /**
+   * Spec §17.1 step 9: called with the §17.2 sequence once it is complete, before step 10 starts
+   * anything, so the caller can hook SIGTERM to it while the sources and servers still start.
+   */
+  readonly onShutdownHook?: (stop: () => Promise<void>) => void;
 }
 
 export interface RunningService {
@@ -151,6 +156,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
     const servers: RunningServer[] = [];
     shutdown.http(drain, servers, config.outbox.shutdownTimeoutMs);
+    options.onShutdownHook?.(() => shutdown.run());
     poller.start();
     capture?.service.start();
     retention?.start();
