@@ -19,6 +19,11 @@ const SHUTDOWN_TIMEOUT_MS = 3000;
 const CLAIM_TIMEOUT_MS = 5000;
 /** Spec §17.2: drain ≤ 5 s, then the poller ≤ outbox.shutdownTimeoutMs; the rest is slack. */
 const EXIT_BOUND_MS = 5000 + 2 * SHUTDOWN_TIMEOUT_MS;
+/**
+ * With a request that never ends, the drain's 5 s come first, then the servers' stop (grace
+ * 5000 ms, timeout max(outbox.shutdownTimeoutMs, 5000)), then the poller's wait.
+ */
+const STUCK_BOUND_MS = 5000 + Math.max(SHUTDOWN_TIMEOUT_MS, 5000) + SHUTDOWN_TIMEOUT_MS;
 
 /**
  * Spec §17.2 with real work in flight, on the built app: deliveries held by a slow destination
@@ -181,6 +186,33 @@ sources:
     const stored = await db.sql<{ id: string; key: string }[]>`
       SELECT id::text AS id, idempotency_key AS key FROM inbox ORDER BY created_at`;
     expect(stored).toEqual([{ id: messageId, key: 'slow-webhook' }]);
+  }, 60_000);
+
+  it('gives a webhook that never finishes its body 5 s, logs how many were still running, and exits 0', async () => {
+    const { qb, base } = await start();
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    socket.on('error', () => undefined);
+    socket.write(
+      `POST /inbox/orders HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+        `Content-Length: 1000\r\n\r\n{"id":"never-finished",`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const started = performance.now();
+    const stopping = terminate(qb);
+    await qb.waitFor('were still running after', 15_000);
+    // Spec §17.2 step 1: the drain waits 5000 ms for running requests, no longer.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(4500);
+    const result = await stopping;
+    socket.destroy();
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '1 HTTP request(s) were still running after 5000 ms of draining.',
+    );
+    expect(result.stdout).toContain('Shutdown complete');
+    expect(result.elapsed).toBeLessThan(STUCK_BOUND_MS);
+    const [row] = await db.sql<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM inbox WHERE idempotency_key = 'never-finished'`;
+    expect(row!.n).toBe(0);
   }, 60_000);
 });
 
