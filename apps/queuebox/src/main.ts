@@ -101,11 +101,15 @@ async function main(): Promise<number> {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
     };
-    const started = startService({ env: process.env, logger, onShutdownHook }).then(
-      () => stopped,
-      // A start that a signal stopped may fail on what the shutdown closed: the stop decides.
-      (error: unknown) => (signalled ? stopped : Promise.reject(error)),
-    );
+    const started = (async () => {
+      try {
+        await startService({ env: process.env, logger, onShutdownHook });
+      } catch (error: unknown) {
+        // A start that a signal stopped may fail on what the shutdown closed: the stop decides.
+        if (!signalled) throw error;
+      }
+      return stopped;
+    })();
     // The race ends a start still waiting in step 10 (a source connecting) once the stop is done.
     return await Promise.race([started, stopped]);
   } catch (error: unknown) {

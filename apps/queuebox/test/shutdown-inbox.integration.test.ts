@@ -116,7 +116,9 @@ sources:
     prefetchCount: 20
 `;
       const stored = () =>
-        count(db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM inbox WHERE source = 'orders'`);
+        count(
+          db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM inbox WHERE source = 'orders'`,
+        );
       proxy.setLatency(DATABASE_LATENCY_MS);
       const first = await start(source);
       await eventually(async () => (await stored()) >= 20, 30_000);

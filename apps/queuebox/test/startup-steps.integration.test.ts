@@ -42,7 +42,11 @@ const errorLines = (result: ProcessResult) =>
  * A "database" that only counts the connections it is offered (and drops them): a start that
  * stops before spec §17.1 step 5 must leave it at 0.
  */
-async function countingDatabase(): Promise<{ url: string; count: () => number; close(): Promise<void> }> {
+async function countingDatabase(): Promise<{
+  url: string;
+  count: () => number;
+  close(): Promise<void>;
+}> {
   let count = 0;
   const server: Server = createServer((socket) => {
     count++;

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { silentLogger, systemClock, type AppConfig, type InboxMetrics, type Transformer } from '@queuebox/core';
+import {
+  silentLogger,
+  systemClock,
+  type AppConfig,
+  type InboxMetrics,
+  type Transformer,
+} from '@queuebox/core';
 import { createBrokerIngest } from '@queuebox/inbox-service';
 import { Hono } from 'hono';
 import { dataRoutes } from './http-routes.js';
