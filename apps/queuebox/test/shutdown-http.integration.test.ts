@@ -10,7 +10,13 @@ import {
   type SinkRequest,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, startQueueBox, writeConfig, type QueueBoxProcess } from './process.js';
+import {
+  assertBuilt,
+  startQueueBox,
+  terminateQueueBox,
+  writeConfig,
+  type QueueBoxProcess,
+} from './process.js';
 import { eventually } from './service.js';
 
 const pg = await requireService('postgres', 'app: SIGTERM with HTTP work in flight (spec §17.2)');
@@ -85,15 +91,7 @@ sources:
     return { qb, base: `http://127.0.0.1:${port}` };
   }
 
-  /** SIGTERM, then the exit with the time it took; SIGKILL past twice the bound (a failure). */
-  async function terminate(qb: QueueBoxProcess) {
-    const started = performance.now();
-    qb.child.kill('SIGTERM');
-    const killer = setTimeout(() => qb.child.kill('SIGKILL'), 2 * EXIT_BOUND_MS);
-    const result = await qb.exited;
-    clearTimeout(killer);
-    return { ...result, elapsed: performance.now() - started };
-  }
+  const terminate = (qb: QueueBoxProcess) => terminateQueueBox(qb, 2 * STUCK_BOUND_MS);
 
   it('marks the deliveries that finish during the wait sent, leaves the rest processing, and a second start delivers them', async () => {
     const held: { request: SinkRequest; response: ServerResponse }[] = [];

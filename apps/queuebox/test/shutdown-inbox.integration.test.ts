@@ -11,7 +11,13 @@ import {
   type RabbitKit,
 } from '@queuebox/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, startQueueBox, writeConfig, type QueueBoxProcess } from './process.js';
+import {
+  assertBuilt,
+  startQueueBox,
+  terminateQueueBox,
+  writeConfig,
+  type QueueBoxProcess,
+} from './process.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: SIGTERM while the inbox side is busy (spec §17.2)';
@@ -77,15 +83,10 @@ ${yaml}`),
   }
 
   async function terminate(qb: QueueBoxProcess) {
-    const started = performance.now();
-    qb.child.kill('SIGTERM');
-    const killer = setTimeout(() => qb.child.kill('SIGKILL'), 2 * EXIT_BOUND_MS);
-    const result = await qb.exited;
-    clearTimeout(killer);
-    const elapsed = performance.now() - started;
+    const result = await terminateQueueBox(qb, 2 * EXIT_BOUND_MS);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Shutdown complete');
-    expect(elapsed).toBeLessThan(EXIT_BOUND_MS);
+    expect(result.elapsed).toBeLessThan(EXIT_BOUND_MS);
     return result;
   }
 

@@ -12,6 +12,7 @@ import {
   assertBuilt,
   runQueueBox,
   startQueueBox,
+  terminateQueueBox,
   writeConfig,
   type ProcessResult,
 } from './process.js';
@@ -269,10 +270,7 @@ sources:
       try {
         await eventually(() => sink.requests.length > 0, 20_000);
         expect(qb.output()).not.toContain('is listening on port');
-        qb.child.kill('SIGTERM');
-        const killer = setTimeout(() => qb.child.kill('SIGKILL'), 30_000);
-        const result = await qb.exited;
-        clearTimeout(killer);
+        const result = await terminateQueueBox(qb, 30_000);
         expect(result.code).toBe(0);
         expect(result.stdout).toContain('Shutting down QueueBox...');
         expect(result.stdout).toContain('Shutdown complete');
