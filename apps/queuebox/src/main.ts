@@ -84,14 +84,34 @@ async function main(): Promise<number> {
         print,
       });
     }
-    const service = await startService({ env: process.env, logger });
-    return await new Promise<number>((resolve) => {
-      const stop = () => {
-        void service.stop().then(() => resolve(0));
-      };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+    // Spec §17.1 step 9: the signals are hooked to the shutdown sequence before step 10 starts
+    // anything. Hooked only after the start returned, a SIGTERM that landed while a source was
+    // still connecting killed the process with the poller running and exited without the §17.2
+    // sequence (no exit 0, no "Shutdown complete").
+    let signalled = false;
+    let exitAfterStop: (code: number) => void = () => undefined;
+    const stopped = new Promise<number>((resolve) => {
+      exitAfterStop = resolve;
     });
+    const onShutdownHook = (stop: () => Promise<void>) => {
+      const onSignal = () => {
+        signalled = true;
+        void stop().then(() => exitAfterStop(0));
+      };
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
+    };
+    const started = (async () => {
+      try {
+        await startService({ env: process.env, logger, onShutdownHook });
+      } catch (error: unknown) {
+        // A start that a signal stopped may fail on what the shutdown closed: the stop decides.
+        if (!signalled) throw error;
+      }
+      return stopped;
+    })();
+    // The race ends a start still waiting in step 10 (a source connecting) once the stop is done.
+    return await Promise.race([started, stopped]);
   } catch (error: unknown) {
     const text =
       error instanceof Error && error.name === 'StartupFailure'

@@ -96,6 +96,22 @@ export function runQueueBox(
   return startQueueBox(args, env, options).exited;
 }
 
+/**
+ * Sends SIGTERM and waits for the exit, measuring how long it took; past `killAfterMs` the
+ * process gets SIGKILL (its exit code is then null, which fails any test expecting 0).
+ */
+export async function terminateQueueBox(
+  qb: QueueBoxProcess,
+  killAfterMs: number,
+): Promise<ProcessResult & { readonly elapsed: number }> {
+  const started = performance.now();
+  qb.child.kill('SIGTERM');
+  const killer = setTimeout(() => qb.child.kill('SIGKILL'), killAfterMs);
+  const result = await qb.exited;
+  clearTimeout(killer);
+  return { ...result, elapsed: performance.now() - started };
+}
+
 export function writeConfig(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'queuebox-config-'));
   const file = join(dir, 'queuebox.yml');

@@ -20,6 +20,7 @@ import { adminRoutes, dataRoutes } from './http-routes.js';
 import { buildOutbox, planOutbox } from './outbox-assembly.js';
 import { brokerIngestFor, buildSourceConsumers, sourceHealth } from './source-consumers.js';
 import { ShutdownSequence } from './shutdown.js';
+import { compileSources } from './source-compile.js';
 import { step } from './step.js';
 import { refuseUnbuiltFeatures } from './unbuilt-guard.js';
 
@@ -28,6 +29,11 @@ export interface ServiceOptions {
   readonly logger: Logger;
   /** Bind address of the servers; tests use 127.0.0.1. */
   readonly hostname?: string;
+  /**
+   * Spec §17.1 step 9: called with the §17.2 sequence once it is complete, before step 10 starts
+   * anything, so the caller can hook SIGTERM to it while the sources and servers still start.
+   */
+  readonly onShutdownHook?: (stop: () => Promise<void>) => void;
 }
 
 export interface RunningService {
@@ -66,6 +72,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   try {
+    await step('compile the sources', () => compileSources(config, transformer, metrics.inbox));
     const provider = await step('load the database provider', () =>
       loadDatabaseProvider(config.database.type),
     );
@@ -149,6 +156,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
 
     const servers: RunningServer[] = [];
     shutdown.http(drain, servers, config.outbox.shutdownTimeoutMs);
+    options.onShutdownHook?.(() => shutdown.run());
     poller.start();
     capture?.service.start();
     retention?.start();
