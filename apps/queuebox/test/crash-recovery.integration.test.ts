@@ -1,13 +1,12 @@
 import {
   createFreshDatabase,
-  freePort,
   requireService,
   startHttpSink,
   type FreshDatabase,
   type HttpSink,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, startQueueBox, writeConfig, type QueueBoxProcess } from './process.js';
+import { assertBuilt, serveQueueBox, type QueueBoxProcess } from './process.js';
 import { eventually } from './service.js';
 
 const pg = await requireService('postgres', 'app: a replica killed mid-delivery');
@@ -45,10 +44,10 @@ describe.skipIf(!pg.available)('a replica killed with SIGKILL mid-delivery', () 
     await db?.drop();
   });
 
-  async function replica(): Promise<{ qb: QueueBoxProcess; base: string }> {
-    const port = await freePort();
-    const qb = startQueueBox([], {
-      QUEUEBOX_CONFIG_FILE: writeConfig(`
+  function replica(): Promise<{ qb: QueueBoxProcess; base: string }> {
+    return serveQueueBox(
+      db,
+      `
 outbox:
   pollIntervalMs: 50
   claimTimeoutMs: ${CLAIM_TIMEOUT_MS}
@@ -63,15 +62,9 @@ destinations:
 routes:
   - topicPattern: "**"
     destination: sink
-`),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
-      QUEUEBOX_SERVER_HTTPPORT: String(port),
-    });
-    running.push(qb);
-    await qb.waitFor('is listening on port');
-    return { qb, base: `http://127.0.0.1:${port}` };
+`,
+      running,
+    );
   }
 
   it('delivers the rows a killed replica left in processing, again with the same message id and attempt', async () => {

@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@queuebox/testing';
 
 /** Runs the BUILT service (`dist/main.js`) as a real process, the way an operator does. */
 export const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -117,4 +118,27 @@ export function writeConfig(yaml: string): string {
   const file = join(dir, 'queuebox.yml');
   writeFileSync(file, yaml);
   return file;
+}
+
+/**
+ * Serves `yaml` against a test database (the local server trusts the user, so the password is a
+ * placeholder) on a free data port, once the process says it is listening; the process is added
+ * to `running`, so the file's afterAll can kill what a failed test left behind.
+ */
+export async function serveQueueBox(
+  database: { readonly jdbcUrl: string; readonly user: string },
+  yaml: string,
+  running: QueueBoxProcess[],
+): Promise<{ qb: QueueBoxProcess; base: string }> {
+  const port = await freePort();
+  const qb = startQueueBox([], {
+    QUEUEBOX_CONFIG_FILE: writeConfig(yaml),
+    QUEUEBOX_DATABASE_URL: database.jdbcUrl,
+    QUEUEBOX_DATABASE_USERNAME: database.user,
+    QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
+    QUEUEBOX_SERVER_HTTPPORT: String(port),
+  });
+  running.push(qb);
+  await qb.waitFor('is listening on port', 30_000);
+  return { qb, base: `http://127.0.0.1:${port}` };
 }

@@ -2,7 +2,6 @@ import { connect, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import {
   createFreshDatabase,
-  freePort,
   requireService,
   startHttpSink,
   type FreshDatabase,
@@ -10,13 +9,7 @@ import {
   type SinkRequest,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  startQueueBox,
-  terminateQueueBox,
-  writeConfig,
-  type QueueBoxProcess,
-} from './process.js';
+import { assertBuilt, serveQueueBox, terminateQueueBox, type QueueBoxProcess } from './process.js';
 import { eventually } from './service.js';
 
 const pg = await requireService('postgres', 'app: SIGTERM with HTTP work in flight (spec §17.2)');
@@ -53,10 +46,10 @@ describe.skipIf(!pg.available)('SIGTERM with HTTP work in flight', () => {
     await db?.drop();
   });
 
-  async function start(): Promise<{ qb: QueueBoxProcess; base: string }> {
-    const port = await freePort();
-    const qb = startQueueBox([], {
-      QUEUEBOX_CONFIG_FILE: writeConfig(`
+  function start(): Promise<{ qb: QueueBoxProcess; base: string }> {
+    return serveQueueBox(
+      db,
+      `
 outbox:
   pollIntervalMs: 50
   concurrency: 8
@@ -80,15 +73,9 @@ sources:
     path: /orders
     idempotencyKeyPath: $.id
     topic: "{{ source }}"
-`),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
-      QUEUEBOX_SERVER_HTTPPORT: String(port),
-    });
-    running.push(qb);
-    await qb.waitFor('is listening on port', 30_000);
-    return { qb, base: `http://127.0.0.1:${port}` };
+`,
+      running,
+    );
   }
 
   const terminate = (qb: QueueBoxProcess) => terminateQueueBox(qb, 2 * STUCK_BOUND_MS);

@@ -1,7 +1,6 @@
 import {
   createFreshDatabase,
   createRabbitKit,
-  freePort,
   requireService,
   startFaultProxy,
   startHttpSink,
@@ -11,13 +10,7 @@ import {
   type RabbitKit,
 } from '@queuebox/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  assertBuilt,
-  startQueueBox,
-  terminateQueueBox,
-  writeConfig,
-  type QueueBoxProcess,
-} from './process.js';
+import { assertBuilt, serveQueueBox, terminateQueueBox, type QueueBoxProcess } from './process.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: SIGTERM while the inbox side is busy (spec §17.2)';
@@ -59,8 +52,13 @@ describe.skipIf(!pg.available)(SUITE, () => {
   }
 
   async function start(yaml: string): Promise<QueueBoxProcess> {
-    const qb = startQueueBox([], {
-      QUEUEBOX_CONFIG_FILE: writeConfig(`
+    const database = {
+      jdbcUrl: `jdbc:postgresql://${proxy.host}:${proxy.port}/${db.name}`,
+      user: db.user,
+    };
+    const { qb } = await serveQueueBox(
+      database,
+      `
 outbox:
   pollIntervalMs: 50
   shutdownTimeoutMs: ${SHUTDOWN_TIMEOUT_MS}
@@ -71,14 +69,9 @@ destinations:
 routes:
   - topicPattern: "**"
     destination: sink
-${yaml}`),
-      QUEUEBOX_DATABASE_URL: `jdbc:postgresql://${proxy.host}:${proxy.port}/${db.name}`,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
-      QUEUEBOX_SERVER_HTTPPORT: String(await freePort()),
-    });
-    running.push(qb);
-    await qb.waitFor('is listening on port', 30_000);
+${yaml}`,
+      running,
+    );
     return qb;
   }
 
