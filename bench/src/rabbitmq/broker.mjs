@@ -71,7 +71,7 @@ export function brokerPid() {
  */
 export async function publishConfirmed(
   connection,
-  { exchange, routingKey, queue, count, inFlight, body, messageId },
+  { exchange, routingKey, queue, count, inFlight, body, messageId, onConfirmed },
 ) {
   const channel = await connection.createConfirmChannel();
   channel.on('error', () => undefined);
@@ -89,6 +89,7 @@ export async function publishConfirmed(
         const done = (error) => {
           confirmed += 1;
           if (error) failed += 1;
+          onConfirmed?.(confirmed);
           if (confirmed === count) resolve();
           else pump();
         };

@@ -36,6 +36,10 @@ export async function runRabbitmq(options) {
   console.log(`rows per scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, null keys`);
   const plan = [
     ['mq-plain-8', () => plainThroughput(ctx, broker, { id: 'mq-plain-8', inFlight: 8 })],
+    [
+      'mq-plain-8-db',
+      () => plainThroughput(ctx, broker, { id: 'mq-plain-8-db', inFlight: 8, outboxWork: true }),
+    ],
     ['mq-plain-64', () => plainThroughput(ctx, broker, { id: 'mq-plain-64', inFlight: 64 })],
     ['mq-qb-8', () => queueboxPublish(ctx, broker, { id: 'mq-qb-8' })],
     ['mq-qb-64', () => queueboxPublish(ctx, broker, { id: 'mq-qb-64', concurrency: 64 })],
@@ -103,6 +107,7 @@ function summarize(ctx, scenarios, startedMs) {
     scenarios,
     ratios: {
       'QueueBox defaults / plain 8 in flight': ratio('mq-qb-8', 'mq-plain-8'),
+      "plain 8 with an outbox's database work beside it / plain 8 (the ceiling of any outbox)": ratio('mq-plain-8-db', 'mq-plain-8'),
       'QueueBox concurrency 64 / plain 64 in flight': ratio('mq-qb-64', 'mq-plain-64'),
     },
     targets,

@@ -1,0 +1,38 @@
+/**
+ * A child process that does the database work QueueBox's outbox does per message, and nothing
+ * else: for each `{ rows }` message from its parent it claims that many rows with QueueBox's own
+ * claim (`@queuebox/postgres`, the statement the poller sends) and marks them sent with its own
+ * fenced completion, one call for the batch. No publishing, no poller: run beside the plain
+ * client (mq-plain-8-db), it shows what the writes an outbox cannot do without cost the broker on
+ * this machine. Work arriving while a batch runs waits for it, as one poller's claims would.
+ */
+import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS, systemClock } from '@queuebox/core';
+import { createPostgresOutboxStore, tableNamesFrom } from '@queuebox/postgres';
+import { connect } from '../lib/pg.mjs';
+
+const [database] = process.argv.slice(2);
+const sql = connect(database, { max: 2 });
+const tables = tableNamesFrom({
+  outboxTableName: 'outbox',
+  inboxTableName: 'inbox',
+  columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
+});
+const store = createPostgresOutboxStore(sql, tables, systemClock);
+
+let chain = Promise.resolve();
+let done = 0;
+process.on('message', (message) => {
+  if (message === 'stop') {
+    void chain.then(async () => {
+      await sql.end({ timeout: 5 });
+      process.send({ done }, () => process.exit(0));
+    });
+    return;
+  }
+  chain = chain.then(async () => {
+    const rows = await store.claim(message.rows, 30_000);
+    await store.complete(rows.map((row) => ({ kind: 'sent', fence: { id: row.id, claimToken: row.claimToken } })));
+    done += rows.length;
+  });
+});
+process.send('ready');
