@@ -5,11 +5,14 @@
  * QueueBox runs as its own process (the built dist); the bench polls the stream count or the
  * inbox count every `POLL_MS` and reports first → last.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { METRIC_FAMILIES, runQueueBox, watch } from '../lib/broker-run.mjs';
+import { summarizeProfile } from '../lib/cpuprofile.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import { pickMetrics, startQueueBox } from '../lib/queuebox.mjs';
-import { log, now, round, sleep } from '../lib/util.mjs';
+import { RESULTS_DIR, log, now, round, sleep } from '../lib/util.mjs';
 import { loadOutbox } from '../outbox/load.mjs';
 import { NATS_URL, publishAcked } from './server.mjs';
 
@@ -17,6 +20,9 @@ export async function queueboxPublish(ctx, server, { id, concurrency }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await server.scratch(id);
+  // --cpu-prof: QueueBox runs under node --cpu-prof and the run prints where its time went.
+  const profileDir = options['cpu-prof'] ? join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`) : null;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
   try {
     return await withDatabase('qb_bench', options['keep-db'], async (db) => {
       log(`${id}: QueueBox outbox → NATS JetStream, ${rows} rows, outbox.concurrency ${concurrency ?? '8 (default)'} — database ${db}`);
@@ -38,7 +44,13 @@ export async function queueboxPublish(ctx, server, { id, concurrency }) {
           log(`  loaded ${rows} rows in ${loading.seconds} s`);
           const loadBefore = loadAverage();
           const t0 = now();
-          queuebox = await startQueueBox({ label: `${ctx.stamp}-${id}-queuebox`, database: db, configFile, httpPort });
+          queuebox = await startQueueBox({
+            label: `${ctx.stamp}-${id}-queuebox`,
+            database: db,
+            configFile,
+            httpPort,
+            nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const seen = await watch(scratch.count, rows, options.timeout * 1000, id);
           const metrics = pickMetrics((await queuebox.metrics()) ?? '', METRIC_FAMILIES);
@@ -73,6 +85,7 @@ export async function queueboxPublish(ctx, server, { id, concurrency }) {
         } finally {
           await queuebox?.stop();
           await sql.end();
+          if (profileDir) log(`  ${id} --cpu-prof: ${JSON.stringify(summarizeProfile(profileDir))}`);
         }
       });
     });

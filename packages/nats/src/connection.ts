@@ -40,6 +40,10 @@ export function connectionOptions(options: OpenOptions): ConnectionOptions {
     timeout: options.timeoutMs,
     maxReconnectAttempts: -1,
     reconnectTimeWait: RECONNECT_WAIT_MS,
+    // Without it the client builds an Error (a stack capture) for every request, answered or
+    // not, to report where a timeout came from: 6 % of QueueBox's CPU at the defaults under a
+    // JetStream backlog, measured. QueueBox reports a timeout by message id, never by stack.
+    noAsyncTraces: true,
     ...(credentials.username === null
       ? {}
       : { user: credentials.username, pass: credentials.password?.reveal() ?? '' }),

@@ -57,6 +57,8 @@ export class DestinationLink {
   readonly #staticHeaders: HeaderMap;
   readonly #logger: Logger;
   #link: Promise<Link> | null = null;
+  /** `#link` once it resolved: a publish on an open link needs no bounded wait for it. */
+  #ready: Link | null = null;
   readonly #waits = new Set<BoundedWait<unknown>>();
   #closed = false;
 
@@ -76,10 +78,13 @@ export class DestinationLink {
     if (wire.unsent !== null) this.#warnUnsent(message.id, wire.unsent);
     if (this.#closed) return failure('Publish failed: the publisher is closed');
 
-    const opened = await this.#bounded(this.#open(), request.signal);
-    if (opened.kind !== 'done')
-      return outcomeOf(opened, message.id, this.#config.timeoutMs, 'connecting');
-    const link = opened.value;
+    let link = this.#ready;
+    if (link === null) {
+      const opened = await this.#bounded(this.#open(), request.signal);
+      if (opened.kind !== 'done')
+        return outcomeOf(opened, message.id, this.#config.timeoutMs, 'connecting');
+      link = opened.value;
+    }
     if (!link.state.connected) {
       return failure(
         'Publish failed: the connection to NATS is lost and the client is reconnecting',
@@ -112,6 +117,7 @@ export class DestinationLink {
     for (const wait of [...this.#waits]) wait.cancel('the publisher closed');
     const opening = this.#link;
     this.#link = null;
+    this.#ready = null;
     if (opening === null) return;
     try {
       await closeConnection((await opening).connection);
@@ -158,13 +164,17 @@ export class DestinationLink {
         // A connection the client gave up on (it never does with endless reconnects, but an
         // authorization change can end it) is replaced by the next publish.
         void connection.closed().then(() => {
-          if (this.#link === created) this.#link = null;
+          if (this.#link !== created) return;
+          this.#link = null;
+          this.#ready = null;
         });
-        return {
+        const link: Link = {
           connection,
           jetStream: connection.jetstream(),
           state: new ConnectionState(connection),
         };
+        if (this.#link === created) this.#ready = link;
+        return link;
       });
       created.catch(() => {
         if (this.#link === created) this.#link = null;
