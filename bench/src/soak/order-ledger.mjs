@@ -1,10 +1,16 @@
 /**
- * What one receiver saw, per message id and per key, under the soak's rules (see run.mjs):
- * the FIRST accepted delivery of each message id is its delivery; a later accepted delivery of
- * the same id is a duplicate. Per key, first deliveries must carry seq 1, 2, 3, ... with no step
- * back and no gap (a row of a key is never claimable before the previous one is done). A
- * duplicate is not an order violation as long as it repeats a seq the key already had (a
- * redelivery of an older message); a "duplicate" carrying a seq ahead of the key is one.
+ * Deliveries, duplicates and order: what one receiver saw, per message id and per key.
+ *
+ * Every payload carries its key (outbox `key`, webhook aggregate id) and `seq`, that key's 1, 2,
+ * 3, ... in the order the application inserted (outbox) or the client posted, each after the
+ * previous was stored (webhooks). A message's identity is its outbox row id (HTTP X-Message-Id,
+ * AMQP message_id) or, for a webhook, its own id in the payload. At each receiver the first
+ * accepted delivery (HTTP 2xx, AMQP ack) of an identity is its delivery, and any later accepted
+ * delivery of it is a duplicate. Per key, the deliveries must run seq 1, 2, 3, ... without a step
+ * back or a gap (a row of a key is never claimable before the previous one is done); a duplicate
+ * repeats an earlier seq of its key (a redelivery of an older message) and is not an order
+ * violation (one ahead of its key would be). A refused attempt (503) is no delivery. How many
+ * duplicates the soak allows: verdict.mjs.
  */
 export class OrderLedger {
   constructor(name) {
