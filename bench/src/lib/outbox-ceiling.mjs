@@ -20,12 +20,22 @@ export const OUTBOX_WORK_BATCH = 100;
 export const outboxWorkSetting = (unit) =>
   `a process of its own claims ${OUTBOX_WORK_BATCH} rows and marks them sent (QueueBox's own statements) per ${OUTBOX_WORK_BATCH} ${unit}; no publishing`;
 
+/** One line on whether the worker kept up, from a result's figures. */
+export function outboxWorkLine(figures) {
+  if (figures?.outboxRowsWritten === undefined) return null;
+  const { outboxRowsWritten: all, outboxRowsWrittenByClientEnd: byEnd, outboxWorkLagMs: lag } =
+    figures;
+  return `outbox work: ${all} rows claimed and marked sent, ${byEnd ?? '?'} of them by the client's last completion, the rest within ${lag ?? '?'} ms after it`;
+}
+
 /**
  * Creates a scratch database with QueueBox's migrations and an outbox of `rows` loaded rows
  * (null keys, the run's payloads), forks the worker and runs `body(onDone, { database })`.
  * `onDone(count)` takes the running count of completed publishes or requests and hands the
- * worker one batch at every multiple of 100. Resolves with the body's result and the rows the
- * worker wrote (`rowsWritten`; all its batches finish first).
+ * worker one batch at every multiple of 100; the count reaching `rows` marks the client's end.
+ * Resolves with the body's result and `work`: the rows the worker wrote (`rowsWritten`, all its
+ * batches finished), those written by the client's end (`rowsWrittenByClientEnd`) and how long
+ * the rest took after it (`lagMs`): work left over was not inside the client's window.
  */
 export async function withOutboxWork(ctx, body, { rows = ctx.options.rows } = {}) {
   const { options } = ctx;
@@ -51,14 +61,22 @@ export async function withOutboxWork(ctx, body, { rows = ctx.options.rows } = {}
       // measureDelivery (the HTTP bench) replaces this with its own sampler's pids of the database.
       const backends = new Set(ready.backendPids ?? []);
       ctx.setBackendSource(() => backends);
+      let ended = false;
       const onDone = (count) => {
         if (count > 0 && count % OUTBOX_WORK_BATCH === 0) worker.send({ rows: OUTBOX_WORK_BATCH });
+        if (count >= rows && !ended) {
+          ended = true;
+          worker.send('end');
+        }
       };
       const result = await body(onDone, { database });
       const finished = once(worker, 'message');
       worker.send('stop');
-      const [{ done }] = await finished;
-      return { result, rowsWritten: done };
+      const [{ done, doneAtEnd, lagMs }] = await finished;
+      return {
+        result,
+        work: { rowsWritten: done, rowsWrittenByClientEnd: doneAtEnd, lagMs },
+      };
     } finally {
       ctx.setBackendSource(() => new Set());
       if (worker.exitCode === null) worker.kill();

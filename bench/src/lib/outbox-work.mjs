@@ -22,11 +22,19 @@ const store = createPostgresOutboxStore(sql, tables, systemClock);
 
 let chain = Promise.resolve();
 let done = 0;
+// 'end' marks the client's last publish or response: what was written by then, and how long the
+// batches still queued took after it, say whether the work kept up inside the measured window.
+let end = null;
 process.on('message', (message) => {
+  if (message === 'end') {
+    end = { doneAtEnd: done, at: performance.now() };
+    return;
+  }
   if (message === 'stop') {
     void chain.then(async () => {
+      const lagMs = end === null ? null : Math.round(performance.now() - end.at);
       await sql.end({ timeout: 5 });
-      process.send({ done }, () => process.exit(0));
+      process.send({ done, doneAtEnd: end?.doneAtEnd ?? null, lagMs }, () => process.exit(0));
     });
     return;
   }

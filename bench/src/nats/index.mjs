@@ -8,6 +8,7 @@
  */
 import { wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
+import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 import {
   distCheck,
@@ -152,8 +153,11 @@ function print(result) {
     if (s.queueboxMetrics && Object.keys(s.queueboxMetrics).length)
       console.log(`  /metrics at the end: ${JSON.stringify(s.queueboxMetrics)}`);
   }
-  for (const s of ok.filter((x) => x.system === 'nats.js'))
+  for (const s of ok.filter((x) => x.system === 'nats.js')) {
     console.log(`${s.id}: ${s.settings.client}${s.settings.outboxWork ? `; beside it ${s.settings.outboxWork}` : ''}`);
+    const work = outboxWorkLine(s.figures);
+    if (work) console.log(`  ${work}`);
+  }
   for (const s of result.scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);

@@ -11,12 +11,14 @@ import { publishAcked } from './server.mjs';
 
 export async function plainThroughput(ctx, server, { id, inFlight, outboxWork = false }) {
   if (!outboxWork) return plainRun(ctx, server, { id, inFlight, onAcked: undefined });
-  const { result, rowsWritten } = await withOutboxWork(ctx, (onAcked) =>
+  const { result, work } = await withOutboxWork(ctx, (onAcked) =>
     plainRun(ctx, server, { id, inFlight, onAcked }),
   );
   result.title = `plain client, ${inFlight} in flight, with an outbox's claims and completions beside it`;
   result.settings.outboxWork = outboxWorkSetting('PubAcks');
-  result.figures.outboxRowsWritten = rowsWritten;
+  result.figures.outboxRowsWritten = work.rowsWritten;
+  result.figures.outboxRowsWrittenByClientEnd = work.rowsWrittenByClientEnd;
+  result.figures.outboxWorkLagMs = work.lagMs;
   return result;
 }
 

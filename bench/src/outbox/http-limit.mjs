@@ -40,15 +40,17 @@ export async function httpLimit(ctx, { id, title, rows, outboxWork = false }) {
       allDone: async () => true,
     });
   let result;
-  let rowsWritten = null;
   if (outboxWork) {
     // The database is passed on, so its backends' CPU, statements, commits and WAL are reported.
-    ({ result, rowsWritten } = await withOutboxWork(
+    let work;
+    ({ result, work } = await withOutboxWork(
       ctx,
       (onResponses, { database }) => measure(database, onResponses),
       { rows },
     ));
-    result.figures.outboxRowsWritten = rowsWritten;
+    result.figures.outboxRowsWritten = work.rowsWritten;
+    result.figures.outboxRowsWrittenByClientEnd = work.rowsWrittenByClientEnd;
+    result.figures.outboxWorkLagMs = work.lagMs;
   } else {
     result = await measure(null, null);
   }

@@ -12,6 +12,7 @@
  */
 import { onlyGiven, sizeLabel, wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
+import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import {
   distCheck,
   fmtInt,
@@ -587,6 +588,8 @@ function print(result) {
       console.log(`    by statement: ${JSON.stringify(s.database.busyBackendsByStatement)}`);
       console.log(`    by wait: ${JSON.stringify(s.database.busyBackendsByWait)}`);
     }
+    const work = outboxWorkLine(s.figures);
+    if (work) console.log(`  ${work}`);
     if (s.databaseTotals)
       console.log(
         `  database totals, spawn to all done: ${s.databaseTotals.commits} commits (${s.databaseTotals.commitsPerMessage} per message), ${s.databaseTotals.tuplesUpdatedPerMessage} rows updated per message, ${s.databaseTotals.walBytesPerMessage ?? '—'} WAL bytes per message (server-wide)`,

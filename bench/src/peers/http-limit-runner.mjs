@@ -5,7 +5,7 @@
  * ceiling every worker of the run is measured against. The bodies are built before {ready}, so
  * only the HTTP exchanges are timed. Options come as JSON in argv[2]; 'stop' ends it. With
  * `reportEvery` it sends `{ responses }`, the count of settled requests, at every multiple of it
- * (limit-db-<size>: the bench hands an outbox's database work one batch per 100).
+ * and at the last (limit-db-<size>: the bench hands an outbox's database work one batch per 100).
  */
 import { keyOf, makePayloads } from '../lib/payload.mjs';
 import { createPoster } from '../lib/poster.mjs';
@@ -29,7 +29,9 @@ async function lane() {
       if (failed <= 5) console.error(`POST ${i} failed: ${error.message}`);
     }
     responses += 1;
-    if (options.reportEvery && responses % options.reportEvery === 0) process.send({ responses });
+    const last = responses === bodies.length;
+    if (options.reportEvery && (responses % options.reportEvery === 0 || last))
+      process.send({ responses });
   }
 }
 

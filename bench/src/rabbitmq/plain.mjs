@@ -11,12 +11,14 @@ import { publishConfirmed } from './broker.mjs';
 
 export async function plainThroughput(ctx, broker, { id, inFlight, outboxWork = false }) {
   if (!outboxWork) return plainRun(ctx, broker, { id, inFlight, onConfirmed: undefined });
-  const { result, rowsWritten } = await withOutboxWork(ctx, (onConfirmed) =>
+  const { result, work } = await withOutboxWork(ctx, (onConfirmed) =>
     plainRun(ctx, broker, { id, inFlight, onConfirmed }),
   );
   result.title = `plain client, ${inFlight} in flight, with an outbox's claims and completions beside it`;
   result.settings.outboxWork = outboxWorkSetting('confirms');
-  result.figures.outboxRowsWritten = rowsWritten;
+  result.figures.outboxRowsWritten = work.rowsWritten;
+  result.figures.outboxRowsWrittenByClientEnd = work.rowsWrittenByClientEnd;
+  result.figures.outboxWorkLagMs = work.lagMs;
   return result;
 }
 
