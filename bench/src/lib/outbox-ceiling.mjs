@@ -13,6 +13,7 @@ import { silentLogger } from '@queuebox/core';
 import { runMigrations } from '@queuebox/postgres';
 import { loadOutbox } from '../outbox/load.mjs';
 import { connect, withDatabase } from './pg.mjs';
+import { round } from './util.mjs';
 
 export const OUTBOX_WORK_BATCH = 100;
 
@@ -20,12 +21,27 @@ export const OUTBOX_WORK_BATCH = 100;
 export const outboxWorkSetting = (unit) =>
   `a process of its own claims ${OUTBOX_WORK_BATCH} rows and marks them sent (QueueBox's own statements) per ${OUTBOX_WORK_BATCH} ${unit}; no publishing`;
 
+/**
+ * Adds the work's figures to a result's: rows written in all and by the client's last
+ * completion, the ms the rest took after it, and the rate counted until that work was done too
+ * (`seconds` is the client's first→last window): when the work fell behind, the client's own
+ * rate overstates the ceiling and this one is the lower bound of it.
+ */
+export function recordOutboxWork(figures, work, { rows, seconds }) {
+  figures.outboxRowsWritten = work.rowsWritten;
+  figures.outboxRowsWrittenByClientEnd = work.rowsWrittenByClientEnd;
+  figures.outboxWorkLagMs = work.lagMs;
+  figures.messagesPerSecondUntilOutboxWorkDone =
+    seconds && work.lagMs !== null ? round(rows / (seconds + work.lagMs / 1000), 0) : null;
+}
+
 /** One line on whether the worker kept up, from a result's figures. */
 export function outboxWorkLine(figures) {
   if (figures?.outboxRowsWritten === undefined) return null;
   const { outboxRowsWritten: all, outboxRowsWrittenByClientEnd: byEnd, outboxWorkLagMs: lag } =
     figures;
-  return `outbox work: ${all} rows claimed and marked sent, ${byEnd ?? '?'} of them by the client's last completion, the rest within ${lag ?? '?'} ms after it`;
+  const untilDone = figures.messagesPerSecondUntilOutboxWorkDone;
+  return `outbox work: ${all} rows claimed and marked sent, ${byEnd ?? '?'} of them by the client's last completion, the rest within ${lag ?? '?'} ms after it (msg/s until that was done too: ${untilDone?.toLocaleString('en-US') ?? '—'})`;
 }
 
 /**

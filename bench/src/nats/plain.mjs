@@ -5,7 +5,7 @@
  * the run shows what that work alone costs the server on this machine: the ceiling of any outbox.
  */
 import { loadAverage } from '../lib/machine.mjs';
-import { outboxWorkSetting, withOutboxWork } from '../lib/outbox-ceiling.mjs';
+import { outboxWorkSetting, recordOutboxWork, withOutboxWork } from '../lib/outbox-ceiling.mjs';
 import { log, round } from '../lib/util.mjs';
 import { publishAcked } from './server.mjs';
 
@@ -16,9 +16,7 @@ export async function plainThroughput(ctx, server, { id, inFlight, outboxWork = 
   );
   result.title = `plain client, ${inFlight} in flight, with an outbox's claims and completions beside it`;
   result.settings.outboxWork = outboxWorkSetting('PubAcks');
-  result.figures.outboxRowsWritten = work.rowsWritten;
-  result.figures.outboxRowsWrittenByClientEnd = work.rowsWrittenByClientEnd;
-  result.figures.outboxWorkLagMs = work.lagMs;
+  recordOutboxWork(result.figures, work, { rows: result.rows, seconds: result.figures.firstToLastSeconds });
   return result;
 }
 

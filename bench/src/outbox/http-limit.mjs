@@ -6,7 +6,12 @@
  * outbox's database work beside it (lib/outbox-ceiling.mjs: QueueBox's claim and completion of
  * 100 loaded rows per 100 responses): the ceiling of any outbox that must write those rows.
  */
-import { outboxWorkSetting, OUTBOX_WORK_BATCH, withOutboxWork } from '../lib/outbox-ceiling.mjs';
+import {
+  OUTBOX_WORK_BATCH,
+  outboxWorkSetting,
+  recordOutboxWork,
+  withOutboxWork,
+} from '../lib/outbox-ceiling.mjs';
 import { startPeer } from '../lib/peer-process.mjs';
 import { measureDelivery } from './delivery.mjs';
 import { log } from '../lib/util.mjs';
@@ -48,9 +53,10 @@ export async function httpLimit(ctx, { id, title, rows, outboxWork = false }) {
       (onResponses, { database }) => measure(database, onResponses),
       { rows },
     ));
-    result.figures.outboxRowsWritten = work.rowsWritten;
-    result.figures.outboxRowsWrittenByClientEnd = work.rowsWrittenByClientEnd;
-    result.figures.outboxWorkLagMs = work.lagMs;
+    recordOutboxWork(result.figures, work, {
+      rows,
+      seconds: result.figures.firstToLastReceiptSeconds,
+    });
   } else {
     result = await measure(null, null);
   }
