@@ -29,10 +29,12 @@ function forkRunner(script, label, options, env, execPath) {
 
 /**
  * Forks a peer runner (peers/<name>.mjs) and resolves when it reports ready. `startedAt` is the
- * moment of the fork, the start of every "from start" figure.
+ * moment of the fork, the start of every "from start" figure. `onMessage` gets the runner's
+ * later messages (listening from the fork on, so none sent right after ready is missed).
  */
-export async function startPeer(script, label, options, env = {}, { execPath } = {}) {
+export async function startPeer(script, label, options, env = {}, { execPath, onMessage } = {}) {
   const { child, exit, logFile, startedAt } = forkRunner(script, label, options, env, execPath);
+  if (onMessage) child.on('message', (m) => (m.ready ? undefined : onMessage(m)));
   await new Promise((resolve, reject) => {
     child.once('message', (m) => (m.ready ? resolve() : reject(new Error('unexpected message'))));
     exit.then((e) =>

@@ -1,12 +1,14 @@
 /**
  * `pnpm bench nats`: the outbox to a JetStream stream by QueueBox at its defaults
  * (`outbox.concurrency` 8), beside a plain nats client with 8 and 64 PubAcks in flight in the
- * same run; then a loaded stream stored into the inbox by a NATS source at its defaults
+ * same run (and with 8 while an outbox's claims and completions run beside it: the ceiling of any
+ * outbox); then a loaded stream stored into the inbox by a NATS source at its defaults
  * (`batchSize` 100). Figures, conditions, the issue's targets (issue 20) and the JSON in
  * bench/results/.
  */
 import { wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
+import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 import {
   distCheck,
@@ -36,6 +38,10 @@ export async function runNats(options) {
   console.log(`rows per scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, null keys`);
   const plan = [
     ['nats-plain-8', () => plainThroughput(ctx, server, { id: 'nats-plain-8', inFlight: 8 })],
+    [
+      'nats-plain-8-db',
+      () => plainThroughput(ctx, server, { id: 'nats-plain-8-db', inFlight: 8, outboxWork: true }),
+    ],
     ['nats-plain-64', () => plainThroughput(ctx, server, { id: 'nats-plain-64', inFlight: 64 })],
     ['nats-qb', () => queueboxPublish(ctx, server, { id: 'nats-qb' })],
     ['nats-src', () => queueboxSource(ctx, server, { id: 'nats-src' })],
@@ -92,6 +98,8 @@ function summarize(ctx, scenarios, startedMs) {
     scenarios,
     ratios: {
       'QueueBox defaults / plain 8 in flight': ratio('nats-qb', 'nats-plain-8'),
+      "plain 8 with an outbox's database work beside it / plain 8 (the ceiling of any outbox)": ratio('nats-plain-8-db', 'nats-plain-8'),
+      'QueueBox defaults / the ceiling': ratio('nats-qb', 'nats-plain-8-db'),
       'QueueBox defaults / plain 64 in flight': ratio('nats-qb', 'nats-plain-64'),
     },
     targets,
@@ -145,7 +153,11 @@ function print(result) {
     if (s.queueboxMetrics && Object.keys(s.queueboxMetrics).length)
       console.log(`  /metrics at the end: ${JSON.stringify(s.queueboxMetrics)}`);
   }
-  for (const s of ok.filter((x) => x.system === 'nats.js')) console.log(`${s.id}: ${s.settings.client}`);
+  for (const s of ok.filter((x) => x.system === 'nats.js')) {
+    console.log(`${s.id}: ${s.settings.client}${s.settings.outboxWork ? `; beside it ${s.settings.outboxWork}` : ''}`);
+    const work = outboxWorkLine(s.figures);
+    if (work) console.log(`  ${work}`);
+  }
   for (const s of result.scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);

@@ -1,9 +1,26 @@
-/** The plain nats client beside QueueBox: 1 KiB messages to a stream, N PubAcks in flight. */
+/**
+ * The plain nats client beside QueueBox: 1 KiB messages to a stream, N PubAcks in flight; with
+ * `outboxWork`, the database work an outbox does per message runs beside it in a process of its
+ * own (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 100 rows per 100 PubAcks), so
+ * the run shows what that work alone costs the server on this machine: the ceiling of any outbox.
+ */
 import { loadAverage } from '../lib/machine.mjs';
+import { outboxWorkSetting, recordOutboxWork, withOutboxWork } from '../lib/outbox-ceiling.mjs';
 import { log, round } from '../lib/util.mjs';
 import { publishAcked } from './server.mjs';
 
-export async function plainThroughput(ctx, server, { id, inFlight }) {
+export async function plainThroughput(ctx, server, { id, inFlight, outboxWork = false }) {
+  if (!outboxWork) return plainRun(ctx, server, { id, inFlight, onAcked: undefined });
+  const { result, work } = await withOutboxWork(ctx, (onAcked) =>
+    plainRun(ctx, server, { id, inFlight, onAcked }),
+  );
+  result.title = `plain client, ${inFlight} in flight, with an outbox's claims and completions beside it`;
+  result.settings.outboxWork = outboxWorkSetting('PubAcks');
+  recordOutboxWork(result.figures, work, { rows: result.rows, seconds: result.figures.firstToLastSeconds });
+  return result;
+}
+
+async function plainRun(ctx, server, { id, inFlight, onAcked }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await server.scratch(id);
@@ -15,6 +32,7 @@ export async function plainThroughput(ctx, server, { id, inFlight }) {
       count: rows,
       inFlight,
       body: (i) => ctx.payloads.text(i, null),
+      onAcked,
     });
     const stored = await scratch.count();
     const seconds = (t1 - t0) / 1000;

@@ -51,11 +51,13 @@ export function serverPid() {
 
 /**
  * Publishes `count` messages to JetStream, keeping `inFlight` PubAcks outstanding at once, as a
- * plain nats client does; resolves with the first publish and last PubAck times.
+ * plain nats client does; resolves with the first publish and last PubAck times. `onAcked` gets
+ * the running count of settled publishes (acked or failed), as amqplib's `onConfirmed` does.
  */
-export async function publishAcked(connection, { subject, count, inFlight, body, msgId }) {
+export async function publishAcked(connection, { subject, count, inFlight, body, msgId, onAcked }) {
   const js = connection.jetstream();
   let sent = 0;
+  let acked = 0;
   let failed = 0;
   const t0 = performance.timeOrigin + performance.now();
   const worker = async () => {
@@ -69,6 +71,8 @@ export async function publishAcked(connection, { subject, count, inFlight, body,
       } catch {
         failed += 1;
       }
+      acked += 1;
+      onAcked?.(acked);
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));

@@ -1,7 +1,8 @@
 /**
  * `pnpm bench outbox`: by default the throughput comparison of issue 18 at every backlog size of
  * `--sizes` (30,000 and 100,000 rows), all on one sink process: the HTTP limit (the peers'
- * client, no database), QueueBox (a) null keys and (b) 1 000 keys with the per-key order check,
+ * client, no database), the same with an outbox's claims and completions beside it (the ceiling
+ * of any outbox), QueueBox (a) null keys and (b) 1 000 keys with the per-key order check,
  * pg-boss 10 and 12 (8 × work() with batches of 500, one work() with batches of 1,000) and
  * graphile-worker 0.17 and 0.18 (concurrency 8 and 32); the newer majors on the image's Node 24.
  * `--full` (or naming them in `--only`) adds (c) trickle latency with capture `polling` and
@@ -11,6 +12,7 @@
  */
 import { onlyGiven, sizeLabel, wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
+import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import {
   distCheck,
   fmtInt,
@@ -66,6 +68,16 @@ function throughputPlan(ctx) {
           id: `limit-${size}`,
           title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, no database`,
           rows,
+        }),
+    ]);
+    plan.push([
+      `limit-db-${size}`,
+      () =>
+        httpLimit(ctx, {
+          id: `limit-db-${size}`,
+          title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, with an outbox's claims and completions beside it`,
+          rows,
+          outboxWork: true,
         }),
     ]);
     plan.push([
@@ -228,6 +240,7 @@ const yes = (value, ok) => (value === null || value === undefined ? null : ok);
 function comparison(scenarios, rows) {
   const size = sizeLabel(rows);
   const limit = rateOf(byId(scenarios, `limit-${size}`));
+  const ceiling = rateOf(byId(scenarios, `limit-db-${size}`));
   const a = byId(scenarios, `qb-a-${size}`);
   const b = byId(scenarios, `qb-b-${size}`);
   const peers = scenarios
@@ -247,12 +260,15 @@ function comparison(scenarios, rows) {
     rows,
     size,
     limit,
+    ceiling,
     queuebox: { a: qa, b: qbb, aFromStart: a?.figures?.messagesPerSecondFromStart ?? null },
     bestPeer: best ? { id: best.id, system: `${best.system} ${best.version}`, rate: bestRate } : null,
     targetA,
     ratios: {
       aToBestPeer: div(qa, bestRate),
       aToLimit: div(qa, limit),
+      ceilingToLimit: div(ceiling, limit),
+      aToCeiling: div(qa, ceiling),
       bToA: div(qbb, qa),
       bestPeerToLimit: div(bestRate, limit),
       aFromStartToBestPeerFromStart: div(
@@ -312,7 +328,9 @@ function summarize(ctx, scenarios, startedMs) {
   });
   const comparisons = ctx.options.sizeList
     .map((rows) => comparison(scenarios, rows))
-    .filter((x) => x.limit !== null || x.queuebox.a !== null || x.bestPeer !== null);
+    .filter(
+      (x) => x.limit !== null || x.ceiling !== null || x.queuebox.a !== null || x.bestPeer !== null,
+    );
   const targets = [
     ...comparisons.flatMap((x) => x.targets),
     ...comparisons.flatMap((x) => [
@@ -349,6 +367,10 @@ function summarize(ctx, scenarios, startedMs) {
   for (const x of comparisons) {
     ratios[`${x.size}: QueueBox (a) / best peer (${x.bestPeer?.id ?? '—'})`] = x.ratios.aToBestPeer;
     ratios[`${x.size}: QueueBox (a) / HTTP limit`] = x.ratios.aToLimit;
+    ratios[
+      `${x.size}: HTTP limit with an outbox's database work beside it / HTTP limit (the ceiling of any outbox)`
+    ] = x.ratios.ceilingToLimit;
+    ratios[`${x.size}: QueueBox (a) / the ceiling`] = x.ratios.aToCeiling;
     ratios[`${x.size}: QueueBox (b) / QueueBox (a)`] = x.ratios.bToA;
     ratios[`${x.size}: best peer / HTTP limit`] = x.ratios.bestPeerToLimit;
     ratios[`${x.size}: QueueBox (a) / best peer, both from start`] =
@@ -453,6 +475,7 @@ function print(result) {
         [
           'rows',
           'HTTP limit',
+          'ceiling',
           'best peer',
           'QueueBox (a)',
           '(a) from start',
@@ -460,12 +483,15 @@ function print(result) {
           '(a) target',
           '(a)/best',
           '(a)/limit',
+          'ceiling/limit',
+          '(a)/ceiling',
           '(b)/(a)',
           'best/limit',
         ],
         result.comparisons.map((x) => [
           fmtInt(x.rows),
           fmtInt(x.limit),
+          fmtInt(x.ceiling),
           x.bestPeer ? `${fmtInt(x.bestPeer.rate)} (${x.bestPeer.id})` : '—',
           fmtInt(x.queuebox.a),
           fmtInt(x.queuebox.aFromStart),
@@ -473,11 +499,17 @@ function print(result) {
           fmtInt(x.targetA),
           fmtRatio(x.ratios.aToBestPeer),
           fmtRatio(x.ratios.aToLimit),
+          fmtRatio(x.ratios.ceilingToLimit),
+          fmtRatio(x.ratios.aToCeiling),
           fmtRatio(x.ratios.bToA),
           fmtRatio(x.ratios.bestPeerToLimit),
         ]),
       ),
     );
+    if (result.comparisons.some((x) => x.ceiling !== null))
+      console.log(
+        "ceiling = the HTTP limit with an outbox's database work beside it (limit-db-<size>: QueueBox's claim and completion of 100 loaded rows per 100 responses, in a process of its own): no outbox that writes its rows can beat it on this machine.",
+      );
   }
   const latencyRuns = ok.filter((s) => s.trickle);
   if (latencyRuns.length > 0) {
@@ -556,6 +588,8 @@ function print(result) {
       console.log(`    by statement: ${JSON.stringify(s.database.busyBackendsByStatement)}`);
       console.log(`    by wait: ${JSON.stringify(s.database.busyBackendsByWait)}`);
     }
+    const work = outboxWorkLine(s.figures);
+    if (work) console.log(`  ${work}`);
     if (s.databaseTotals)
       console.log(
         `  database totals, spawn to all done: ${s.databaseTotals.commits} commits (${s.databaseTotals.commitsPerMessage} per message), ${s.databaseTotals.tuplesUpdatedPerMessage} rows updated per message, ${s.databaseTotals.walBytesPerMessage ?? '—'} WAL bytes per message (server-wide)`,

@@ -3,7 +3,9 @@
  * connections, no pipelining) POSTing the run's bodies to the sink with no database at all,
  * `sockets` requests in flight — what the sink, the client and this machine can carry, the
  * ceiling every worker of the run is measured against. The bodies are built before {ready}, so
- * only the HTTP exchanges are timed. Options come as JSON in argv[2]; 'stop' ends it.
+ * only the HTTP exchanges are timed. Options come as JSON in argv[2]; 'stop' ends it. With
+ * `reportEvery` it sends `{ responses }`, the count of settled requests, at every multiple of it
+ * and at the last (limit-db-<size>: the bench hands an outbox's database work one batch per 100).
  */
 import { keyOf, makePayloads } from '../lib/payload.mjs';
 import { createPoster } from '../lib/poster.mjs';
@@ -16,6 +18,7 @@ const post = createPoster(options.sinkUrl, options.sockets);
 
 let next = 0;
 let failed = 0;
+let responses = 0;
 async function lane() {
   while (next < bodies.length) {
     const i = next++;
@@ -25,6 +28,10 @@ async function lane() {
       failed += 1;
       if (failed <= 5) console.error(`POST ${i} failed: ${error.message}`);
     }
+    responses += 1;
+    const last = responses === bodies.length;
+    if (options.reportEvery && (responses % options.reportEvery === 0 || last))
+      process.send({ responses });
   }
 }
 
