@@ -21,6 +21,7 @@ import {
 import { log, round } from '../lib/util.mjs';
 import { brokerPid, maskedUrl, openBroker } from './broker.mjs';
 import { plainThroughput } from './plain.mjs';
+import { plainSource } from './plain-source.mjs';
 import { queueboxPublish, queueboxSource } from './queuebox-rabbitmq.mjs';
 
 export async function runRabbitmq(options) {
@@ -41,9 +42,14 @@ export async function runRabbitmq(options) {
       () => plainThroughput(ctx, broker, { id: 'mq-plain-8-db', inFlight: 8, outboxWork: true }),
     ],
     ['mq-plain-64', () => plainThroughput(ctx, broker, { id: 'mq-plain-64', inFlight: 64 })],
+    [
+      'mq-plain-64-db',
+      () => plainThroughput(ctx, broker, { id: 'mq-plain-64-db', inFlight: 64, outboxWork: true }),
+    ],
     ['mq-qb-8', () => queueboxPublish(ctx, broker, { id: 'mq-qb-8' })],
     ['mq-qb-64', () => queueboxPublish(ctx, broker, { id: 'mq-qb-64', concurrency: 64 })],
     ['mq-src', () => queueboxSource(ctx, broker, { id: 'mq-src' })],
+    ['mq-src-plain', () => plainSource(ctx, broker, { id: 'mq-src-plain' })],
   ].filter(([id]) => wanted(options, id));
   let scenarios;
   try {
@@ -64,6 +70,7 @@ function summarize(ctx, scenarios, startedMs) {
   const rate = (id) => ok(id)?.figures?.messagesPerSecond ?? null;
   const ratio = (a, b) => (rate(a) && rate(b) ? round(rate(a) / rate(b), 2) : null);
   const src = ok('mq-src')?.figures;
+  const stored = (id) => ok(id)?.figures?.storedPerSecond ?? null;
   const met = (value, test) => (value === null || value === undefined ? null : test(value));
   const targets = [
     {
@@ -109,6 +116,10 @@ function summarize(ctx, scenarios, startedMs) {
       'QueueBox defaults / plain 8 in flight': ratio('mq-qb-8', 'mq-plain-8'),
       "plain 8 with an outbox's database work beside it / plain 8 (the ceiling of any outbox)": ratio('mq-plain-8-db', 'mq-plain-8'),
       'QueueBox concurrency 64 / plain 64 in flight': ratio('mq-qb-64', 'mq-plain-64'),
+      "plain 64 with an outbox's database work beside it / plain 64 (the ceiling of any outbox at 64)": ratio('mq-plain-64-db', 'mq-plain-64'),
+      'QueueBox concurrency 64 / that ceiling': ratio('mq-qb-64', 'mq-plain-64-db'),
+      'source / a plain consumer keeping the source contract (prefetch 10)':
+        stored('mq-src') && stored('mq-src-plain') ? round(stored('mq-src') / stored('mq-src-plain'), 2) : null,
     },
     targets,
   };
@@ -143,6 +154,11 @@ function print(result) {
     ),
   );
   const src = ok.find((s) => s.id === 'mq-src');
+  const plainSrc = ok.find((s) => s.id === 'mq-src-plain');
+  if (plainSrc) {
+    const f = plainSrc.figures;
+    console.log(`\nmq-src-plain (${plainSrc.title}): ${fmtInt(f.storedPerSecond)} stored/s, ${f.lost} lost, ${f.storedTwice} twice, ${f.leftInQueue} left, CPU% ${cpuCell(plainSrc)}`);
+  }
   if (src) {
     section('rabbitmq benchmark: queue → inbox');
     const f = src.figures;
