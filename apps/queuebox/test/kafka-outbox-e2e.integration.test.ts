@@ -158,10 +158,11 @@ sources:
     });
     const id = inserted!.id;
     await sent(id);
+    // The first read of the topic waits for the collector's consumer group to form.
     const [received] = await eventually(() => {
       const found = withId(events.records, id);
       return found.length > 0 && found;
-    });
+    }, 30_000);
     expect(received!.value).toBe(text);
     expect(received!.key).toBe('order-42');
     // Static and row headers (the row wins), then the three standard ones appended, no other.
