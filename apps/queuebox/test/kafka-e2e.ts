@@ -13,6 +13,8 @@ import { broker, providers, type ProviderRegistry } from '../src/providers.js';
 
 export interface KafkaSuite {
   readonly ready: boolean;
+  /** Why the suite is skipped, for its title (`skipTitle`), or false where it runs. */
+  readonly skip: string | false;
   readonly pgUrl: string;
   readonly brokers: string;
 }
@@ -22,8 +24,10 @@ export async function kafkaSuite(suite: string, tests: number): Promise<KafkaSui
   const label = `kafka: ${suite} (${tests} tests)`;
   const pg = await requireService('postgres', label);
   const kafka = await requireService('kafka', label);
+  const missing = [pg, kafka].find((found) => !found.available);
   return {
-    ready: pg.available && kafka.available,
+    ready: missing === undefined,
+    skip: missing === undefined || missing.available ? false : missing.reason,
     pgUrl: pg.available ? pg.url : '',
     brokers: kafka.available ? kafka.url : '',
   };

@@ -8,13 +8,14 @@ import {
   type FreshDatabase,
   type KafkaKit,
 } from '@queuebox/testing';
+import { skipTitle } from '@queuebox/testing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outboxRows } from './e2e-rows.js';
 import { kafkaSuite, kafkaThrough } from './kafka-e2e.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app outbox end to end';
-const { ready, pgUrl, brokers } = await kafkaSuite(SUITE, 8);
+const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 8);
 
 /** Kafka's default `max.message.bytes`, and the small one of the topics that refuse records. */
 const DEFAULT_MAX_MESSAGE_BYTES = '1048588';
@@ -35,7 +36,7 @@ const withId = (records: readonly ConsumedRecord[], id: string) =>
  * an admin replay of a sent row is delivered again (Kafka keeps no duplicate window); a webhook
  * relayed to Kafka carries `x-inbox-id` and `x-source`, keyed by its aggregate id.
  */
-describe.skipIf(!ready)('outbox delivery to Kafka', () => {
+describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
   let db: FreshDatabase;
   let kit: KafkaKit;
   let proxy: FaultProxy;

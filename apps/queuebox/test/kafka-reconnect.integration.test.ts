@@ -8,13 +8,14 @@ import {
   type FreshDatabase,
   type KafkaKit,
 } from '@queuebox/testing';
+import { skipTitle } from '@queuebox/testing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, readiness } from './e2e-rows.js';
 import { kafkaSuite, kafkaThrough } from './kafka-e2e.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app connections cut mid-run';
-const { ready, pgUrl, brokers } = await kafkaSuite(SUITE, 2);
+const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 2);
 
 /**
  * The source and the destination each reach Kafka through a fault proxy of their own (kafkajs
@@ -23,7 +24,7 @@ const { ready, pgUrl, brokers } = await kafkaSuite(SUITE, 2);
  * source is cut off. A consumer that lost its connection joins its group again as a new member,
  * which may wait for the broker to drop the old one (kafkajs's 30 s session), hence the bounds.
  */
-describe.skipIf(!ready)('Kafka connections cut mid-run', () => {
+describe.skipIf(!ready)(skipTitle('Kafka connections cut mid-run', skip), () => {
   let db: FreshDatabase;
   let kit: KafkaKit;
   let toSource: FaultProxy;

@@ -6,13 +6,14 @@ import {
   type FreshDatabase,
   type KafkaKit,
 } from '@queuebox/testing';
+import { skipTitle } from '@queuebox/testing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, digest, inboxRows } from './e2e-rows.js';
 import { kafkaSuite } from './kafka-e2e.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app source end to end';
-const { ready, pgUrl, brokers } = await kafkaSuite(SUITE, 6);
+const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 6);
 
 /** The first record a source reads waits for its consumer group's join: a few seconds. */
 const FIRST_RECORD_MS = 30_000;
@@ -26,7 +27,7 @@ const FIRST_RECORD_MS = 30_000;
  * which nothing is committed, stored once it is back. "Committed" is read from the consumer
  * group: no record of the topic past its committed offset.
  */
-describe.skipIf(!ready)('a Kafka source into the inbox', () => {
+describe.skipIf(!ready)(skipTitle('a Kafka source into the inbox', skip), () => {
   let db: FreshDatabase;
   let kit: KafkaKit;
   let dbProxy: FaultProxy;
