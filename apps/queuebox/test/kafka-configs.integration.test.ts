@@ -13,7 +13,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, startTestService } from './service.js';
 
-const SUITE = 'app: the Kafka configuration of the docs, end to end (1 test)';
+const SUITE = 'kafka: app docs configuration end to end (1 test)';
 const ROOT = new URL('../../../', import.meta.url);
 const read = (path: string) => readFileSync(fileURLToPath(new URL(path, ROOT)), 'utf8');
 

@@ -8,19 +8,13 @@ import {
   type NatsKit,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxRows } from './e2e-rows.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app: outbox to NATS JetStream end to end';
 const pg = await requireService('postgres', SUITE);
 const nats = await requireService('nats', SUITE);
 const ready = pg.available && nats.available;
-
-interface Row {
-  id: string;
-  state: string;
-  attempt: number;
-  last_error: string | null;
-}
 
 /**
  * The outbox through the real service to the real JetStream: a row reaches its stream with every
@@ -37,6 +31,8 @@ describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
   let events: string;
   let ordered: string;
   let slow: string;
+
+  const { insert, row, dead } = outboxRows(() => db);
 
   beforeAll(async () => {
     db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_nats_outbox');
@@ -114,34 +110,6 @@ sources:
     await db?.drop();
   });
 
-  const insert = (
-    topic: string,
-    payload: object | string,
-    extra: { key?: string; maxAttempts?: number; headers?: object } = {},
-  ) =>
-    db.sql.unsafe<{ id: string }[]>(
-      `INSERT INTO outbox (topic, key, payload, headers, max_attempts)
-       VALUES ($1, $2, $3::text::jsonb, $4::text::jsonb, $5) RETURNING id`,
-      [
-        topic,
-        extra.key ?? null,
-        typeof payload === 'string' ? payload : JSON.stringify(payload),
-        JSON.stringify(extra.headers ?? {}),
-        extra.maxAttempts ?? 5,
-      ],
-    );
-  const row = async (id: string) =>
-    (
-      await db.sql.unsafe<Row[]>(
-        'SELECT id, state, attempt, last_error FROM outbox WHERE id = $1',
-        [id],
-      )
-    )[0]!;
-  const dead = (id: string, timeoutMs?: number) =>
-    eventually(async () => {
-      const current = await row(id);
-      return current.state === 'dead' ? current : undefined;
-    }, timeoutMs);
   const storedWith = async (stream: string, id: string) =>
     (await kit.messages(stream)).filter((m) => m.headers['x-message-id']?.[0] === id);
 

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   createFreshDatabase,
   createNatsKit,
@@ -9,26 +8,13 @@ import {
   type NatsKit,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digest, inboxRows } from './e2e-rows.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app: a NATS JetStream source into the inbox';
 const pg = await requireService('postgres', SUITE);
 const nats = await requireService('nats', SUITE);
 const ready = pg.available && nats.available;
-
-interface InboxRow {
-  id: string;
-  source: string;
-  idempotency_key: string;
-  aggregate_id: string | null;
-  event_type: string | null;
-  payload: unknown;
-  headers: Record<string, string>;
-  correlation_id: string | null;
-  state: string;
-}
-
-const digest = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
 /**
  * JetStream messages through the real service into the real inbox: attributes and headers, one
@@ -44,6 +30,8 @@ describe.skipIf(!ready)(SUITE, () => {
   let service: Awaited<ReturnType<typeof startTestService>>;
   let orders: string;
   let strict: string;
+
+  const { rows, rowByKey } = inboxRows(() => db);
 
   beforeAll(async () => {
     db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_nats_source');
@@ -87,14 +75,6 @@ sources:
     await db?.drop();
   });
 
-  const rows = (source: string) =>
-    db.sql<InboxRow[]>`SELECT * FROM inbox WHERE source = ${source} ORDER BY created_at, id`;
-  const rowByKey = (source: string, key: string) =>
-    eventually(async () => {
-      const [found] = await db.sql<InboxRow[]>`
-        SELECT * FROM inbox WHERE source = ${source} AND idempotency_key = ${key}`;
-      return found;
-    });
   const acked = (stream: string, durable: string) =>
     eventually(async () => (await kit.outstanding(stream, durable)) === 0);
   const send = (subject: string, body: string, options?: Parameters<NatsKit['publish']>[2]) =>

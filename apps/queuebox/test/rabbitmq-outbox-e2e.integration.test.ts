@@ -9,18 +9,12 @@ import {
   type RabbitKit,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxRows } from './e2e-rows.js';
 import { eventually, startTestService } from './service.js';
 
 const pg = await requireService('postgres', 'app: outbox to RabbitMQ end to end');
 const rabbit = await requireService('rabbitmq', 'app: outbox to RabbitMQ end to end');
 const ready = pg.available && rabbit.available;
-
-interface Row {
-  id: string;
-  state: string;
-  attempt: number;
-  last_error: string | null;
-}
 
 /**
  * The outbox through the real service to the real broker: a row reaches a bound queue with every
@@ -38,6 +32,8 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   let orderedQueue: string;
   let exchange: string;
   let orderedExchange: string;
+
+  const { insert, row, dead } = outboxRows(() => db);
 
   beforeAll(async () => {
     db = await createFreshDatabase(pg.available ? pg.url : '');
@@ -133,35 +129,6 @@ sources:
     await kit?.cleanup();
     await db?.drop();
   });
-
-  const insert = (
-    topic: string,
-    payload: object | string,
-    extra: { key?: string; maxAttempts?: number; headers?: object } = {},
-  ) =>
-    db.sql.unsafe<{ id: string }[]>(
-      `INSERT INTO outbox (topic, key, payload, headers, max_attempts)
-       VALUES ($1, $2, $3::text::jsonb, $4::text::jsonb, $5) RETURNING id`,
-      [
-        topic,
-        extra.key ?? null,
-        typeof payload === 'string' ? payload : JSON.stringify(payload),
-        JSON.stringify(extra.headers ?? {}),
-        extra.maxAttempts ?? 5,
-      ],
-    );
-  const row = async (id: string) =>
-    (
-      await db.sql.unsafe<Row[]>(
-        'SELECT id, state, attempt, last_error FROM outbox WHERE id = $1',
-        [id],
-      )
-    )[0]!;
-  const dead = (id: string, timeoutMs?: number) =>
-    eventually(async () => {
-      const current = await row(id);
-      return current.state === 'dead' ? current : undefined;
-    }, timeoutMs);
 
   it('delivers a row to a bound queue with every reference header and the stored text', async () => {
     const text = '{"id": 12345678901234567890, "amount": 1.50}';

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   createFreshDatabase,
   createRabbitKit,
@@ -9,26 +8,13 @@ import {
   type RabbitKit,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { digest, inboxRows } from './e2e-rows.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app: a RabbitMQ source into the inbox';
 const pg = await requireService('postgres', SUITE);
 const rabbit = await requireService('rabbitmq', SUITE);
 const ready = pg.available && rabbit.available;
-
-interface InboxRow {
-  id: string;
-  source: string;
-  idempotency_key: string;
-  aggregate_id: string | null;
-  event_type: string | null;
-  payload: unknown;
-  headers: Record<string, string>;
-  correlation_id: string | null;
-  state: string;
-}
-
-const digest = (text: string) => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
 /**
  * RabbitMQ messages through the real service into the real inbox: attributes and headers as the
@@ -43,6 +29,8 @@ describe.skipIf(!ready)(SUITE, () => {
   let service: Awaited<ReturnType<typeof startTestService>>;
   let orders: string;
   let strict: string;
+
+  const { rows, rowByKey } = inboxRows(() => db);
 
   beforeAll(async () => {
     db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_rabbit_source');
@@ -85,14 +73,6 @@ sources:
     await db?.drop();
   });
 
-  const rows = (source: string) =>
-    db.sql<InboxRow[]>`SELECT * FROM inbox WHERE source = ${source} ORDER BY created_at, id`;
-  const rowByKey = (source: string, key: string) =>
-    eventually(async () => {
-      const [found] = await db.sql<InboxRow[]>`
-        SELECT * FROM inbox WHERE source = ${source} AND idempotency_key = ${key}`;
-      return found;
-    });
   const drained = (queue: string) => eventually(async () => (await kit.messageCount(queue)) === 0);
 
   it('stores a message with its attributes and converted headers, lists its health, and acks it', async () => {

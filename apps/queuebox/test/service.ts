@@ -1,19 +1,25 @@
 import { silentLogger, type Logger } from '@queuebox/core';
 import { freePort, type FreshDatabase } from '@queuebox/testing';
+import type { ProviderRegistry } from '../src/providers.js';
 import { startService, type RunningService } from '../src/startup/service.js';
 import { writeConfig } from './process.js';
 
-/** Starts the real service in this process on a test database with the given YAML. */
+/**
+ * Starts the real service in this process on a test database with the given YAML; `providers`
+ * replaces the provider registry (kafka-e2e.ts: Kafka clients that dial a fault proxy).
+ */
 export async function startTestService(
   db: Pick<FreshDatabase, 'jdbcUrl' | 'user'>,
   yaml: string,
   env: Record<string, string> = {},
   logger: Logger = silentLogger,
+  providers?: ProviderRegistry,
 ): Promise<RunningService & { readonly base: string }> {
   const port = await freePort();
   const service = await startService({
     logger,
     hostname: '127.0.0.1',
+    ...(providers === undefined ? {} : { providers }),
     env: {
       QUEUEBOX_CONFIG_FILE: writeConfig(yaml),
       QUEUEBOX_DATABASE_URL: db.jdbcUrl,

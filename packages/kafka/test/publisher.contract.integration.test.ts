@@ -6,10 +6,15 @@
  * 127.0.0.1:9092, or testcontainers' apache/kafka); skipped with the printed reason elsewhere.
  */
 import { silentLogger } from '@queuebox/core';
-import { requireService, startFaultProxy } from '@queuebox/testing';
+import {
+  brokerAddress,
+  createKafkaKit,
+  requireService,
+  startFaultProxy,
+  viaProxy,
+} from '@queuebox/testing';
 import { publisherContract, type ReceivedMessage } from '@queuebox/testing/contracts';
 import { createKafkaPublisher } from '../src/index.js';
-import { brokerAddress, createKafkaKit, viaProxy } from './kafka-kit.js';
 import { destinations, kafkaDestination, publishRequest } from './publish-requests.js';
 
 const kafka = await requireService('kafka', 'kafka: publisher contract (11 tests)');

@@ -5,10 +5,15 @@
  * with the printed reason.
  */
 import { silentLogger } from '@queuebox/core';
-import { requireService, startFaultProxy } from '@queuebox/testing';
+import {
+  brokerAddress,
+  createKafkaKit,
+  requireService,
+  startFaultProxy,
+  viaProxy,
+} from '@queuebox/testing';
 import { brokerSourceContract } from '@queuebox/testing/contracts';
 import { KafkaSourceConsumer } from '../src/index.js';
-import { brokerAddress, createKafkaKit, viaProxy } from './kafka-kit.js';
 import { kafkaSource } from './source-config.js';
 
 const kafka = await requireService('kafka', 'kafka: broker source contract (9 tests)');

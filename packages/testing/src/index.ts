@@ -41,3 +41,4 @@ export * from './doc-examples.js';
 export * from './rabbitmq-kit.js';
 export * from './fixtures/broker-source.js';
 export * from './nats-kit.js';
+export * from './kafka-kit.js';

@@ -12,7 +12,7 @@ import { registerCaptureMetrics } from '../observability/capture-metrics.js';
 import { registerMetricFamilies } from '../observability/metric-families.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
-import { loadDatabaseProvider } from '../providers.js';
+import { loadDatabaseProvider, providers, type ProviderRegistry } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
 import { buildCapture } from './capture-assembly.js';
@@ -34,6 +34,12 @@ export interface ServiceOptions {
    * anything, so the caller can hook SIGTERM to it while the sources and servers still start.
    */
   readonly onShutdownHook?: (stop: () => Promise<void>) => void;
+  /**
+   * Where the database, broker and capture providers come from: the registry of providers.ts
+   * unless given. Tests hand over one whose Kafka clients dial a fault proxy (kafkajs connects to
+   * the address a broker advertises, so a proxy given as `bootstrapServers` is bypassed).
+   */
+  readonly providers?: ProviderRegistry;
 }
 
 export interface RunningService {
@@ -49,17 +55,18 @@ const DATABASE_CHECK_MS = 2000;
 /** The startup sequence of spec §17.1; each step is wrapped so a failure names it. */
 export async function startService(options: ServiceOptions): Promise<RunningService> {
   const { logger } = options;
+  const providerRegistry = options.providers ?? providers;
   const startedAt = Date.now();
   const config = await step('load the configuration', () =>
     loadConfig({ env: options.env, demoConfigYaml: readDemoConfig() }),
   );
-  await step('start this configuration', () => refuseUnbuiltFeatures(config));
+  await step('start this configuration', () => refuseUnbuiltFeatures(config, providerRegistry));
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
   const metrics = registerMetricFamilies(registry);
   const captureMetrics = registerCaptureMetrics(registry);
   const outboxPlan = await step('build the destinations', () =>
-    planOutbox(config, transformer, metrics, logger),
+    planOutbox(config, transformer, metrics, logger, providerRegistry),
   );
   const shutdown = new ShutdownSequence(logger);
   // Spec §17.2: the Kafka and NATS publishers stop with the services, after the poller (below).
@@ -74,7 +81,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   try {
     await step('compile the sources', () => compileSources(config, transformer, metrics.inbox));
     const provider = await step('load the database provider', () =>
-      loadDatabaseProvider(config.database.type),
+      loadDatabaseProvider(config.database.type, providerRegistry),
     );
     const pool = registerPoolMetrics(registry, config.database);
     const db = await step('connect to the database', () =>
@@ -95,12 +102,16 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onForwarded: () => poller.wake(),
     });
     const capture = await step('build the capture', () =>
-      buildCapture(config, {
-        wake: () => poller.wake(),
-        logger,
-        metrics: captureMetrics,
-        ...(claimLoad ? { load: claimLoad } : {}),
-      }),
+      buildCapture(
+        config,
+        {
+          wake: () => poller.wake(),
+          logger,
+          metrics: captureMetrics,
+          ...(claimLoad ? { load: claimLoad } : {}),
+        },
+        providerRegistry,
+      ),
     );
     const health: HealthComponent[] = [
       { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },
@@ -111,17 +122,21 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (config.inbox.relay.enabled)
       health.push({ name: 'inbox-relay', check: () => relay.running });
     const consumers = await step('build the sources', () =>
-      buildSourceConsumers(config, {
-        handlerFor: brokerIngestFor({
-          store: db.inboxStore(),
-          transformer,
+      buildSourceConsumers(
+        config,
+        {
+          handlerFor: brokerIngestFor({
+            store: db.inboxStore(),
+            transformer,
+            logger,
+            metrics: metrics.inbox,
+            clock: systemClock,
+            newId: randomUUID,
+          }),
           logger,
-          metrics: metrics.inbox,
-          clock: systemClock,
-          newId: randomUUID,
-        }),
-        logger,
-      }),
+        },
+        providerRegistry,
+      ),
     );
     health.push(...sourceHealth(consumers));
 

@@ -1,15 +1,15 @@
 /**
  * What the Kafka tests do past the adapter under test (dev only): topics of a test's own (one
- * name prefix per file, deleted by `cleanup`), raw records, the records a topic holds, and what a
- * consumer group has not committed yet. A fault proxy sits between the adapter and the broker
+ * name prefix per file, deleted by `cleanup`) and their settings, raw records (tombstones too),
+ * the records a topic holds, and what a consumer group has not committed yet. A fault proxy sits between the adapter and the broker
  * through kafkajs's `socketFactory`: every broker the cluster advertises is dialled at the proxy.
  */
 import { randomUUID } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
-import type { FaultProxy } from '@queuebox/testing';
+import type { FaultProxy } from './fault-proxy.js';
 import kafkajs, { type Admin, type IHeaders, type ISocketFactory, type Producer } from 'kafkajs';
 
-const { Kafka, logLevel } = kafkajs;
+const { ConfigResourceTypes, Kafka, logLevel } = kafkajs;
 
 export interface ConsumedRecord {
   readonly key: string | null;
@@ -20,10 +20,14 @@ export interface ConsumedRecord {
 
 export interface KafkaKit {
   name(suffix: string): string;
-  topic(name: string, partitions?: number): Promise<string>;
+  /** Creates the topic; `configs` are topic settings (`max.message.bytes`). */
+  topic(name: string, partitions?: number, configs?: Record<string, string>): Promise<string>;
+  /** Replaces the topic's own settings by `configs` (Kafka's AlterConfigs). */
+  setTopicConfig(topic: string, configs: Record<string, string>): Promise<void>;
+  /** One record; a `null` value is a tombstone. */
   produce(
     topic: string,
-    record: { value: Buffer | string; key?: string; headers?: IHeaders; timestamp?: Date },
+    record: { value: Buffer | string | null; key?: string; headers?: IHeaders; timestamp?: Date },
   ): Promise<void>;
   /** Every record of `topic` from the start, read by a fresh group, in partition-offset order. */
   collect(topic: string): { records: ConsumedRecord[]; stop(): Promise<void> };
@@ -63,13 +67,28 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
   const run = randomUUID().slice(0, 8);
   return {
     name: (suffix) => `${prefix}.${run}.${suffix}`,
-    async topic(name, partitions = 1) {
+    async topic(name, partitions = 1, configs = {}) {
       await admin.createTopics({
-        topics: [{ topic: name, numPartitions: partitions, replicationFactor: 1 }],
+        topics: [
+          {
+            topic: name,
+            numPartitions: partitions,
+            replicationFactor: 1,
+            configEntries: configEntries(configs),
+          },
+        ],
         waitForLeaders: true,
       });
       topics.push(name);
       return name;
+    },
+    async setTopicConfig(topic, configs) {
+      await admin.alterConfigs({
+        validateOnly: false,
+        resources: [
+          { type: ConfigResourceTypes.TOPIC, name: topic, configEntries: configEntries(configs) },
+        ],
+      });
     },
     async produce(topic, record) {
       if (producer === null) {
@@ -142,4 +161,8 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
       await admin.disconnect();
     },
   };
+}
+
+function configEntries(configs: Record<string, string>): { name: string; value: string }[] {
+  return Object.entries(configs).map(([name, value]) => ({ name, value }));
 }

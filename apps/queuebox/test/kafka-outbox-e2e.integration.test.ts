@@ -1,0 +1,357 @@
+import {
+  brokerAddress,
+  createFreshDatabase,
+  createKafkaKit,
+  startFaultProxy,
+  type ConsumedRecord,
+  type FaultProxy,
+  type FreshDatabase,
+  type KafkaKit,
+} from '@queuebox/testing';
+import { skipTitle } from '@queuebox/testing/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outboxRows } from './e2e-rows.js';
+import { kafkaSuite, kafkaThrough } from './kafka-e2e.js';
+import { eventually, startTestService } from './service.js';
+
+const SUITE = 'app outbox end to end';
+const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 8);
+
+/** Kafka's default `max.message.bytes`, and the small one of the topics that refuse records. */
+const DEFAULT_MAX_MESSAGE_BYTES = '1048588';
+const SMALL_MAX_MESSAGE_BYTES = '16384';
+const TOO_LARGE = 'x'.repeat(32_768);
+
+const header = (record: ConsumedRecord, name: string) =>
+  record.headers.find(([n]) => n === name)?.[1];
+const withId = (records: readonly ConsumedRecord[], id: string) =>
+  records.filter((record) => header(record, 'x-message-id') === id);
+
+/**
+ * The outbox through the real service to a real broker: a row becomes a record of its topic with
+ * its key, its stored text and every spec header as UTF-8 strings; the record key comes from the
+ * route, else the destination's keyTemplate, and a blank one sends none; a topic Kafka cannot take,
+ * a record the broker refuses and an ack that never comes are retried and then dead; the rows of
+ * one key arrive in order, in one partition, with 8 publishes in flight and refusals in between;
+ * an admin replay of a sent row is delivered again (Kafka keeps no duplicate window); a webhook
+ * relayed to Kafka carries `x-inbox-id` and `x-source`, keyed by its aggregate id.
+ */
+describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
+  let db: FreshDatabase;
+  let kit: KafkaKit;
+  let proxy: FaultProxy;
+  let service: Awaited<ReturnType<typeof startTestService>>;
+  let events: { records: ConsumedRecord[] };
+  let big: { records: ConsumedRecord[] };
+  let ordered: { records: ConsumedRecord[] };
+  let orderedTopic: string;
+  let slow: { records: ConsumedRecord[] };
+  const { insert, sent, dead } = outboxRows(() => db);
+
+  beforeAll(async () => {
+    db = await createFreshDatabase(pgUrl, 'qb_kafka_outbox');
+    kit = await createKafkaKit(brokers, 'qb-outbox-e2e');
+    const eventsTopic = await kit.topic(kit.name('events'));
+    // Records over 16 kB are refused (MESSAGE_TOO_LARGE) until the test raises the limit.
+    const bigTopic = await kit.topic(kit.name('big'), 1, {
+      'max.message.bytes': SMALL_MAX_MESSAGE_BYTES,
+    });
+    orderedTopic = await kit.topic(kit.name('ordered'), 4, {
+      'max.message.bytes': SMALL_MAX_MESSAGE_BYTES,
+    });
+    const slowTopic = await kit.topic(kit.name('slow'));
+    events = kit.collect(eventsTopic);
+    big = kit.collect(bigTopic);
+    ordered = kit.collect(orderedTopic);
+    slow = kit.collect(slowTopic);
+    // Only the slow destination reaches the broker through the proxy.
+    proxy = await startFaultProxy({ target: brokerAddress(brokers) });
+
+    service = await startTestService(
+      db,
+      `
+database:
+  migrate: true
+outbox:
+  retryBaseDelayMs: 50
+  pollIntervalMs: 50
+inbox:
+  relay:
+    enabled: true
+    pollIntervalMs: 50
+admin:
+  enabled: true
+  insecure: true
+destinations:
+  events:
+    type: kafka
+    bootstrapServers: ${brokers}
+    topic: ${eventsTopic}
+    headers:
+      X-Static: static
+  by-topic:
+    type: kafka
+    bootstrapServers: ${brokers}
+    topic: ${eventsTopic}
+    keyTemplate: "{{ topic }}/{{ key }}"
+  nowhere:
+    type: kafka
+    bootstrapServers: ${brokers}
+    topicFrom: key
+  big:
+    type: kafka
+    bootstrapServers: ${brokers}
+    topic: ${bigTopic}
+  ordered:
+    type: kafka
+    bootstrapServers: ${brokers}
+    topic: ${orderedTopic}
+  slow:
+    type: kafka
+    bootstrapServers: ${brokers}
+    topic: ${slowTopic}
+    timeoutMs: 2000
+routes:
+  - topicPattern: "order.*"
+    destination: events
+  - topicPattern: "hook.*"
+    destination: events
+  - topicPattern: "routed.*"
+    destination: events
+    routingKeyTemplate: "route-{{ payload.account }}"
+  - topicPattern: "tk.*"
+    destination: by-topic
+  - topicPattern: "lost.*"
+    destination: nowhere
+  - topicPattern: "big.*"
+    destination: big
+  - topicPattern: "seq.*"
+    destination: ordered
+  - topicPattern: "slow.*"
+    destination: slow
+sources:
+  hooks:
+    path: /hooks
+    idempotencyKeyPath: $.id
+    eventTypePath: $.type
+    aggregateIdPath: $.account
+`,
+      {},
+      undefined,
+      kafkaThrough({ destinations: { slow: proxy } }),
+    );
+    // The slow destination's producer is connected (a delivered row) before its acks slow down.
+    const [warm] = await insert('slow.warm', { warm: true });
+    await sent(warm!.id, 30_000);
+  }, 90_000);
+  afterAll(async () => {
+    await service?.stop();
+    await proxy?.close();
+    await kit?.cleanup();
+    await db?.drop();
+  });
+
+  it('delivers a row as a record with its key, the stored text and every spec header', async () => {
+    const text = '{"id": 12345678901234567890, "amount": 1.50}';
+    const [inserted] = await insert('order.created', text, {
+      key: 'order-42',
+      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
+    });
+    const id = inserted!.id;
+    await sent(id);
+    // The first read of the topic waits for the collector's consumer group to form.
+    const [received] = await eventually(() => {
+      const found = withId(events.records, id);
+      return found.length > 0 && found;
+    }, 30_000);
+    expect(received!.value).toBe(text);
+    expect(received!.key).toBe('order-42');
+    // Static and row headers (the row wins), then the three standard ones appended, no other.
+    expect(received!.headers).toHaveLength(6);
+    expect(Object.fromEntries(received!.headers)).toEqual({
+      'X-Static': 'row-wins',
+      'X-Correlation-Id': 'corr-1',
+      'X-Tenant': 't1',
+      'x-message-id': id,
+      'x-topic': 'order.created',
+      'x-attempt': '0',
+    });
+    expect(received!.headers.slice(-3)).toEqual([
+      ['x-message-id', id],
+      ['x-topic', 'order.created'],
+      ['x-attempt', '0'],
+    ]);
+  });
+
+  it('keys a record by the route, else by the keyTemplate, and sends a row without a key keyless', async () => {
+    const [routed] = await insert('routed.a', { account: 'acct-1' }, { key: 'row-key-1' });
+    const [templated] = await insert('tk.b', { n: 2 }, { key: 'row-key-2' });
+    const [keyless] = await insert('order.keyless', { n: 3 });
+    const received = async (id: string) => {
+      await sent(id);
+      return eventually(() => withId(events.records, id)[0]);
+    };
+    expect((await received(routed!.id)).key).toBe('route-acct-1');
+    expect((await received(templated!.id)).key).toBe('tk.b/row-key-2');
+    expect((await received(keyless!.id)).key).toBeNull();
+  });
+
+  it('retries a row whose topic Kafka cannot take and marks it dead with the reason', async () => {
+    const [inserted] = await insert(
+      'lost.parcel',
+      { n: 1 },
+      {
+        key: 'lost parcel',
+        maxAttempts: 2,
+      },
+    );
+    const final = await dead(inserted!.id);
+    expect(final.attempt).toBe(2);
+    expect(final.last_error).toBe(
+      "Publish failed: 'lost parcel' is not a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-')",
+    );
+  });
+
+  it('retries a record the broker refuses as too large and marks it dead', async () => {
+    const [inserted] = await insert('big.row', { pad: TOO_LARGE }, { maxAttempts: 2 });
+    const final = await dead(inserted!.id, 30_000);
+    expect(final.attempt).toBe(2);
+    expect(final.last_error).toBe(
+      'Publish failed: The request included a message larger than the max message size the server will accept (MESSAGE_TOO_LARGE)',
+    );
+    expect(withId(big.records, inserted!.id)).toEqual([]);
+  });
+
+  it('retries a row whose ack does not come within timeoutMs and marks it dead', async () => {
+    proxy.setLatency({ toClient: 5_000 });
+    const [inserted] = await insert('slow.row', { n: 1 }, { maxAttempts: 2 });
+    const id = inserted!.id;
+    try {
+      const final = await dead(id, 30_000);
+      expect(final.attempt).toBe(2);
+      expect(final.last_error).toBe('Publish not acknowledged: Kafka sent no ack within 2000 ms');
+    } finally {
+      proxy.setLatency(0);
+    }
+    // Only the ack was held: the first attempt's record is on the topic all the same (at least
+    // once; a consumer deduplicates on x-message-id).
+    const first = await eventually(() => withId(slow.records, id)[0], 20_000);
+    expect(header(first, 'x-attempt')).toBe('0');
+  }, 60_000);
+
+  it('keeps each key in order and in one partition with 8 publishes in flight and refused records in between', async () => {
+    const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
+    const perKey = 12;
+    await db.sql.begin(async (tx) => {
+      for (let seq = 0; seq < perKey; seq++) {
+        for (const key of keys) {
+          // Two rows of each key are too large for the topic until its limit is raised below.
+          const pad = seq === 3 || seq === 8 ? TOO_LARGE : '';
+          await tx.unsafe(
+            `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('seq.step', $1, $2::text::jsonb, 50)`,
+            [key, JSON.stringify({ key, seq, pad })],
+          );
+        }
+      }
+    });
+    await eventually(async () => {
+      const [failed] = await db.sql.unsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
+      );
+      return failed!.n >= 8;
+    }, 30_000);
+    await kit.setTopicConfig(orderedTopic, { 'max.message.bytes': DEFAULT_MAX_MESSAGE_BYTES });
+    await eventually(async () => {
+      const [pending] = await db.sql.unsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
+      );
+      return pending!.n === 0;
+    }, 45_000);
+    // At least once: a request that mixed a refused record with records of other partitions
+    // failed as a whole although those were written, so a row may be on the topic twice. The
+    // first record of each row is the one whose order counts.
+    const firstOfEachRow = () => {
+      const firsts = new Map<string, ConsumedRecord>();
+      for (const record of ordered.records) {
+        const id = header(record, 'x-message-id') ?? '';
+        if (!firsts.has(id)) firsts.set(id, record);
+      }
+      return [...firsts.values()];
+    };
+    const received = await eventually(() => {
+      const firsts = firstOfEachRow();
+      return firsts.length >= keys.length * perKey && firsts;
+    });
+    expect(received).toHaveLength(keys.length * perKey);
+    for (const key of keys) {
+      const ofKey = received.filter((record) => record.key === key);
+      const sequence = ofKey.map((record) => (JSON.parse(record.value) as { seq: number }).seq);
+      expect(sequence, key).toEqual(Array.from({ length: perKey }, (_, i) => i));
+      const partitions = ordered.records.filter((record) => record.key === key);
+      expect(new Set(partitions.map((record) => record.partition)).size, key).toBe(1);
+    }
+    const retried = received.filter((record) => Number(header(record, 'x-attempt')) > 0);
+    expect(retried.length).toBeGreaterThanOrEqual(keys.length);
+  }, 90_000);
+
+  it('delivers a sent row again when an admin replays it, Kafka keeping no duplicate window', async () => {
+    const [inserted] = await insert('order.replayed', { n: 1 }, { key: 'replayed-1' });
+    const id = inserted!.id;
+    await sent(id);
+    await eventually(() => withId(events.records, id).length === 1);
+    const response = await fetch(`${service.base}/admin/replay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ids: [id] }),
+    });
+    expect(await response.json()).toEqual({ moved: 1 });
+    await eventually(() => withId(events.records, id).length === 2);
+    await sent(id);
+    const [first, again] = withId(events.records, id);
+    // The same record again: same key, text and headers (a replay starts at attempt 0).
+    expect(again!.key).toBe(first!.key);
+    expect(again!.value).toBe(first!.value);
+    expect(again!.headers).toEqual(first!.headers);
+    expect(header(again!, 'x-attempt')).toBe('0');
+  });
+
+  it('relays a webhook to Kafka with x-inbox-id and x-source, keyed by its aggregate id, x-topic being QueueBox’s', async () => {
+    const response = await fetch(`${service.base}/inbox/hooks`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-topic': 'forged',
+        'x-static': 'forged',
+        'x-tenant': 't9',
+      },
+      body: JSON.stringify({ id: 'evt-1', type: 'hook.received', account: 'acct-9' }),
+    });
+    expect(response.status).toBe(202);
+    const { messageId } = (await response.json()) as { messageId: string };
+    const received = await eventually(
+      () => events.records.find((record) => header(record, 'x-inbox-id') === messageId),
+      30_000,
+    );
+    expect(Object.fromEntries(received.headers)).toMatchObject({
+      'x-source': 'hooks',
+      'x-idempotency-key': 'evt-1',
+      'x-topic': 'hook.received',
+      'x-attempt': '0',
+      'x-tenant': 't9',
+      'X-Static': 'static',
+    });
+    // The sender's x-topic and x-static are left out, not sent beside QueueBox's.
+    expect(received.headers.filter(([name]) => name.toLowerCase() === 'x-topic')).toEqual([
+      ['x-topic', 'hook.received'],
+    ]);
+    expect(received.headers.filter(([name]) => name.toLowerCase() === 'x-static')).toEqual([
+      ['X-Static', 'static'],
+    ]);
+    expect(received.key).toBe('acct-9');
+    expect(JSON.parse(received.value)).toEqual({
+      id: 'evt-1',
+      type: 'hook.received',
+      account: 'acct-9',
+    });
+  });
+});
