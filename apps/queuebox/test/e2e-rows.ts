@@ -84,6 +84,12 @@ export async function count(db: FreshDatabase, sql: string): Promise<number> {
 }
 
 /** `/health/ready`'s status and the status of one component. */
+/** The components of `GET /health/ready`, by name, in the order the service lists them. */
+export async function readyComponents(base: string): Promise<Record<string, { status: string }>> {
+  const response = await fetch(`${base}/health/ready`);
+  return ((await response.json()) as { components: Record<string, { status: string }> }).components;
+}
+
 export async function readiness(
   base: string,
   component: string,

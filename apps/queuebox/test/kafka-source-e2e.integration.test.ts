@@ -8,7 +8,7 @@ import {
 } from '@queuebox/testing';
 import { skipTitle } from '@queuebox/testing/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { count, digest, inboxRows } from './e2e-rows.js';
+import { count, digest, inboxRows, readyComponents } from './e2e-rows.js';
 import { kafkaSuite } from './kafka-e2e.js';
 import { eventually, startTestService } from './service.js';
 
@@ -115,15 +115,14 @@ sources:
       SELECT payload::text AS text FROM inbox WHERE id = ${row.id}`;
     expect(text!.text).toBe('{"id": 12345678901234567890, "type": "order.paid", "order": 7}');
     await committed(ordersGroup, orders);
-    const health = await fetch(`${service.base}/health/ready`);
-    const body = (await health.json()) as { components: Record<string, { status: string }> };
-    expect(Object.keys(body.components)).toEqual([
+    const components = await readyComponents(service.base);
+    expect(Object.keys(components)).toEqual([
       'database',
       'outbox-poller',
       'kafka.orders',
       'kafka.strict',
     ]);
-    expect(body.components['kafka.orders']).toEqual({ status: 'up' });
+    expect(components['kafka.orders']).toEqual({ status: 'up' });
   });
 
   it('stores a record read twice once, and commits both', async () => {

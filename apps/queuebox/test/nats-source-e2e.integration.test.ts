@@ -8,7 +8,7 @@ import {
   type NatsKit,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digest, inboxRows } from './e2e-rows.js';
+import { digest, inboxRows, readyComponents } from './e2e-rows.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app: a NATS JetStream source into the inbox';
@@ -93,15 +93,14 @@ sources:
       headers: { 'x-tenant': 't1', 'X-Correlation-Id': 'corr-header' },
     });
     await acked(orders, 'queuebox-orders');
-    const health = await fetch(`${service.base}/health/ready`);
-    const body = (await health.json()) as { components: Record<string, { status: string }> };
-    expect(Object.keys(body.components)).toEqual([
+    const components = await readyComponents(service.base);
+    expect(Object.keys(components)).toEqual([
       'database',
       'outbox-poller',
       'nats.orders',
       'nats.strict',
     ]);
-    expect(body.components['nats.orders']).toEqual({ status: 'up' });
+    expect(components['nats.orders']).toEqual({ status: 'up' });
   });
 
   it('stores a message delivered twice once, and acks both', async () => {

@@ -8,7 +8,7 @@ import {
   type RabbitKit,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digest, inboxRows } from './e2e-rows.js';
+import { digest, inboxRows, readyComponents } from './e2e-rows.js';
 import { eventually, startTestService } from './service.js';
 
 const SUITE = 'app: a RabbitMQ source into the inbox';
@@ -103,15 +103,14 @@ sources:
     >`SELECT payload::text AS text FROM inbox WHERE id = ${row.id}`;
     expect(text!.text).toBe('{"id": 12345678901234567890, "type": "order.paid", "order": 7}');
     await drained(orders);
-    const health = await fetch(`${service.base}/health/ready`);
-    const body = (await health.json()) as { components: Record<string, { status: string }> };
-    expect(Object.keys(body.components)).toEqual([
+    const components = await readyComponents(service.base);
+    expect(Object.keys(components)).toEqual([
       'database',
       'outbox-poller',
       'rabbitmq.orders',
       'rabbitmq.strict',
     ]);
-    expect(body.components['rabbitmq.orders']).toEqual({ status: 'up' });
+    expect(components['rabbitmq.orders']).toEqual({ status: 'up' });
   });
 
   it('stores a message delivered twice once, and acks both', async () => {
