@@ -3,7 +3,8 @@
  * time however many publishes wait for it) and kept; the client re-establishes it after a loss.
  *
  * JetStream (`jetStream: true`): each publish waits for its own PubAck, up to `timeoutMs`, and
- * every publish the poller runs (up to `outbox.concurrency`) is in flight at once. The message
+ * every publish the poller runs (up to `outbox.concurrency`) is in flight at once; the answers
+ * come back on one reply subscription of the connection (pub-ack-requests.ts says why). The message
  * carries `Nats-Msg-Id` = the row id, so a retry of a publish whose PubAck was lost is one
  * message in the stream, not two (the stream answers "duplicate"). An admin replay of a `sent`
  * row inside the stream's duplicate window would be swallowed the same way, so a duplicate
@@ -19,13 +20,7 @@
  * takes the retry path, and the message id keeps a retry from doubling one that got through.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  headers as natsHeaders,
-  type JetStreamClient,
-  type MsgHdrs,
-  type NatsConnection,
-  type PubAck,
-} from 'nats';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from 'nats';
 import {
   sanitize,
   type HeaderMap,
@@ -37,7 +32,8 @@ import {
 } from '@queuebox/core';
 import { ConnectionState, closeConnection, errorText, openConnection } from '../connection.js';
 import { bounded, type Bounded, type BoundedWait } from './bounded.js';
-import { staticHeaderMap, wireHeaders } from './wire-message.js';
+import { PubAckRequests, type PubAckAnswer } from './pub-ack-requests.js';
+import { NATS_MSG_ID, staticHeaderMap, wireHeaders, type WireHeader } from './wire-message.js';
 
 export interface DestinationLinkOptions {
   readonly name: string;
@@ -47,7 +43,7 @@ export interface DestinationLinkOptions {
 
 interface Link {
   readonly connection: NatsConnection;
-  readonly jetStream: JetStreamClient;
+  readonly acks: PubAckRequests;
   readonly state: ConnectionState;
 }
 
@@ -92,29 +88,42 @@ export class DestinationLink {
     }
     const body = Buffer.from(request.payload.text, 'utf8');
     const epoch = link.state.epoch;
-    const send = (msgId: string | null) =>
-      this.#bounded(
-        this.#send(link, subject, body, wire.headers, msgId),
-        request.signal,
+    const { signal } = request;
+
+    if (!this.#config.jetStream) {
+      const flushed = this.#bounded(
+        this.#publishFlushed(link, subject, body, wire.headers),
+        signal,
         link,
         epoch,
       );
-
-    if (!this.#config.jetStream) {
-      return outcomeOf(await send(null), message.id, this.#config.timeoutMs, 'flush');
+      return outcomeOf(await flushed, message.id, this.#config.timeoutMs, 'flush');
     }
-    const first = await send(message.id);
-    if (first.kind !== 'done') return outcomeOf(first, message.id, this.#config.timeoutMs, 'ack');
-    if (first.value?.duplicate !== true || message.attempt > 0) return SUCCESS;
-    // A first attempt the stream already holds: a replay inside the duplicate window.
-    const again = await send(replayMessageId(message));
-    return outcomeOf(again, message.id, this.#config.timeoutMs, 'ack');
+    const first = await this.#request(link, epoch, subject, body, wire.headers, message.id, signal);
+    if (first.kind !== 'ack' || !first.duplicate) {
+      return ackOutcome(first, message.id, this.#config.timeoutMs);
+    }
+    // The stream already holds this message id. On a later attempt that is the message of a
+    // publish whose PubAck was lost: delivered. On a first attempt it is a replay inside the
+    // duplicate window, which must be delivered again.
+    if (message.attempt > 0) return SUCCESS;
+    const again = await this.#request(
+      link,
+      epoch,
+      subject,
+      body,
+      wire.headers,
+      replayMessageId(message),
+      signal,
+    );
+    return ackOutcome(again, message.id, this.#config.timeoutMs);
   }
 
   /** Closes the connection; publishes waiting for an answer fail. Never rejects. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const wait of [...this.#waits]) wait.cancel('the publisher closed');
+    this.#ready?.acks.cancelAll('the publisher closed');
     const opening = this.#link;
     this.#link = null;
     this.#ready = null;
@@ -126,26 +135,32 @@ export class DestinationLink {
     }
   }
 
-  /** The JetStream PubAck, or null for a core publish once flushed. */
-  async #send(
+  /** A JetStream publish under `msgId`, waiting for the stream's answer within `timeoutMs`. */
+  #request(
+    link: Link,
+    epoch: number,
+    subject: string,
+    body: Uint8Array,
+    headers: readonly WireHeader[],
+    msgId: string,
+    signal: AbortSignal,
+  ): Promise<PubAckAnswer> {
+    // A replay's second publish follows an answer: the connection may have gone meanwhile.
+    if (link.state.epoch !== epoch || !link.state.connected) return Promise.resolve(LOST);
+    const hdrs = natsHeaderSet(headers);
+    hdrs.append(NATS_MSG_ID, msgId);
+    return link.acks.publish(subject, body, hdrs, signal, this.#config.timeoutMs);
+  }
+
+  /** A core publish, resolved once the server answered the flush that follows it. */
+  async #publishFlushed(
     link: Link,
     subject: string,
     body: Uint8Array,
-    headers: readonly (readonly [string, string])[],
-    msgId: string | null,
-  ): Promise<PubAck | null> {
-    const hdrs: MsgHdrs = natsHeaders();
-    for (const [name, value] of headers) hdrs.append(name, value);
-    if (msgId === null) {
-      link.connection.publish(subject, body, { headers: hdrs });
-      await link.connection.flush();
-      return null;
-    }
-    return link.jetStream.publish(subject, body, {
-      headers: hdrs,
-      msgID: msgId,
-      timeout: this.#config.timeoutMs,
-    });
+    headers: readonly WireHeader[],
+  ): Promise<void> {
+    link.connection.publish(subject, body, { headers: natsHeaderSet(headers) });
+    await link.connection.flush();
   }
 
   #open(): Promise<Link> {
@@ -170,9 +185,13 @@ export class DestinationLink {
         });
         const link: Link = {
           connection,
-          jetStream: connection.jetstream(),
+          acks: new PubAckRequests(connection),
           state: new ConnectionState(connection),
         };
+        // A loss fails every publish waiting for its PubAck: it can no longer come.
+        link.state.listen((connected) => {
+          if (!connected) link.acks.cancelAll('the connection to NATS was lost');
+        });
         if (this.#link === created) this.#ready = link;
         return link;
       });
@@ -185,8 +204,9 @@ export class DestinationLink {
   }
 
   /**
-   * `work` bounded by the destination's timeout and the caller's abort; with `link`, also ended
-   * by the loss of the connection it was sent on, or by close().
+   * `work` (connecting, a core publish's flush) bounded by the destination's timeout and the
+   * caller's abort; with `link`, also ended by the loss of the connection it was sent on, or by
+   * close(). The bound is a backstop: the client's own connect timeout answers first.
    */
   async #bounded<T>(
     work: Promise<T>,
@@ -194,7 +214,6 @@ export class DestinationLink {
     link?: Link,
     epoch?: number,
   ): Promise<Bounded<T>> {
-    // The driver's own timeout rejects first; this one is the backstop (connect, flush).
     const wait = bounded(work, this.#config.timeoutMs + 50, signal);
     this.#waits.add(wait);
     const stop = link?.state.listen((connected) => {
@@ -242,8 +261,26 @@ export function subjectProblem(destination: string, subject: string): string | n
   return null;
 }
 
+function natsHeaderSet(headers: readonly WireHeader[]): MsgHdrs {
+  const hdrs = natsHeaders();
+  for (const [name, value] of headers) hdrs.append(name, value);
+  return hdrs;
+}
+
+/** The outcome of a JetStream publish from how it ended. */
+function ackOutcome(answer: PubAckAnswer, messageId: string, timeoutMs: number): PublishOutcome {
+  switch (answer.kind) {
+    case 'ack':
+      return SUCCESS;
+    case 'refused':
+      return failure(`Publish failed: ${answer.error}`);
+    default:
+      return outcomeOf(answer, messageId, timeoutMs, 'ack');
+  }
+}
+
 function outcomeOf(
-  result: Bounded<PubAck | null | Link>,
+  result: Bounded<unknown> | Exclude<PubAckAnswer, { kind: 'ack' | 'refused' }>,
   messageId: string,
   timeoutMs: number,
   stage: 'connecting' | 'ack' | 'flush',
@@ -264,20 +301,12 @@ function outcomeOf(
         `Publish failed: ${result.reason}, so message ${messageId} was not acknowledged`,
       );
     case 'failed':
-      return failure(failureText(result.error, timeoutMs));
+      return failure(`Publish failed: ${errorText(result.error)}`);
   }
-}
-
-function failureText(error: unknown, timeoutMs: number): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === '503') {
-    return 'Publish failed: no JetStream stream takes this subject (503 no responders)';
-  }
-  if (code === 'TIMEOUT') return `Publish not acknowledged: no PubAck within ${timeoutMs} ms`;
-  return `Publish failed: ${errorText(error)}`;
 }
 
 const SUCCESS: PublishOutcome = { ok: true };
+const LOST: PubAckAnswer = { kind: 'cancelled', reason: 'the connection to NATS was lost' };
 
 function failure(error: string): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
