@@ -4,13 +4,14 @@ import {
   type ClaimedOutboxMessage,
   type Logger,
 } from '@queuebox/core';
+import type { Claim } from './claim.js';
 import type { LeaseKeeper } from './lease-keeper.js';
 import { logTexts } from './log-texts.js';
 import type { MessageProcessor } from './message-processor.js';
 
 interface Buffered {
   readonly message: ClaimedOutboxMessage;
-  readonly signal: AbortSignal;
+  readonly claim: Claim;
 }
 
 /**
@@ -56,7 +57,7 @@ export class DeliverySlots {
     return this.tasks.size;
   }
 
-  /** Takes freshly claimed rows (in claim order) under their lease signals. */
+  /** Takes freshly claimed rows (in claim order) under their claims. */
   add(rows: readonly Buffered[]): void {
     for (const row of rows) this.buffer.push(row);
     this.dispatch();
@@ -87,7 +88,7 @@ export class DeliverySlots {
     }
   }
 
-  private start({ message, signal }: Buffered): void {
+  private start({ message, claim }: Buffered): void {
     const id = message.id;
     this.publishingCount++;
     let slotHeld = true;
@@ -99,7 +100,7 @@ export class DeliverySlots {
       this.onProgress();
     };
     const task = this.processor
-      .process(message, signal, () => {
+      .process(message, claim, () => {
         this.leases.settling(id);
         freeSlot();
       })

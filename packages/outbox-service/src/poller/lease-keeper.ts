@@ -1,9 +1,10 @@
 import { sanitizeError, type Fence, type Logger, type OutboxStore } from '@queuebox/core';
+import { Claim } from './claim.js';
 import { ClaimLostError } from './poller-errors.js';
 
 interface Lease {
   readonly fence: Fence;
-  readonly controller: AbortController;
+  readonly claim: Claim;
   /** Local estimate of when the lease runs out: request start + lease, so never too late. */
   confirmedUntil: number;
   /** Its terminal write is submitted: the fence of that write decides, not the renewal. */
@@ -21,7 +22,7 @@ export interface LeaseKeeperOptions {
 /**
  * Keeps the leases of every claimed row of this poller (buffered and in flight) with ONE batched
  * `renew` per interval instead of one timer and one statement per message. An id the store does
- * not return is no longer ours: its AbortController aborts with "Claim ownership lost", which
+ * not return is no longer ours: its Claim aborts with "Claim ownership lost", which
  * cancels the publish (the SQL fence still guards I/O that cannot be cancelled).
  *
  * A renewal that throws is not taken as a loss (a database blip must not cancel every message
@@ -46,16 +47,16 @@ export class LeaseKeeper {
   }
 
   /** Starts keeping a claim made at `claimedAtMs` (taken before the claim call). */
-  track(fence: Fence, claimedAtMs: number): AbortSignal {
-    const controller = new AbortController();
+  track(fence: Fence, claimedAtMs: number): Claim {
+    const claim = new Claim();
     this.leases.set(fence.id, {
       fence,
-      controller,
+      claim,
       confirmedUntil: claimedAtMs + this.options.leaseMs,
       settling: false,
     });
     this.timer ??= setInterval(() => void this.renew(), this.options.intervalMs);
-    return controller.signal;
+    return claim;
   }
 
   /** The terminal write of `id` is on its way; a renewal that misses it must not abort it. */
@@ -71,7 +72,7 @@ export class LeaseKeeper {
 
   /** Aborts every kept claim with `reason` (shutdown abandon) and forgets them. */
   abortAll(reason: Error): void {
-    for (const lease of this.leases.values()) lease.controller.abort(reason);
+    for (const lease of this.leases.values()) lease.claim.abort(reason);
     this.leases.clear();
     this.stopTimer();
   }
@@ -122,7 +123,7 @@ export class LeaseKeeper {
 
   private lose(lease: Lease): void {
     this.leases.delete(lease.fence.id);
-    lease.controller.abort(new ClaimLostError());
+    lease.claim.abort(new ClaimLostError());
     if (this.leases.size === 0) this.stopTimer();
   }
 

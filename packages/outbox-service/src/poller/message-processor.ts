@@ -12,11 +12,13 @@ import {
   type OutboxCompletion,
   type OutboxMetrics,
   type PublishOutcome,
+  type PublishRequest,
   type Publisher,
 } from '@queuebox/core';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, RoutingResult } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
+import type { Claim } from './claim.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';
 import { ShutdownAbandonedError } from './poller-errors.js';
 
@@ -57,7 +59,7 @@ class Aborted extends Error {}
 interface Task {
   readonly message: ClaimedOutboxMessage;
   readonly fence: Fence;
-  readonly signal: AbortSignal;
+  readonly claim: Claim;
   /** The log context of spec §4.3 step 1 (+ destination once routed). */
   readonly fields: LogFields;
   /** Built on the first line logged: most messages log nothing, and a child logger is not free. */
@@ -84,14 +86,14 @@ export class MessageProcessor {
    */
   async process(
     message: ClaimedOutboxMessage,
-    signal: AbortSignal,
+    claim: Claim,
     settling: () => void = noop,
   ): Promise<void> {
     let settled = false;
     const task: Task = {
       message,
       fence: { id: message.id, claimToken: message.claimToken },
-      signal,
+      claim,
       fields: {
         messageId: message.id,
         topic: message.topic,
@@ -108,7 +110,7 @@ export class MessageProcessor {
     const stopTimer = this.deps.metrics.processingDuration.startTimer();
     try {
       // A buffered row whose lease was lost before it started is not worth routing.
-      if (signal.aborted) throw new Aborted();
+      if (claim.aborted) throw new Aborted();
       const routing = this.deps.router.route(message);
       if (routing) {
         task.fields.destination = routing.destination;
@@ -119,7 +121,7 @@ export class MessageProcessor {
       }
       stopTimer();
     } catch (error: unknown) {
-      if (error instanceof Aborted || signal.aborted) {
+      if (error instanceof Aborted || claim.aborted) {
         this.aborted(task);
         return;
       }
@@ -139,7 +141,7 @@ export class MessageProcessor {
   }
 
   private async deliver(task: Task, routing: RoutingResult): Promise<void> {
-    const { message, signal } = task;
+    const { message, claim } = task;
     const { destination } = routing;
     const publisher = this.publisherFor(routing);
     if (!publisher) {
@@ -171,14 +173,14 @@ export class MessageProcessor {
       return;
     }
 
-    if (signal.aborted) throw new Aborted();
-    const outcome = await this.publish(publisher, routing, message, payload, signal);
+    if (claim.aborted) throw new Aborted();
+    const outcome = await this.publish(publisher, routing, message, payload, claim);
     if (outcome.ok) {
       await this.sent(task, destination);
       return;
     }
     // A publish we cancelled because the claim is gone is not the destination's failure.
-    if (signal.aborted) throw new Aborted();
+    if (claim.aborted) throw new Aborted();
     this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
     await this.fail(task, sanitize(outcome.error));
   }
@@ -188,21 +190,14 @@ export class MessageProcessor {
     routing: RoutingResult,
     message: ClaimedOutboxMessage,
     payload: JsonPayload,
-    signal: AbortSignal,
+    claim: Claim,
   ): Promise<PublishOutcome> {
     const { metrics } = this.deps;
     const depth = { destination: routing.destination };
     metrics.queueDepth.inc(depth);
     const stop = metrics.publishDuration.startTimer({ destination_type: routing.destinationType });
     try {
-      return await publisher.publish({
-        message,
-        destination: routing.destination,
-        payload,
-        routingKey: routing.routingKey,
-        address: routing.address,
-        signal,
-      });
+      return await publisher.publish(new ClaimedPublishRequest(message, routing, payload, claim));
     } catch (error: unknown) {
       // Publishers may throw instead of returning a failure; both take the failure path.
       return { ok: false, error: sanitizeError(error) };
@@ -240,10 +235,10 @@ export class MessageProcessor {
         return await this.deps.complete({ kind: 'sent', fence: task.fence }, keyed);
       } catch (error: unknown) {
         const wait = Math.min(delayMs, SENT_WRITE_MAX_DELAY_MS);
-        if (task.signal.aborted || performance.now() + wait >= giveUpAt) throw error;
+        if (task.claim.aborted || performance.now() + wait >= giveUpAt) throw error;
         this.log(task).warn(logTexts.sentWriteRetried(task.message.id, wait, sanitizeError(error)));
-        await sleep(wait, task.signal);
-        if (task.signal.aborted) throw error;
+        await sleep(wait, task.claim.signal);
+        if (task.claim.aborted) throw error;
       }
     }
   }
@@ -293,7 +288,7 @@ export class MessageProcessor {
 
   private aborted(task: Task): void {
     // An abandoned message is already counted in the shutdown warning.
-    if (task.signal.reason instanceof ShutdownAbandonedError) return;
+    if (task.claim.reason instanceof ShutdownAbandonedError) return;
     this.lost(task, 'finish delivering it');
   }
 
@@ -316,6 +311,30 @@ export class MessageProcessor {
       this.publisherByDestination.set(destination, publisher);
     }
     return publisher;
+  }
+}
+
+/** A publish request whose signal is its claim's, made only when the publisher reads it. */
+class ClaimedPublishRequest implements PublishRequest {
+  readonly destination: string;
+  readonly routingKey: string | null;
+  readonly address: string | null;
+  readonly #claim: Claim;
+
+  constructor(
+    readonly message: ClaimedOutboxMessage,
+    routing: RoutingResult,
+    readonly payload: JsonPayload,
+    claim: Claim,
+  ) {
+    this.destination = routing.destination;
+    this.routingKey = routing.routingKey;
+    this.address = routing.address;
+    this.#claim = claim;
+  }
+
+  get signal(): AbortSignal {
+    return this.#claim.signal;
   }
 }
 

@@ -295,7 +295,7 @@ export class OutboxPoller {
     this.slots.add(
       rows.map((message) => ({
         message,
-        signal: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
+        claim: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
       })),
     );
     // A full batch suggests more is due: claim again without waiting for the poll interval.
