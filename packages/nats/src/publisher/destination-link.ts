@@ -32,7 +32,7 @@ import {
 } from '@queuebox/core';
 import { ConnectionState, closeConnection, errorText, openConnection } from '../connection.js';
 import { bounded, type Bounded, type BoundedWait } from './bounded.js';
-import { PubAckRequests, type PubAckAnswer } from './pub-ack-requests.js';
+import { PubAckRequests, type Abortable, type PubAckAnswer } from './pub-ack-requests.js';
 import { NATS_MSG_ID, staticHeaderMap, wireHeaders, type WireHeader } from './wire-message.js';
 
 export interface DestinationLinkOptions {
@@ -56,6 +56,8 @@ export class DestinationLink {
   /** `#link` once it resolved: a publish on an open link needs no bounded wait for it. */
   #ready: Link | null = null;
   readonly #waits = new Set<BoundedWait<unknown>>();
+  /** The last subject that passed `subjectProblem`. */
+  #goodSubject: string | null = null;
   #closed = false;
 
   constructor(options: DestinationLinkOptions) {
@@ -68,8 +70,12 @@ export class DestinationLink {
   async publish(request: PublishRequest): Promise<PublishOutcome> {
     const { message } = request;
     const subject = request.address ?? '';
-    const refused = subjectProblem(this.#name, subject);
-    if (refused !== null) return failure(refused);
+    if (subject !== this.#goodSubject) {
+      const refused = subjectProblem(this.#name, subject);
+      if (refused !== null) return failure(refused);
+      // A static subject (or a template's usual result) is checked once, not per message.
+      this.#goodSubject = subject;
+    }
     const wire = wireHeaders(message, this.#staticHeaders);
     if (wire.unsent !== null) this.#warnUnsent(message.id, wire.unsent);
     if (this.#closed) return failure('Publish failed: the publisher is closed');
@@ -88,18 +94,25 @@ export class DestinationLink {
     }
     const body = Buffer.from(request.payload.text, 'utf8');
     const epoch = link.state.epoch;
-    const { signal } = request;
 
     if (!this.#config.jetStream) {
       const flushed = this.#bounded(
         this.#publishFlushed(link, subject, body, wire.headers),
-        signal,
+        request.signal,
         link,
         epoch,
       );
       return outcomeOf(await flushed, message.id, this.#config.timeoutMs, 'flush');
     }
-    const first = await this.#request(link, epoch, subject, body, wire.headers, message.id, signal);
+    const first = await this.#request(
+      link,
+      epoch,
+      subject,
+      body,
+      wire.headers,
+      message.id,
+      request,
+    );
     if (first.kind !== 'ack' || !first.duplicate) {
       return ackOutcome(first, message.id, this.#config.timeoutMs);
     }
@@ -114,7 +127,7 @@ export class DestinationLink {
       body,
       wire.headers,
       replayMessageId(message),
-      signal,
+      request,
     );
     return ackOutcome(again, message.id, this.#config.timeoutMs);
   }
@@ -143,13 +156,13 @@ export class DestinationLink {
     body: Uint8Array,
     headers: readonly WireHeader[],
     msgId: string,
-    signal: AbortSignal,
+    abortable: Abortable,
   ): Promise<PubAckAnswer> {
     // A replay's second publish follows an answer: the connection may have gone meanwhile.
     if (link.state.epoch !== epoch || !link.state.connected) return Promise.resolve(LOST);
     const hdrs = natsHeaderSet(headers);
     hdrs.append(NATS_MSG_ID, msgId);
-    return link.acks.publish(subject, body, hdrs, signal, this.#config.timeoutMs);
+    return link.acks.publish(subject, body, hdrs, abortable, this.#config.timeoutMs);
   }
 
   /** A core publish, resolved once the server answered the flush that follows it. */

@@ -30,10 +30,15 @@ export type PubAckAnswer =
   | { readonly kind: 'aborted' }
   | { readonly kind: 'cancelled'; readonly reason: string };
 
+/** What carries the caller's AbortSignal; read only by the sweep, so it may make it lazily. */
+export interface Abortable {
+  readonly signal: AbortSignal;
+}
+
 interface Waiting {
   readonly subject: string;
   readonly deadline: number;
-  readonly signal: AbortSignal;
+  readonly abortable: Abortable;
   readonly settle: (answer: PubAckAnswer) => void;
 }
 
@@ -60,21 +65,21 @@ export class PubAckRequests {
 
   /**
    * Publishes `body` to `subject` with `headers` and resolves with the stream's answer, or with
-   * how the wait ended: `timeoutMs` passed, `signal` aborted, or `cancelAll`. Never rejects.
+   * how the wait ended: `timeoutMs` passed, the caller's signal aborted, or `cancelAll`. Never
+   * rejects.
    */
   publish(
     subject: string,
     body: Uint8Array,
     headers: MsgHdrs,
-    signal: AbortSignal,
+    abortable: Abortable,
     timeoutMs: number,
   ): Promise<PubAckAnswer> {
-    if (signal.aborted) return Promise.resolve(ABORTED);
     if (!this.#subscribed) this.#subscribe();
     const token = (this.#next++).toString(36);
     const deadline = performance.now() + timeoutMs;
     const answer = new Promise<PubAckAnswer>((settle) => {
-      this.#waiting.set(token, { subject, deadline, signal, settle });
+      this.#waiting.set(token, { subject, deadline, abortable, settle });
     });
     this.#sweep ??= setInterval(() => this.#sweepWaits(), SWEEP_MS);
     try {
@@ -123,7 +128,7 @@ export class PubAckRequests {
   #sweepWaits(): void {
     const now = performance.now();
     for (const [token, waiting] of this.#waiting) {
-      if (waiting.signal.aborted) this.#settle(token, ABORTED);
+      if (waiting.abortable.signal.aborted) this.#settle(token, ABORTED);
       else if (now >= waiting.deadline) this.#settle(token, TIMEOUT);
     }
     if (this.#waiting.size === 0 && this.#sweep !== null) {
