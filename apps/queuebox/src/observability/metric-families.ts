@@ -1,5 +1,6 @@
 import type { Metrics } from '@queuebox/core';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { deferredCounter, deferredGauge } from './deferred-series.js';
 import { createMicrometerTimer } from './summary-timer.js';
 
 /**
@@ -27,7 +28,8 @@ export function registerMetricFamilies(
     labelNames: ['component'],
     registers,
   });
-  const inboxMessages = new Counter({
+  // Counted per message: deferred to the scrape (deferred-series.ts says why).
+  const inboxMessages = deferredCounter({
     name: 'queuebox_inbox_messages_total',
     help: 'Inbox messages: new (stored), duplicate (dedup hit), forwarded (relay success)',
     labelNames: ['status'],
@@ -35,7 +37,7 @@ export function registerMetricFamilies(
   });
   return {
     outbox: {
-      messages: new Counter({
+      messages: deferredCounter({
         name: 'queuebox_outbox_messages_total',
         help: 'Outbox messages by outcome: sent, failed (retry scheduled) or dead',
         labelNames: ['status'],
@@ -73,13 +75,13 @@ export function registerMetricFamilies(
         help: 'Time of one publish to a destination',
         labelNames: ['destination_type'],
       }),
-      destinationMessages: new Counter({
+      destinationMessages: deferredCounter({
         name: 'queuebox_outbox_destination_messages_total',
         help: 'Outbox publishes per destination and outcome',
         labelNames: ['destination', 'outcome'],
         registers,
       }),
-      queueDepth: new Gauge({
+      queueDepth: deferredGauge({
         name: 'queuebox_outbox_queue_depth',
         help: 'Messages currently being published to a destination',
         labelNames: ['destination'],
