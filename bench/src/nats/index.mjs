@@ -43,6 +43,11 @@ export async function runNats(options) {
       () => plainThroughput(ctx, server, { id: 'nats-plain-8-db', inFlight: 8, outboxWork: true }),
     ],
     ['nats-plain-64', () => plainThroughput(ctx, server, { id: 'nats-plain-64', inFlight: 64 })],
+    ['nats-lean-8', () => plainThroughput(ctx, server, { id: 'nats-lean-8', inFlight: 8, lean: true })],
+    [
+      'nats-lean-8-db',
+      () => plainThroughput(ctx, server, { id: 'nats-lean-8-db', inFlight: 8, outboxWork: true, lean: true }),
+    ],
     ['nats-qb', () => queueboxPublish(ctx, server, { id: 'nats-qb' })],
     ['nats-src', () => queueboxSource(ctx, server, { id: 'nats-src' })],
   ].filter(([id]) => wanted(options, id));
@@ -101,6 +106,8 @@ function summarize(ctx, scenarios, startedMs) {
       "plain 8 with an outbox's database work beside it / plain 8 (the ceiling of any outbox)": ratio('nats-plain-8-db', 'nats-plain-8'),
       'QueueBox defaults / the ceiling': ratio('nats-qb', 'nats-plain-8-db'),
       'QueueBox defaults / plain 64 in flight': ratio('nats-qb', 'nats-plain-64'),
+      "lean 8 with an outbox's database work beside it / lean 8 (the ceiling with the leanest client)": ratio('nats-lean-8-db', 'nats-lean-8'),
+      'QueueBox defaults / the ceiling with the leanest client': ratio('nats-qb', 'nats-lean-8-db'),
     },
     targets,
   };

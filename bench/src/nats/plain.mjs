@@ -9,18 +9,18 @@ import { outboxWorkSetting, recordOutboxWork, withOutboxWork } from '../lib/outb
 import { log, round } from '../lib/util.mjs';
 import { publishAcked } from './server.mjs';
 
-export async function plainThroughput(ctx, server, { id, inFlight, outboxWork = false }) {
-  if (!outboxWork) return plainRun(ctx, server, { id, inFlight, onAcked: undefined });
+export async function plainThroughput(ctx, server, { id, inFlight, outboxWork = false, lean = false }) {
+  if (!outboxWork) return plainRun(ctx, server, { id, inFlight, lean, onAcked: undefined });
   const { result, work } = await withOutboxWork(ctx, (onAcked) =>
-    plainRun(ctx, server, { id, inFlight, onAcked }),
+    plainRun(ctx, server, { id, inFlight, lean, onAcked }),
   );
-  result.title = `plain client, ${inFlight} in flight, with an outbox's claims and completions beside it`;
+  result.title = `${lean ? 'lean' : 'plain'} client, ${inFlight} in flight, with an outbox's claims and completions beside it`;
   result.settings.outboxWork = outboxWorkSetting('PubAcks');
   recordOutboxWork(result.figures, work, { rows: result.rows, seconds: result.figures.firstToLastSeconds });
   return result;
 }
 
-async function plainRun(ctx, server, { id, inFlight, onAcked }) {
+async function plainRun(ctx, server, { id, inFlight, lean, onAcked }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await server.scratch(id);
@@ -33,16 +33,21 @@ async function plainRun(ctx, server, { id, inFlight, onAcked }) {
       inFlight,
       body: (i) => ctx.payloads.text(i, null),
       onAcked,
+      lean,
     });
     const stored = await scratch.count();
     const seconds = (t1 - t0) / 1000;
     return {
       id,
       system: 'nats.js',
-      title: `plain client, ${inFlight} publishes in flight`,
+      title: `${lean ? 'lean' : 'plain'} client, ${inFlight} publishes in flight`,
       rows,
       payloadBytes: options['body-bytes'],
-      settings: { client: `nats ${'2.29.3'} js.publish awaiting each PubAck, ${inFlight} outstanding at most` },
+      settings: {
+        client: lean
+          ? `nats ${'2.29.3'} publish with a reply token on one subscription, PubAck parsed by hand (no js.publish), ${inFlight} outstanding at most`
+          : `nats ${'2.29.3'} js.publish awaiting each PubAck, ${inFlight} outstanding at most`,
+      },
       figures: {
         messagesPerSecond: round(rows / seconds, 0),
         firstToLastSeconds: round(seconds, 2),

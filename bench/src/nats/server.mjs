@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { connect, headers as natsHeaders } from 'nats';
+import { connect, createInbox, headers as natsHeaders } from 'nats';
 
 export const NATS_URL = process.env.QUEUEBOX_BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
 
@@ -54,8 +54,8 @@ export function serverPid() {
  * plain nats client does; resolves with the first publish and last PubAck times. `onAcked` gets
  * the running count of settled publishes (acked or failed), as amqplib's `onConfirmed` does.
  */
-export async function publishAcked(connection, { subject, count, inFlight, body, msgId, onAcked }) {
-  const js = connection.jetstream();
+export async function publishAcked(connection, { subject, count, inFlight, body, msgId, onAcked, lean = false }) {
+  const js = lean ? leanJetStream(connection) : connection.jetstream();
   let sent = 0;
   let acked = 0;
   let failed = 0;
@@ -78,4 +78,40 @@ export async function publishAcked(connection, { subject, count, inFlight, body,
   await Promise.all(Array.from({ length: inFlight }, worker));
   const t1 = performance.timeOrigin + performance.now();
   return { t0, t1, failed };
+}
+
+/**
+ * The leanest JetStream publish a client can do with nats.js: one reply subscription, a token per
+ * publish, the PubAck parsed by hand; no request object, timer or error per publish (QueueBox's
+ * own way since issue 20, packages/nats/src/publisher/pub-ack-requests.ts). `lean-*` scenarios
+ * use it, so the ceiling does not carry `js.publish`'s per-request cost. No timeout: a bench.
+ */
+function leanJetStream(connection) {
+  const prefix = `${createInbox()}.`;
+  const waiting = new Map();
+  let next = 0;
+  connection.subscribe(`${prefix}*`, {
+    callback: (error, msg) => {
+      if (error) return;
+      const token = msg.subject.slice(prefix.length);
+      const settle = waiting.get(token);
+      if (!settle) return;
+      waiting.delete(token);
+      const ack = msg.data.length === 0 ? { error: 'no responders' } : JSON.parse(msg.string());
+      settle(ack);
+    },
+  });
+  return {
+    async publish(subject, data, options) {
+      const token = (next++).toString(36);
+      const headers = options.headers;
+      if (options.msgID) headers.set('Nats-Msg-Id', options.msgID);
+      const ack = await new Promise((resolve) => {
+        waiting.set(token, resolve);
+        connection.publish(subject, data, { reply: prefix + token, headers });
+      });
+      if (ack.error) throw new Error(JSON.stringify(ack.error));
+      return ack;
+    },
+  };
 }
