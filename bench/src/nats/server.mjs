@@ -56,6 +56,19 @@ export function serverPid() {
  */
 export async function publishAcked(connection, { subject, count, inFlight, body, msgId, onAcked, lean = false }) {
   const js = lean ? leanJetStream(connection) : connection.jetstream();
+  // The lean client carries what the spec puts on every outbox message (x-message-id, x-topic,
+  // x-attempt) and a Nats-Msg-Id, as QueueBox does: the server's work per message is then the
+  // same as for QueueBox's publishes, deduplication window included.
+  const run = randomBytes(4).toString('hex');
+  const wire = lean
+    ? (i) => {
+        const headers = natsHeaders();
+        headers.append('x-message-id', `${run}-${i}`);
+        headers.append('x-topic', 'bench.event');
+        headers.append('x-attempt', '0');
+        return { headers, msgID: `${run}-${i}` };
+      }
+    : null;
   let sent = 0;
   let acked = 0;
   let failed = 0;
@@ -64,7 +77,7 @@ export async function publishAcked(connection, { subject, count, inFlight, body,
     while (sent < count) {
       const i = sent;
       sent += 1;
-      const options = { headers: natsHeaders() };
+      const options = wire ? wire(i) : { headers: natsHeaders() };
       if (msgId) options.msgID = msgId(i);
       try {
         await js.publish(subject, Buffer.from(body(i)), options);

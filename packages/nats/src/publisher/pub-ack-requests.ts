@@ -93,6 +93,7 @@ export class PubAckRequests {
   /** Ends every wait with `cancelled` (the connection was lost, the publisher closed). */
   cancelAll(reason: string): void {
     this.#failAll({ kind: 'cancelled', reason });
+    this.#stopSweepWhenIdle();
   }
 
   #subscribe(): void {
@@ -131,6 +132,10 @@ export class PubAckRequests {
       if (waiting.abortable.signal.aborted) this.#settle(token, ABORTED);
       else if (now >= waiting.deadline) this.#settle(token, TIMEOUT);
     }
+    this.#stopSweepWhenIdle();
+  }
+
+  #stopSweepWhenIdle(): void {
     if (this.#waiting.size === 0 && this.#sweep !== null) {
       clearInterval(this.#sweep);
       this.#sweep = null;
