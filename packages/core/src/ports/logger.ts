@@ -21,3 +21,43 @@ export const silentLogger: Logger = {
   error: () => undefined,
   child: () => silentLogger,
 };
+
+/**
+ * `parent.child(fields)`, made when the first line is logged. A child logger is not free (pino
+ * serialises its bindings when it is made), and most messages and requests log nothing.
+ */
+export class LazyChildLogger implements Logger {
+  readonly #parent: Logger;
+  readonly #fields: LogFields;
+  #child: Logger | null = null;
+
+  constructor(parent: Logger, fields: LogFields) {
+    this.#parent = parent;
+    this.#fields = fields;
+  }
+
+  debug(message: string, fields?: LogFields): void {
+    this.#made().debug(message, fields);
+  }
+
+  info(message: string, fields?: LogFields): void {
+    this.#made().info(message, fields);
+  }
+
+  warn(message: string, fields?: LogFields): void {
+    this.#made().warn(message, fields);
+  }
+
+  error(message: string, fields?: LogFields): void {
+    this.#made().error(message, fields);
+  }
+
+  child(fields: LogFields): Logger {
+    return this.#made().child(fields);
+  }
+
+  #made(): Logger {
+    this.#child ??= this.#parent.child(this.#fields);
+    return this.#child;
+  }
+}

@@ -16,6 +16,7 @@
  * - a store failure or any other error → retry (requeue, nak, seek back), the adapter backing off.
  */
 import {
+  LazyChildLogger,
   CORRELATION_ID_HEADER,
   JsonPayload,
   sanitize,
@@ -93,7 +94,8 @@ export function createBrokerIngest(
       headers.get(CORRELATION_ID_HEADER) ?? delivery.fallbacks.correlationId,
       deps.newId,
     );
-    const logger = sourceLogger.child({ correlationId });
+    // Made on the first line logged: most messages log nothing.
+    const logger: Logger = new LazyChildLogger(sourceLogger, { correlationId });
     const storedHeaders = headers.stored(NO_EXCLUSIONS);
     const base = {
       source: sourceName,

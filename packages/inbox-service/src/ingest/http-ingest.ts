@@ -10,6 +10,7 @@
  * would answer 500, and a sender retries a 500 for ever.
  */
 import {
+  LazyChildLogger,
   CORRELATION_ID_HEADER,
   JsonPayload,
   sanitize,
@@ -120,7 +121,8 @@ export function createHttpIngest(
 
       // 6. Correlation id: every answer from here on carries it.
       const correlationId = receivedCorrelationId(headers.get(CORRELATION_ID_HEADER), deps.newId);
-      const logger = sourceLogger.child({ correlationId });
+      // Made on the first line logged: most messages log nothing.
+      const logger: Logger = new LazyChildLogger(sourceLogger, { correlationId });
       const answer = (status: IngestStatus, answerBody: Record<string, string>): IngestAnswer => ({
         status,
         body: answerBody,
