@@ -98,6 +98,8 @@ export async function queueboxSource(ctx, server, { id }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await server.scratch(id);
+  const profileDir = options['cpu-prof'] ? join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`) : null;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
   try {
     log(`${id}: ${rows} messages into stream ${scratch.stream}, then a QueueBox NATS source`);
     const published = await publishAcked(server.connection, {
@@ -120,7 +122,13 @@ export async function queueboxSource(ctx, server, { id }) {
         try {
           const loadBefore = loadAverage();
           const t0 = now();
-          queuebox = await startQueueBox({ label: `${ctx.stamp}-${id}-queuebox`, database: db, configFile, httpPort });
+          queuebox = await startQueueBox({
+            label: `${ctx.stamp}-${id}-queuebox`,
+            database: db,
+            configFile,
+            httpPort,
+            nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+          });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const count = async () => (await sql`select count(*)::int as n from inbox`)[0].n;
           const seen = await watch(count, rows, options.timeout * 1000, id);
