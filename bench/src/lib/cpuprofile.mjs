@@ -3,8 +3,9 @@
  * (QueueBox's own workspace packages, each npm package, Node internals, GC, idle) and the top
  * functions by self time. Idle = the event loop waiting; everything else is the event loop busy.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { RESULTS_DIR } from './util.mjs';
 
 function categoryOf(frame) {
   const { url, functionName } = frame;
@@ -87,5 +88,22 @@ export function summarizeProfile(dir) {
     byPackage: top(categories, 15),
     byCausingPackage: top(causes, 12),
     topFunctions: top(functions, 20),
+  };
+}
+
+/**
+ * `--cpu-prof` for one scenario's QueueBox process: the node arguments that write its profile
+ * under bench/results/profiles/<stamp>-<id>/, and `report()` to log the summary once QueueBox
+ * has stopped (V8 writes the profile at exit). Without `--cpu-prof`: no arguments, no report.
+ */
+export function cpuProfiling(ctx, id, log) {
+  if (!ctx.options['cpu-prof']) return { nodeArgs: [], report() {} };
+  const dir = join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`);
+  mkdirSync(dir, { recursive: true });
+  return {
+    nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`],
+    report() {
+      log(`  ${id} --cpu-prof: ${JSON.stringify(summarizeProfile(dir))}`);
+    },
   };
 }

@@ -5,14 +5,12 @@
  * QueueBox runs as its own process (the built dist); the bench polls the stream count or the
  * inbox count every `POLL_MS` and reports first → last.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { METRIC_FAMILIES, runQueueBox, watch } from '../lib/broker-run.mjs';
-import { summarizeProfile } from '../lib/cpuprofile.mjs';
+import { cpuProfiling } from '../lib/cpuprofile.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import { pickMetrics, startQueueBox } from '../lib/queuebox.mjs';
-import { RESULTS_DIR, log, now, round, sleep } from '../lib/util.mjs';
+import { log, now, round, sleep } from '../lib/util.mjs';
 import { loadOutbox } from '../outbox/load.mjs';
 import { NATS_URL, publishAcked } from './server.mjs';
 
@@ -21,8 +19,7 @@ export async function queueboxPublish(ctx, server, { id, concurrency }) {
   const rows = options.rows;
   const scratch = await server.scratch(id);
   // --cpu-prof: QueueBox runs under node --cpu-prof and the run prints where its time went.
-  const profileDir = options['cpu-prof'] ? join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`) : null;
-  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const profile = cpuProfiling(ctx, id, log);
   try {
     return await withDatabase('qb_bench', options['keep-db'], async (db) => {
       log(`${id}: QueueBox outbox → NATS JetStream, ${rows} rows, outbox.concurrency ${concurrency ?? '8 (default)'} — database ${db}`);
@@ -49,7 +46,7 @@ export async function queueboxPublish(ctx, server, { id, concurrency }) {
             database: db,
             configFile,
             httpPort,
-            nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+            nodeArgs: profile.nodeArgs,
           });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const seen = await watch(scratch.count, rows, options.timeout * 1000, id);
@@ -85,7 +82,7 @@ export async function queueboxPublish(ctx, server, { id, concurrency }) {
         } finally {
           await queuebox?.stop();
           await sql.end();
-          if (profileDir) log(`  ${id} --cpu-prof: ${JSON.stringify(summarizeProfile(profileDir))}`);
+          profile.report();
         }
       });
     });
@@ -98,8 +95,7 @@ export async function queueboxSource(ctx, server, { id }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await server.scratch(id);
-  const profileDir = options['cpu-prof'] ? join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`) : null;
-  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const profile = cpuProfiling(ctx, id, log);
   try {
     log(`${id}: ${rows} messages into stream ${scratch.stream}, then a QueueBox NATS source`);
     const published = await publishAcked(server.connection, {
@@ -127,7 +123,7 @@ export async function queueboxSource(ctx, server, { id }) {
             database: db,
             configFile,
             httpPort,
-            nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+            nodeArgs: profile.nodeArgs,
           });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const count = async () => (await sql`select count(*)::int as n from inbox`)[0].n;
@@ -168,6 +164,7 @@ export async function queueboxSource(ctx, server, { id }) {
         } finally {
           await queuebox?.stop();
           await sql.end();
+          profile.report();
         }
       });
     });

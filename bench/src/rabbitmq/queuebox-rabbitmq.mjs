@@ -5,14 +5,12 @@
  * QueueBox runs as its own process (the built dist); the bench polls the queue depth or the
  * inbox count every `POLL_MS` and reports first → last.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { summarizeProfile } from '../lib/cpuprofile.mjs';
+import { cpuProfiling } from '../lib/cpuprofile.mjs';
 import { METRIC_FAMILIES, runQueueBox as runShared, watch } from '../lib/broker-run.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import { pickMetrics, startQueueBox } from '../lib/queuebox.mjs';
-import { RESULTS_DIR, log, now, round, sleep } from '../lib/util.mjs';
+import { log, now, round, sleep } from '../lib/util.mjs';
 import { loadOutbox } from '../outbox/load.mjs';
 import { RABBITMQ_URL, maskedUrl, publishConfirmed } from './broker.mjs';
 
@@ -25,8 +23,7 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
   const rows = options.rows;
   const scratch = await broker.scratch(id);
   // --cpu-prof: QueueBox runs under node --cpu-prof and the run prints where its time went.
-  const profileDir = options['cpu-prof'] ? join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`) : null;
-  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const profile = cpuProfiling(ctx, id, log);
   try {
     return await withDatabase('qb_bench', options['keep-db'], async (db) => {
       log(`${id}: QueueBox outbox → RabbitMQ, ${rows} rows, outbox.concurrency ${concurrency ?? '8 (default)'} — database ${db}`);
@@ -53,7 +50,7 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
             database: db,
             configFile,
             httpPort,
-            nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+            nodeArgs: profile.nodeArgs,
           });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const seen = await watch(scratch.depth, rows, options.timeout * 1000, id);
@@ -89,7 +86,7 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
         } finally {
           await queuebox?.stop();
           await sql.end();
-          if (profileDir) log(`  ${id} --cpu-prof: ${JSON.stringify(summarizeProfile(profileDir))}`);
+          profile.report();
         }
       });
     });
