@@ -111,6 +111,27 @@ describe('HTTP destinations (spec §6.1)', () => {
     ]);
   });
 
+  it('refuses a static or an auth header named like one QueueBox sets itself, in any letter case', () => {
+    const yaml = `destinations:
+  d:
+    type: rabbitmq
+    url: amqp://localhost
+    exchange: x
+    headers:
+      x-message-id: fixed
+      X-TOPIC: fixed
+  h:
+    type: http
+    baseUrl: https://x
+    auth: {type: header, headerName: X-Attempt, headerValue: v}
+`;
+    expect(problems(yaml)).toEqual([
+      "destinations.d.headers.x-message-id: 'x-message-id' is a header QueueBox sets itself on every message, so a receiver can trust it; remove it",
+      "destinations.d.headers.X-TOPIC: 'X-TOPIC' is a header QueueBox sets itself on every message, so a receiver can trust it; remove it",
+      "destinations.h.auth.headerName: 'X-Attempt' is a header QueueBox sets itself on every message, so a receiver can trust it; remove it",
+    ]);
+  });
+
   it('refuses a header auth whose name or value HTTP cannot carry, without printing the value', () => {
     const auth = (name: string, value: string) =>
       problems(

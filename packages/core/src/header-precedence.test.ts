@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeCustomHeaders, type HeaderMap } from './header-precedence.js';
+import { OWNED_HEADERS, isOwnedHeader } from './owned-headers.js';
 
 const map = (entries: Record<string, string>): HeaderMap =>
   new Map(Object.entries(entries).map(([name, value]) => [name.toLowerCase(), [name, value]]));
@@ -48,5 +49,28 @@ describe('header precedence', () => {
     const rowHeaders = map({ 'X-Row': 'row' });
     expect(mergeCustomHeaders(fixed, auth, rowHeaders)).toBe(rowHeaders);
     expect(fixed).toEqual(statics());
+  });
+
+  it('never lets a row, a static or an auth header supply an owned header, in any letter case', () => {
+    const owned = { 'X-MESSAGE-ID': 'forged', 'x-topic': 'forged', 'X-Attempt': '99', 'x-message-KEY': 'k' };
+    for (const extra of [{}, { 'x-inbox-id': 'i' }] as Record<string, string>[]) {
+      const merged = mergeCustomHeaders(
+        map({ ...owned, 'X-Static': 'static' }),
+        ['x-attempt', 'auth'],
+        map({ ...owned, ...extra, 'X-Row': 'row' }),
+      );
+      expect([...merged.keys()].filter((name) => isOwnedHeader(name))).toEqual([]);
+      expect(values(merged)).toMatchObject({ 'X-Static': 'static', 'X-Row': 'row' });
+    }
+  });
+});
+
+describe('owned headers', () => {
+  it('lists the four headers QueueBox sets on every publish, matched in any letter case', () => {
+    expect(OWNED_HEADERS).toEqual(['X-Message-Id', 'X-Topic', 'X-Attempt', 'X-Message-Key']);
+    expect(isOwnedHeader('x-message-id')).toBe(true);
+    expect(isOwnedHeader('X-ATTEMPT')).toBe(true);
+    expect(isOwnedHeader('X-Message-Ids')).toBe(false);
+    expect(isOwnedHeader('x-inbox-id')).toBe(false);
   });
 });

@@ -8,7 +8,12 @@
  *   webhook sender or broker producer sent, so on the spec's order a sender could choose the
  *   credential QueueBox presents to the destination (a forged `X-Api-Key` replacing the
  *   configured one). This departs from spec §6 and §8.3 on purpose (docs/decisions.md).
+ *
+ * Whatever the row, the headers QueueBox owns (`owned-headers.ts`: the message id, topic, attempt
+ * and key) never come from the merge: each publisher sets its own value once, so no copy goes
+ * beside it (spec §6 sent a row's copy as a second value; docs/decisions.md).
  */
+import { isOwnedHeader, ownedHeaderKeys } from './owned-headers.js';
 
 /** The header the relay sets on every outbox row it writes (spec §8.3), and a sender cannot set. */
 export const RELAYED_ROW_HEADER = 'x-inbox-id';
@@ -30,13 +35,15 @@ export function mergeCustomHeaders(
   auth: HeaderEntry | null,
   row: HeaderMap,
 ): HeaderMap {
+  for (const owned of ownedHeaderKeys()) row.delete(owned);
   const relayed = row.has(RELAYED_ROW_HEADER);
   const authName = auth === null ? null : auth[0].toLowerCase();
   // On an application's row a row header keeps its place; checked before static ones are added.
   const authWins = authName !== null && (relayed || !row.has(authName));
   for (const [lower, entry] of staticHeaders) {
-    if (relayed || !row.has(lower)) row.set(lower, entry);
+    if ((relayed || !row.has(lower)) && !isOwnedHeader(lower)) row.set(lower, entry);
   }
-  if (authWins && auth !== null && authName !== null) row.set(authName, auth);
+  if (authWins && auth !== null && authName !== null && !isOwnedHeader(authName))
+    row.set(authName, auth);
   return row;
 }

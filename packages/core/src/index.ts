@@ -23,6 +23,7 @@ export * from './config/default-columns.js';
 export * from './json-path.js';
 export * from './header-rules.js';
 export * from './header-precedence.js';
+export * from './owned-headers.js';
 export * from './correlation-id.js';
 
 export * from './json-text.js';

@@ -7,7 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { silentLogger } from '@queuebox/core';
 import { createNatsKit, requireService, startFaultProxy } from '@queuebox/testing';
-import { publisherContract, type ReceivedMessage } from '@queuebox/testing/contracts';
+import {
+  joinedByLowerCase,
+  publisherContract,
+  type ReceivedMessage,
+} from '@queuebox/testing/contracts';
 import { createNatsPublisher } from '../src/index.js';
 import {
   destinations,
@@ -45,16 +49,14 @@ publisherContract({
     const manager = await kit.manager();
     const received = async (): Promise<ReceivedMessage[]> =>
       (await kit.messages(stream))
-        .map((message) => ({
-          body: message.text,
-          messageId: message.headers['x-message-id']?.[0],
-          headers: Object.fromEntries(
-            Object.entries(message.headers).map(([name, values]) => [
-              name.toLowerCase(),
-              values.join(','),
-            ]),
-          ),
-        }))
+        .map((message) => {
+          const headers = joinedByLowerCase(
+            Object.entries(message.headers).flatMap(([name, values]) =>
+              values.map((value): [string, string] => [name, value]),
+            ),
+          );
+          return { body: message.text, messageId: headers['x-message-id'], headers };
+        })
         .filter((message) => message.messageId !== warm.id);
     return {
       publisher,

@@ -6,7 +6,11 @@
  */
 import { silentLogger } from '@queuebox/core';
 import { createRabbitKit, requireService, startFaultProxy } from '@queuebox/testing';
-import { publisherContract, type ReceivedMessage } from '@queuebox/testing/contracts';
+import {
+  joinedByLowerCase,
+  publisherContract,
+  type ReceivedMessage,
+} from '@queuebox/testing/contracts';
 import { CONFIRM_TIMEOUT_MS, createRabbitPublisher } from '../src/index.js';
 import { destinations, publishRequest, rabbitDestination } from './publish-requests.js';
 import { brokerAddress, viaProxy } from './source-config.js';
@@ -39,9 +43,9 @@ publisherContract({
         collector.messages.map((message) => ({
           body: message.text,
           messageId: message.properties.messageId as string | undefined,
-          headers: Object.fromEntries(
+          headers: joinedByLowerCase(
             Object.entries(message.headers).map(([name, value]) => [
-              name.toLowerCase(),
+              name,
               typeof value === 'string' ? value : String(value),
             ]),
           ),

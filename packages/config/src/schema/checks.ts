@@ -5,6 +5,7 @@
 import {
   isFramingHeader,
   isHeaderToken,
+  isOwnedHeader,
   JsonPathError,
   parseJsonPath,
   type Secret,
@@ -51,7 +52,14 @@ export function headerNameProblem(name: string): string | undefined {
   if (isFramingHeader(name.toLowerCase())) {
     return `'${name}' frames the request or the connection, which QueueBox does itself for every message; remove it`;
   }
-  return undefined;
+  return ownedHeaderProblem(name);
+}
+
+/** Why a destination header may not take this name: QueueBox sets it (core's `OwnedHeader`). */
+export function ownedHeaderProblem(name: string): string | undefined {
+  return isOwnedHeader(name)
+    ? `'${name}' is a header QueueBox sets itself on every message, so a receiver can trust it; remove it`
+    : undefined;
 }
 
 /** Why a header value cannot be configured (the value is not printed: it may be a secret). */
@@ -67,6 +75,8 @@ export function headerValueProblem(value: string): string | undefined {
 }
 
 export const headerName = rule<string>((name) => blank(name) ?? headerNameProblem(name));
+/** A broker destination's static header name: any text, except a header QueueBox owns. */
+export const notOwnedHeader = rule<string>(ownedHeaderProblem);
 export const headerValue = rule<string>(headerValueProblem);
 export const secretHeaderValue = rule<Secret>(
   (secret) => blank(secret.reveal()) ?? headerValueProblem(secret.reveal()),

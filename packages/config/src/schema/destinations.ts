@@ -4,7 +4,14 @@
  */
 import { v, kinded, mapOf } from './kit.js';
 import { destinationAuthBlock, transformBlock } from './blocks.js';
-import { amqpUri, headerName, headerValue, noDotSegment, nonBlank } from './checks.js';
+import {
+  amqpUri,
+  headerName,
+  headerValue,
+  noDotSegment,
+  nonBlank,
+  notOwnedHeader,
+} from './checks.js';
 import {
   bool,
   integer,
@@ -24,7 +31,10 @@ const addressFrom = optOneOf(['aggregate_type', 'topic', 'key']);
 const MINIMUM_KAFKA_TIMEOUT_MS = 2000;
 
 /** Keys every destination type takes. */
-export const destinationCommon = { headers: textMap(), transform: transformBlock };
+export const destinationCommon = {
+  headers: textMap(v.pipe(v.string(), notOwnedHeader)),
+  transform: transformBlock,
+};
 
 /** Shared with Kafka sources; a `SASL_*` protocol needs the other three (destination rules). */
 export const kafkaSecurity = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonPayload, type OutboxMessage } from '@queuebox/core';
+import { JsonPayload, isOwnedHeader, type OutboxMessage } from '@queuebox/core';
 import { outboxMessage } from '@queuebox/testing';
 import { recordKey, staticHeaderMap, topicProblem, wireRecord } from './wire-record.js';
 
@@ -105,19 +105,28 @@ describe('wireRecord: headers', () => {
     }
   });
 
-  it('appends the standard headers after an application row header of the same name', () => {
+  it.each([
+    { kind: "an application's own row", extra: {} },
+    { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
+  ])('sends each owned header once, with QueueBox’s value, whatever $kind carries', ({ extra }) => {
+    const owned = {
+      'X-Message-Id': 'forged',
+      'x-topic': 'own',
+      'X-ATTEMPT': '9',
+      'x-message-key': 'forged-key',
+    };
     const result = wireRecord(
-      request({ headers: { 'x-topic': 'own', 'X-Attempt': '9' } }),
+      request({ headers: { ...extra, ...owned, 'x-row': 'r' } }),
       '{{ key }}',
-      new Map(),
+      staticHeaderMap({ 'X-Topic': 'static' }),
     );
-    expect(wireHeaders(result)).toEqual([
-      ['x-topic', 'own'],
-      ['x-topic', 'order.created'],
-      ['X-Attempt', '9'],
+    const sent = wireHeaders(result).filter(([name]) => isOwnedHeader(name));
+    expect(sent).toEqual([
       ['x-message-id', '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10'],
+      ['x-topic', 'order.created'],
       ['x-attempt', '2'],
     ]);
+    expect(wireHeaders(result)).toContainEqual(['x-row', 'r']);
   });
 
   it('on a relayed row keeps static headers and the standard headers over the sender’s', () => {

@@ -10,15 +10,14 @@
  *
  * Headers follow the other publishers: static and row headers merge by lower-case name (core's
  * `mergeCustomHeaders`), a row's value that is not a JSON string goes as its JSON text, and a
- * `headers` column that is not an object names nothing. Kafka headers are a list, so on an
- * application's row a row header named exactly like a standard one is sent too, followed by the
- * standard value (the reference appended without de-duplicating; a consumer that reads the last
- * value sees QueueBox's). On a row the relay wrote (`x-inbox-id`), static headers win and the row's
- * copies of the three standard names are left out, so a webhook sender cannot choose them
- * (docs/decisions.md).
+ * `headers` column that is not an object names nothing. On a row the relay wrote (`x-inbox-id`),
+ * static headers win. The standard headers are QueueBox's own (core's `OwnedHeader`): the merge
+ * drops a row's or a static copy of them, in any letter case and on every row, so each goes once
+ * with QueueBox's value although a Kafka header list could hold several (the reference appended
+ * beside a row's copy; docs/decisions.md). `x-message-key` is owned too: the key travels as the
+ * record key, and a row's copy of the header is dropped all the same.
  */
 import {
-  RELAYED_ROW_HEADER,
   mergeCustomHeaders,
   renderKafkaKey,
   sanitize,
@@ -32,7 +31,6 @@ import type { IHeaders, Message } from '../kafkajs.js';
 export const MESSAGE_ID_HEADER = 'x-message-id';
 export const TOPIC_HEADER = 'x-topic';
 export const ATTEMPT_HEADER = 'x-attempt';
-const STANDARD = new Set([MESSAGE_ID_HEADER, TOPIC_HEADER, ATTEMPT_HEADER]);
 
 /** Kafka's own rule for topic names (`Topic.validate`): 1 to 249 of these characters. */
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -114,7 +112,6 @@ export function recordHeaders(
   for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
     row.set(name.toLowerCase(), [name, headerText(value)]);
   }
-  const relayed = row.has(RELAYED_ROW_HEADER);
   const custom = mergeCustomHeaders(staticHeaders, null, row);
 
   const headers: IHeaders = {};
@@ -132,10 +129,7 @@ export function recordHeaders(
       configurable: true,
     });
   };
-  for (const [lower, [name, value]] of custom) {
-    if (relayed && STANDARD.has(lower)) continue;
-    append(name, value);
-  }
+  for (const [name, value] of custom.values()) append(name, value);
   append(MESSAGE_ID_HEADER, message.id);
   append(TOPIC_HEADER, message.topic);
   append(ATTEMPT_HEADER, String(message.attempt));

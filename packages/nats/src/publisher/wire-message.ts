@@ -5,11 +5,9 @@
  *
  * Precedence is core's `mergeCustomHeaders`, as on every destination type: static and row
  * headers merge by lower-case name, the row winning on an application's row and losing on a row
- * the relay wrote (it holds `x-inbox-id`). NATS headers hold several values per name, and the
- * standard headers are appended after the custom ones, so on an application's row a row header
- * named `x-topic` goes first and QueueBox's value second (the spec's "not de-duplicated"); on a
- * relayed row the row's copies of the four standard headers are left out, so a webhook sender
- * cannot choose what QueueBox reports.
+ * the relay wrote (it holds `x-inbox-id`). The four standard headers are QueueBox's own (core's
+ * `OwnedHeader`): the merge drops any other copy, in any letter case and on every row, so each
+ * goes once with QueueBox's value although NATS headers could hold several.
  *
  * `Nats-*` headers are instructions to the server (`Nats-Msg-Id` deduplicates, `Nats-Rollup`
  * purges a subject or the whole stream, `Nats-Expected-*` refuse a publish). On a relayed row
@@ -36,8 +34,6 @@ export const ATTEMPT = 'x-attempt';
 export const MESSAGE_KEY = 'x-message-key';
 /** JetStream's deduplication header; QueueBox sets it from the row on a JetStream publish. */
 export const NATS_MSG_ID = 'Nats-Msg-Id';
-
-const STANDARD = new Set([MESSAGE_ID, TOPIC, ATTEMPT, MESSAGE_KEY]);
 
 /** `[name, value]` in the order they go on the wire; a name may repeat. */
 export type WireHeader = readonly [name: string, value: string];
@@ -74,7 +70,7 @@ export function wireHeaders(message: OutboxMessage, staticHeaders: HeaderMap): W
   const headers: WireHeader[] = [];
   for (const [lower, [name, value]] of custom) {
     if (lower === 'nats-msg-id') continue;
-    if (relayed && (STANDARD.has(lower) || lower.startsWith('nats-'))) continue;
+    if (relayed && lower.startsWith('nats-')) continue;
     headers.push([name, wireValue(value)]);
   }
   headers.push([MESSAGE_ID, message.id]);

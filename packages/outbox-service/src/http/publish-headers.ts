@@ -1,8 +1,10 @@
 /**
  * The header list of one HTTP publish (spec §6.1, §16.2): the standard headers first, then the
  * custom headers (static, auth, row) in the precedence of core's `mergeCustomHeaders`. The
- * standard headers are deliberately NOT merged with the custom ones: a row header named like a
- * standard one is sent as a second line, as the reference did.
+ * standard headers QueueBox owns (core's `OwnedHeader`: message id, topic, attempt, key) go once,
+ * with QueueBox's values: the merge drops a row's, a static or an auth copy of them in any letter
+ * case, so a receiver reading the first or the last line reads the same value (the reference sent
+ * a row's copy as a second line; docs/decisions.md).
  *
  * Nothing a row holds can make the request unsendable: the publisher frames its own request, so
  * a row's framing headers (core's `framingHeadersOf`) are left out; a name that is not a token
@@ -14,6 +16,7 @@ import {
   isFramingHeader,
   isHeaderToken,
   mergeCustomHeaders,
+  OwnedHeader,
   type HeaderEntry,
   type HeaderMap,
   type Headers,
@@ -58,14 +61,14 @@ export function requestHeaders(
   const list = [
     'Content-Type',
     'application/json',
-    'X-Message-Id',
+    OwnedHeader.messageId,
     message.id,
-    'X-Topic',
+    OwnedHeader.topic,
     wireValue(message.topic),
-    'X-Attempt',
+    OwnedHeader.attempt,
     String(message.attempt),
   ];
-  if (message.key !== null) list.push('X-Message-Key', wireValue(message.key));
+  if (message.key !== null) list.push(OwnedHeader.messageKey, wireValue(message.key));
 
   // One pass over the row (this runs per message); the rare Connection header is undone after.
   const rowHeaders = objectOrEmpty(message.headers);

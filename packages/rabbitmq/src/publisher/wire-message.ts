@@ -5,13 +5,14 @@
  * and the row's headers.
  *
  * Precedence: on an application's row the row is the last writer, so it may replace a static
- * header and even `x-topic`/`x-attempt` (they share the table, as in the reference). On a row the
- * relay wrote (it carries `x-inbox-id`) static headers win over the row's and `x-topic` and
- * `x-attempt` are QueueBox's, so a webhook sender cannot choose what QueueBox reports
+ * header; on a row the relay wrote (it carries `x-inbox-id`) static headers win over the row's
  * (core's `mergeCustomHeaders`; docs/decisions.md). Static and row headers are merged by
- * lower-case name among themselves, as on every destination type; the two standard headers are
- * set by their exact lower-case names, so a row's `X-Topic` is a second entry, as in the
- * reference's case-sensitive map.
+ * lower-case name among themselves, as on every destination type. `x-topic` and `x-attempt` are
+ * QueueBox's own on every row (core's `OwnedHeader`): the merge drops a row's or a static copy in
+ * any letter case, so a row's `X-Topic` is neither a second entry nor a replacement (the reference
+ * let a row replace them in its shared table). `x-message-id` and `x-message-key` are owned too:
+ * AMQP carries the id as `message_id` and the key in the routing key, and a row's copy of either
+ * header is dropped all the same, so no header beside `message_id` names another id.
  *
  * amqplib encodes the table into a 64 KiB scratch buffer after it has already queued the
  * publish's confirm callback, so a header it cannot encode would misalign every later confirm
@@ -20,7 +21,6 @@
  * its own message before the publish.
  */
 import {
-  RELAYED_ROW_HEADER,
   mergeCustomHeaders,
   type HeaderMap,
   type Headers,
@@ -76,7 +76,6 @@ export function wireProperties(
     }
     row.set(name.toLowerCase(), [name, headerText(value)]);
   }
-  const relayed = row.has(RELAYED_ROW_HEADER);
   const custom = mergeCustomHeaders(staticHeaders, null, row);
 
   const table: Record<string, unknown> = {};
@@ -92,18 +91,9 @@ export function wireProperties(
     bytes += size;
   };
   const attempt = { '!': 'int', value: message.attempt };
-  if (!relayed) {
-    put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
-    put(ATTEMPT, attempt, ATTEMPT_SIZE);
-  }
-  for (const [lower, [name, value]] of custom) {
-    if (relayed && (lower === TOPIC || lower === ATTEMPT)) continue;
-    put(name, value, entrySize(name, value));
-  }
-  if (relayed) {
-    put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
-    put(ATTEMPT, attempt, ATTEMPT_SIZE);
-  }
+  put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
+  put(ATTEMPT, attempt, ATTEMPT_SIZE);
+  for (const [name, value] of custom.values()) put(name, value, entrySize(name, value));
   if (bytes > MAX_HEADER_TABLE_BYTES) {
     return {
       ok: false,

@@ -26,6 +26,7 @@ export {
   type PullStatements,
 } from './pull-statements-contract.js';
 export {
+  joinedByLowerCase,
   publisherContract,
   outboxMessage,
   type PublisherHarness,

@@ -1,7 +1,8 @@
 /**
  * The publisher contract (spec §4.3, §6, §18.3): what every Publisher does, whatever its
  * transport. It delivers the payload text as it is with the row's identity, merges static and
- * row headers (the row wins), reports a refusal and a silent receiver as failed outcomes (never a
+ * row headers (the row wins), sends the headers QueueBox owns (core's `OwnedHeader`) once with its
+ * own values whatever the row carries, reports a refusal and a silent receiver as failed outcomes (never a
  * throw), stops when its caller aborts, and closes within a bound even with a publish in flight.
  * Each transport runs it against a real receiver (the HTTP sink, a broker queue, ...) through a
  * harness that can make that receiver refuse or fall silent. What one transport alone does (HTTP
@@ -23,8 +24,27 @@ export interface ReceivedMessage {
   readonly body: string;
   /** Where the transport carries the row id (HTTP `X-Message-Id`, AMQP `message_id`, ...). */
   readonly messageId: string | undefined;
-  /** Every header, the name in lower case; a repeated name as the transport joins it. */
+  /**
+   * Every header, the name in lower case; a name that came more than once, in any letter case,
+   * with its values joined by `, ` (so a second copy is never hidden).
+   */
   readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * A harness's header record from `[name, value]` pairs as the transport delivered them: names in
+ * lower case, the values of a name that came more than once (in any letter case) joined by `, `.
+ */
+export function joinedByLowerCase(
+  entries: Iterable<readonly [string, string]>,
+): Record<string, string> {
+  const headers = new Map<string, string>();
+  for (const [name, value] of entries) {
+    const lower = name.toLowerCase();
+    const present = headers.get(lower);
+    headers.set(lower, present === undefined ? value : `${present}, ${value}`);
+  }
+  return Object.fromEntries(headers);
 }
 
 export interface PublisherOptions {
@@ -193,6 +213,41 @@ export function publisherContract(target: PublisherTarget): void {
           'x-correlation-id': 'c-1',
         });
       });
+    });
+
+    describe('owned headers', () => {
+      // A receiver deduplicates on the message id and trusts the topic and attempt: a copy a row
+      // carries (a webhook sender's, through the relay) must never travel beside QueueBox's.
+      const forged = {
+        'X-Message-Id': 'forged-id',
+        'x-TOPIC': 'forged.topic',
+        'X-Attempt': '99',
+        'x-message-key': 'forged-key',
+      };
+      for (const [kind, extra] of [
+        ["an application's own row", {}],
+        ['a relayed row', { 'x-inbox-id': '0198c2f4-5d6e-7a8b-9c0d-0000000000ff' }],
+      ] as const) {
+        it(`sends its own message id, topic, attempt and key, never a copy ${kind} carries`, async () => {
+          const h = await harnessWith({ staticHeaders: { 'X-Topic': 'static.topic' } });
+          const message = outboxMessage({
+            topic: 'orders.paid',
+            attempt: 3,
+            key: 'order-7',
+            headers: { ...forged, ...extra, 'x-row': 'kept' },
+          });
+          expect(await send(h, message)).toEqual({ ok: true });
+          const [received] = await arrived(h, 1);
+          expect(received!.messageId).toBe(message.id);
+          expect(received!.headers['x-topic']).toBe('orders.paid');
+          expect(received!.headers['x-attempt']).toBe('3');
+          // A transport that carries the id or key elsewhere (AMQP, a Kafka record key) sends no
+          // header of that name at all; one that sends the header sends QueueBox's value alone.
+          expect([undefined, message.id]).toContain(received!.headers['x-message-id']);
+          expect([undefined, 'order-7']).toContain(received!.headers['x-message-key']);
+          expect(received!.headers['x-row']).toBe('kept');
+        });
+      }
     });
 
     describe('failure', () => {

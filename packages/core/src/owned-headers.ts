@@ -1,0 +1,42 @@
+/**
+ * The headers QueueBox owns on the wire: it sets them on every publish, on every destination
+ * type, and nobody else may. A receiver deduplicates on the message id and trusts the topic and
+ * the attempt count, so a second copy beside QueueBox's (a row header, a static header, an auth
+ * header of the same name, in any letter case) would let a row's writer, or a webhook sender
+ * through the relay, choose what the receiver reads. Every publisher therefore drops those
+ * copies (core's `mergeCustomHeaders` does it for all of them) and sends its own value once.
+ *
+ * The names are case-insensitive. Each transport writes them in its own spelling (HTTP
+ * `X-Message-Id`; the brokers `x-message-id`, or the AMQP `message_id` property), and a transport
+ * that carries one elsewhere (AMQP's id, Kafka's record key) still drops a row's copy, so the
+ * name means the same thing on every destination.
+ *
+ * A header QueueBox starts to set later (a trace context, a signature) joins the list here, and
+ * every publisher and the configuration check follow.
+ */
+
+/** Each owned header by role, in its HTTP spelling. */
+export const OwnedHeader = {
+  /** The outbox row id: stable across retries and replays (spec §18.3). */
+  messageId: 'X-Message-Id',
+  topic: 'X-Topic',
+  /** The row's attempt, 0 on the first delivery. */
+  attempt: 'X-Attempt',
+  /** The row's key, sent only when the row has one. */
+  messageKey: 'X-Message-Key',
+} as const;
+
+/** Every owned header, in its HTTP spelling. */
+export const OWNED_HEADERS: readonly string[] = Object.freeze(Object.values(OwnedHeader));
+
+const OWNED_LOWER: ReadonlySet<string> = new Set(OWNED_HEADERS.map((name) => name.toLowerCase()));
+
+/** Whether a header name (any letter case) is one QueueBox owns on the wire. */
+export function isOwnedHeader(name: string): boolean {
+  return OWNED_LOWER.has(name.toLowerCase());
+}
+
+/** The owned names in lower case, as header maps key them. */
+export function ownedHeaderKeys(): Iterable<string> {
+  return OWNED_LOWER;
+}
