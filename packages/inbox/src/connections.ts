@@ -20,7 +20,12 @@ export interface InboxConnection extends InboxTransaction {
   begin(): Promise<void>;
   commit(): Promise<void>;
   rollback(): Promise<void>;
-  release(): void;
+  /**
+   * Hands the connection back. `discard` is true when a handler the worker stopped waiting for
+   * (past the shutdown grace) may still be inside a transaction or a statement on it: it must
+   * not reach another user as it is (roll back behind that statement, or close it).
+   */
+  release(discard?: boolean): void;
 }
 
 export interface InboxConnectionSource {
@@ -72,7 +77,8 @@ function pgSource(pool: PgPoolLike): InboxConnectionSource {
         begin: control('BEGIN'),
         commit: control('COMMIT'),
         rollback: control('ROLLBACK'),
-        release: () => client.release(broken),
+        // pg closes a destroyed client's socket, so the server rolls its transaction back.
+        release: (discard?: boolean) => client.release(broken || discard === true),
       };
     },
   };
@@ -139,11 +145,13 @@ function postgresJsSource(sql: PostgresJsLike): InboxConnectionSource {
         begin: control('BEGIN', true),
         commit: control('COMMIT', false),
         rollback: control('ROLLBACK', false),
-        release: () => {
+        release: (discard?: boolean) => {
           if (done) return;
           done = true;
-          // A transaction left open would travel with the connection to its next user.
-          if (open)
+          // A transaction left open would travel with the connection to its next user. On a
+          // discarded connection a BEGIN may still be in flight, so the ROLLBACK always goes out,
+          // queued behind whatever the handler left running.
+          if (open || discard === true)
             void unsafe('ROLLBACK').then(
               () => reserved.release(),
               () => reserved.release(),

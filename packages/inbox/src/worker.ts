@@ -29,7 +29,12 @@ interface Held {
   started: boolean;
   timer: ReturnType<typeof setInterval> | undefined;
   renewal: Promise<void> | undefined;
+  /** Stops waiting for the handler (the shutdown grace ran out); set while the handler runs. */
+  leave: (() => void) | undefined;
 }
+
+/** How a handler ended, or that the worker stopped waiting for it. */
+type Handled = { readonly failed: false } | { readonly failed: true; readonly error: unknown };
 
 /** The largest INT of SQL Server: the most milliseconds its DATEADD adds. */
 const MAX_INT = 2_147_483_647;
@@ -166,6 +171,7 @@ class Loop {
         started: false,
         timer: undefined,
         renewal: undefined,
+        leave: undefined,
       };
     });
   }
@@ -195,6 +201,7 @@ class Loop {
     const messageId = held.message.id;
     let connection: InboxConnection | undefined;
     let began = false;
+    let discard = false;
     try {
       connection = await this.worker.connections.connect();
       const c = connection;
@@ -202,14 +209,33 @@ class Loop {
       // Rolls back only a transaction that began; one that never began left nothing to undo.
       const rollback = () => (transaction.begun() ? c.rollback() : Promise.resolve());
       transaction.onBegin(() => (began = true));
-      let failed = false;
-      let failure: unknown;
-      try {
-        await this.handler(held.message, transaction.view, held.controller.signal);
-      } catch (error: unknown) {
-        failed = true;
-        failure = error;
+      // A handler that never returns must not hold the worker past the shutdown grace (spec
+      // §9.3): the wait ends when the grace does, and the handler is left behind.
+      const abandonment = new Promise<'abandoned'>((resolve) => {
+        held.leave = () => resolve('abandoned');
+      });
+      const handling = new Promise<void>((resolve) => {
+        resolve(this.handler(held.message, transaction.view, held.controller.signal));
+      }).then(
+        (): Handled => ({ failed: false }),
+        (error: unknown): Handled => ({ failed: true, error }),
+      );
+      const handled = await Promise.race([handling, abandonment]);
+      held.leave = undefined;
+      if (handled === 'abandoned') {
+        transaction.close();
+        await this.#stopRenewal(held);
+        // Its connection may be inside the handler's transaction or one of its statements: it
+        // is discarded (never committed), and the message waits for its lease to expire.
+        discard = true;
+        log.warn('The handler had not returned when the shutdown grace ran out; it is left behind.', {
+          messageId,
+        });
+        log.info('The shutdown abandoned the message, so it spends no attempt.', { messageId });
+        return;
       }
+      const failed = handled.failed;
+      const failure = handled.failed ? handled.error : undefined;
       transaction.close();
       // No renewal may race the fenced statements below: its UPDATE would wait on the row lock
       // and then find the message finished, which would read as a lost lease.
@@ -246,7 +272,7 @@ class Loop {
       if (began) await connection?.rollback().catch(() => undefined);
       log.error('The message was abandoned.', { messageId, error: sanitizeError(error) });
     } finally {
-      connection?.release();
+      connection?.release(discard);
     }
   }
 
@@ -342,6 +368,10 @@ class Loop {
           void this.#stopRenewal(held);
           held.controller.abort(new Error('The shutdown grace ran out.'));
         }
+        // A handler that returns as the signal fires is rolled back as usual; the worker stops
+        // waiting for any other one (it may never return) and lets its lease expire.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        for (const held of this.#held) held.leave?.();
       }
       clearTimeout(timer);
       await settled;

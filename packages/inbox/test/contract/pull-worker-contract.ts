@@ -275,6 +275,45 @@ export function pullWorkerContract(target: WorkerTarget): void {
         expect(seen.find((m) => m.id === id)?.attempt).toBe(0);
       });
 
+      it('returns from run() past the grace when a handler never returns, committing nothing and spending no attempt', async () => {
+        const source = newSource();
+        const id = await h.insertPull({ source });
+        const logger = recordingLogger();
+        let started = false;
+        const worker = run(
+          h.connections,
+          { source, pollIntervalMs: 30, leaseMs: 600, shutdownGraceMs: 200, logger },
+          async (message, tx) => {
+            await write(source, message, 'left behind')(tx);
+            started = true;
+            // Ignores its signal and never settles.
+            await new Promise<never>(() => undefined);
+          },
+        );
+        await eventually(() => started);
+        const stopped = await Promise.race([
+          worker.stop().then(() => 'returned' as const),
+          sleep(10_000).then(() => 'still running' as const),
+        ]);
+        expect(stopped).toBe('returned');
+        expect(logger.messages()).toContain(
+          'The shutdown abandoned the message, so it spends no attempt.',
+        );
+        expect(await h.rowOf(id)).toMatchObject({ state: 'processing', attempt: 0 });
+        expect(await h.work(source)).toEqual([]);
+        // The lease expires and the message comes back, its attempt unspent; the left-behind
+        // handler's write never commits, on its own connection or on a reused one.
+        const seen: InboxMessage[] = [];
+        const next = run(h.connections, { source, pollIntervalMs: 30 }, async (message, tx) => {
+          seen.push(message);
+          await write(source, message, 'second')(tx);
+        });
+        await eventually(async () => (await h.rowOf(id)).state === 'processed', 5_000);
+        await next.stop();
+        expect(seen.find((m) => m.id === id)?.attempt).toBe(0);
+        expect((await h.work(source)).map((w) => w.note)).toEqual(['second']);
+      });
+
       it('lets running handlers finish within the grace', async () => {
         const source = newSource();
         const id = await h.insertPull({ source });
