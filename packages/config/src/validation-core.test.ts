@@ -70,10 +70,24 @@ describe('schema names (spec §3.6)', () => {
         'database:\n  migrate: false\n  outboxTableName: "app.outbox"\n  inboxTableName: ""\n  columnMapping:\n    inbox: {headers: "1headers"}',
       ),
     ).toEqual([
-      "database.outboxTableName: 'app.outbox' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits and underscores",
+      "database.outboxTableName: 'app.outbox' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits, underscores and $",
       'database.inboxTableName: must not be blank',
-      "database.columnMapping.inbox.headers: '1headers' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits and underscores",
+      "database.columnMapping.inbox.headers: '1headers' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits, underscores and $",
     ]);
+  });
+
+  it('refuses a name PostgreSQL would cut to 63 characters, naming the key', () => {
+    const at63 = `t${'x'.repeat(62)}`;
+    const at72 = `outbox_${'y'.repeat(65)}`;
+    expect(
+      problems(
+        `database:\n  migrate: false\n  outboxTableName: ${at72}\n  inboxTableName: ${at63}\n  columnMapping:\n    outbox: {payload: ${at72}}`,
+      ),
+    ).toEqual([
+      `database.outboxTableName: '${at72}' is 72 characters long; an SQL identifier here has at most 63 (PostgreSQL would cut it and use another table)`,
+      `database.columnMapping.outbox.payload: '${at72}' is 72 characters long; an SQL identifier here has at most 63 (PostgreSQL would cut it and use another table)`,
+    ]);
+    expect(problems('database:\n  migrate: false\n  outboxTableName: app$outbox')).toEqual([]);
   });
 
   it('stops renames while database.migrate is true, naming each renamed key', () => {

@@ -187,6 +187,12 @@ describe('inboxSql', () => {
       for (const name of quoted) expect(name).toMatch(/^m_/);
     }
   });
+
+  it('keeps a mapped name holding $ID or $TOKEN as it is in the fenced statements', () => {
+    const text = inboxSql('postgresql', { id: 'm$ID', claimToken: 'm$TOKEN' }).complete.text;
+    expect(text).toContain('WHERE "m$ID" = $1');
+    expect(text).toContain('"m$TOKEN" = $2');
+  });
 });
 
 describe('sanitize', () => {

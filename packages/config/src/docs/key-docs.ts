@@ -24,7 +24,7 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
     connectionTimeoutMs: { rule: '> 0 (pool borrow timeout)' },
     startupTimeoutMs: { rule: '> 0 (wait for the database at start)' },
     migrate: { rule: '`true` together with any rename stops the start' },
-    outboxTableName: { rule: '`^[A-Za-z_][A-Za-z0-9_]*$`' },
+    outboxTableName: { rule: '`^[A-Za-z_][A-Za-z0-9_$]{0,62}$` (at most 63 characters)' },
     inboxTableName: { rule: 'same' },
     'columnMapping.outbox': {
       rule: 'non-blank, same rule',

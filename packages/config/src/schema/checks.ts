@@ -3,6 +3,7 @@
  * are listed after the parsing problems (`issues.ts`), as the reference lists its rules.
  */
 import {
+  SQL_IDENTIFIER_MAX_LENGTH,
   isFramingHeader,
   isHeaderToken,
   isOwnedHeader,
@@ -41,7 +42,9 @@ export const sqlIdentifier = rule<string>((name) =>
     ? 'must not be blank'
     : SQL_IDENTIFIER.test(name)
       ? undefined
-      : `'${name}' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits and underscores`,
+      : name.length > SQL_IDENTIFIER_MAX_LENGTH
+        ? `'${name}' is ${name.length} characters long; an SQL identifier here has at most ${SQL_IDENTIFIER_MAX_LENGTH} (PostgreSQL would cut it and use another table)`
+        : `'${name}' is not a valid SQL identifier; start with a letter or an underscore and use only letters, digits, underscores and $`,
 );
 
 /** Why a header name cannot be configured, or undefined when it can. */
