@@ -33,6 +33,9 @@ const SECRET_KEYS: readonly (readonly string[])[] = [
   ['credentials'],
   ['passphrase'],
   ['private', 'key'],
+  // `aws_secret_access_key`, `secret_key`, `access_key`: cloud keys beyond the spec's list.
+  ['access', 'key'],
+  ['secret', 'key'],
 ];
 const AUTH_SCHEMES = ['basic', 'bearer', 'digest', 'negotiate', 'token'];
 
@@ -47,6 +50,9 @@ const EQUALS = 61;
 const AT = 64;
 const SLASH = 47;
 const BACKSLASH = 92;
+const PERCENT = 37;
+const HYPHEN = 45;
+const DOT = 46;
 const KEY_SEPARATORS = codes('-_.');
 /** End an unquoted value. */
 const VALUE_TERMINATORS = codes(',;}]&"');
@@ -59,7 +65,8 @@ function codes(chars: string): readonly number[] {
 
 /** Redacts credentials from a text and bounds its length. */
 export function sanitize(text: string): string {
-  return truncate(redactBareSchemeTokens(maskUrlUserInfo(redactKeyValues(text))));
+  const keyed = redactKeyValues(redactPrivateKeyBlocks(text));
+  return truncate(redactPrefixedTokens(redactBareSchemeTokens(maskUrlUserInfo(keyed))));
 }
 
 /**
@@ -108,17 +115,21 @@ function truncate(text: string): string {
   return text.slice(0, cut) + TRUNCATION_MARKER;
 }
 
-// Step 1: `<key>[quote] (:|=) <value>` for keys that end in a credential word.
+// Step 1: `<key>[quote] (:|=) <value>` for keys that end in a credential word. Beyond the
+// spec's forms: a JSON text quoted inside another (`{\"password\":\"x\"}`), a URL-encoded
+// separator (`password%3Dx`, `%22password%22%3A%22x%22`), Unicode spaces around the separator,
+// and a value on the line after `password:`.
 
 function redactKeyValues(text: string): string {
   const out: string[] = [];
   let last = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c !== COLON && c !== EQUALS) continue;
-    const keyEnd = secretKeyEnd(text, i, last);
+    const width = c === COLON || c === EQUALS ? 1 : encodedSeparatorAt(text, i) ? 3 : 0;
+    if (width === 0) continue;
+    const keyEnd = secretKeyEnd(text, i, last, width === 3);
     if (keyEnd < 0) continue;
-    const end = valueEnd(text, i);
+    const end = width === 3 ? encodedValueEnd(text, i + 3) : valueEnd(text, i);
     out.push(text.slice(last, keyEnd), '=', REDACTED);
     last = end;
     i = end - 1;
@@ -128,15 +139,38 @@ function redactKeyValues(text: string): string {
   return out.join('');
 }
 
+/** `%3D` (`=`) or `%3A` (`:`), either letter case. */
+function encodedSeparatorAt(text: string, i: number): boolean {
+  if (text.charCodeAt(i) !== PERCENT || text.charCodeAt(i + 1) !== 51 /* 3 */) return false;
+  const c = lower(text.charCodeAt(i + 2));
+  return c === 100 /* d */ || c === 97 /* a */;
+}
+
+/** `%22` or `%27` (an encoded quote) ending at `end`. */
+function encodedQuoteBefore(text: string, end: number, floor: number): boolean {
+  if (end - 3 < floor || text.charCodeAt(end - 3) !== PERCENT) return false;
+  return text.charCodeAt(end - 2) === 50 /* 2 */ && isEncodedQuoteDigit(text.charCodeAt(end - 1));
+}
+
+function isEncodedQuoteDigit(c: number): boolean {
+  return c === 50 /* 2 */ || c === 55 /* 7 */;
+}
+
 /**
- * Looks back from a separator over blanks and one closing quote for a credential key; returns
- * where the key ends, or -1. The look-back never crosses `floor` (text already redacted), and
- * the blanks it skips touch only this separator, so the total work stays linear.
+ * Looks back from a separator over blanks and one closing quote (raw, escaped as `\"`, or
+ * URL-encoded) for a credential key; returns where the key ends, or -1. The look-back never
+ * crosses `floor` (text already redacted), and the blanks and backslashes it skips touch only
+ * this separator, so the total work stays linear.
  */
-function secretKeyEnd(text: string, separator: number, floor: number): number {
+function secretKeyEnd(text: string, separator: number, floor: number, encoded: boolean): number {
   let pos = separator;
   while (pos > floor && isBlank(text.charCodeAt(pos - 1))) pos--;
-  if (pos > floor && isQuote(text.charCodeAt(pos - 1))) pos--;
+  if (pos > floor && isQuote(text.charCodeAt(pos - 1))) {
+    pos--;
+    while (pos > floor && text.charCodeAt(pos - 1) === BACKSLASH) pos--;
+  } else if (encoded && encodedQuoteBefore(text, pos, floor)) {
+    pos -= 3;
+  }
   for (const parts of SECRET_KEYS) {
     if (endsWithKey(text, pos, floor, parts)) return pos;
   }
@@ -165,12 +199,16 @@ function endsWithKey(text: string, end: number, floor: number, parts: readonly s
 function valueEnd(text: string, separator: number): number {
   const n = text.length;
   const stopAtSpace = text.charCodeAt(separator) === EQUALS;
-  let j = skipBlanks(text, separator + 1);
+  let j = nextLineValue(text, skipBlanks(text, separator + 1));
   // Already redacted (an error text sanitized twice): keep the marker whole, so sanitizing is
   // idempotent instead of leaving a stray `]` behind.
   if (text.startsWith(REDACTED, j)) return j + REDACTED.length;
   const first = text.charCodeAt(j);
   if (isQuote(first)) return quotedEnd(text, j, first);
+  if (first === BACKSLASH) {
+    const escaped = escapedQuotedEnd(text, j);
+    if (escaped > 0) return escaped;
+  }
   j = skipAuthScheme(text, j);
   while (j < n) {
     const c = text.charCodeAt(j);
@@ -178,6 +216,20 @@ function valueEnd(text: string, separator: number): number {
     j++;
   }
   return j;
+}
+
+/**
+ * `password:` at the end of a line, its value on the next (a YAML or a pretty-printed dump): the
+ * value starts after one line break and its indentation. Otherwise `start` itself.
+ */
+function nextLineValue(text: string, start: number): number {
+  let j = start;
+  if (text.charCodeAt(j) === CR) j++;
+  if (text.charCodeAt(j) === LF) j++;
+  if (j === start) return start;
+  const value = skipBlanks(text, j);
+  const c = text.charCodeAt(value);
+  return value < text.length && c !== LF && c !== CR ? value : start;
 }
 
 function quotedEnd(text: string, open: number, quote: number): number {
@@ -188,6 +240,58 @@ function quotedEnd(text: string, open: number, quote: number): number {
     else if (c === LF || c === CR) return j;
   }
   return text.length;
+}
+
+/**
+ * A value quoted inside a quoted JSON text: `\"hunter2\"`. It opens with a run of backslashes
+ * and a quote and closes at the next quote behind a run of the same length (a longer run is a
+ * quote escaped inside the value); the end of the line ends it too. -1 when `open` starts no
+ * such quote.
+ */
+function escapedQuotedEnd(text: string, open: number): number {
+  let j = open;
+  while (text.charCodeAt(j) === BACKSLASH) j++;
+  const depth = j - open;
+  const quote = text.charCodeAt(j);
+  if (!isQuote(quote)) return -1;
+  for (j++; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (c === LF || c === CR) return j;
+    if (c !== BACKSLASH) continue;
+    const run = j;
+    while (text.charCodeAt(j) === BACKSLASH) j++;
+    if (text.charCodeAt(j) === quote && j - run === depth) return j + 1;
+    if (j >= text.length || text.charCodeAt(j) === LF || text.charCodeAt(j) === CR) return j;
+  }
+  return text.length;
+}
+
+/**
+ * After `%3D` or `%3A`: an optional encoded quote, then the value up to whitespace, a raw value
+ * terminator, or an encoded one (`%26` `&`, `%2C` `,`, `%3B` `;`, `%7D` `}`, `%5D` `]`, `%22`).
+ */
+function encodedValueEnd(text: string, start: number): number {
+  let j = start;
+  if (text.startsWith(REDACTED, j)) return j + REDACTED.length;
+  if (text.charCodeAt(j) === PERCENT && text.charCodeAt(j + 1) === 50) {
+    if (isEncodedQuoteDigit(text.charCodeAt(j + 2))) j += 3;
+  }
+  for (; j < text.length; j++) {
+    const c = text.charCodeAt(j);
+    if (isValueTerminator(c) || isWhitespace(c)) break;
+    if (c === PERCENT && isEncodedTerminator(text, j)) break;
+  }
+  return j;
+}
+
+function isEncodedTerminator(text: string, percent: number): boolean {
+  const hi = text.charCodeAt(percent + 1);
+  const lo = lower(text.charCodeAt(percent + 2));
+  if (hi === 50 /* 2 */) return lo === 54 /* 6 */ || lo === 99 /* c */ || lo === 50 || lo === 55;
+  if (hi === 51 /* 3 */) return lo === 98 /* b */;
+  if (hi === 55 /* 7 */) return lo === 100 /* d */;
+  if (hi === 53 /* 5 */) return lo === 100 /* d */;
+  return false;
 }
 
 /** `Authorization=Bearer abc`: the scheme goes with the value, so `abc` is not left behind. */
@@ -305,6 +409,123 @@ function redactBareSchemeTokens(text: string): string {
   return out.join('');
 }
 
+// Step 0: a PEM private key block, wherever it stands (its body spans lines, so no key/value
+// rule would reach past its first line).
+
+const PEM_BEGIN = '-----BEGIN ';
+const PEM_END = '-----END ';
+const PEM_DASHES = '-----';
+/** The longest label looked at: `-----BEGIN ENCRYPTED PRIVATE KEY-----` and the like. */
+const PEM_LABEL_MAX = 64;
+
+function redactPrivateKeyBlocks(text: string): string {
+  if (!text.includes(PEM_BEGIN)) return text;
+  const out: string[] = [];
+  let last = 0;
+  let i = 0;
+  for (;;) {
+    const begin = text.indexOf(PEM_BEGIN, i);
+    if (begin < 0) break;
+    const labelStart = begin + PEM_BEGIN.length;
+    const close = text.indexOf(PEM_DASHES, labelStart);
+    i = labelStart;
+    if (close < 0 || close - labelStart > PEM_LABEL_MAX) continue;
+    if (!text.slice(labelStart, close).endsWith('PRIVATE KEY')) continue;
+    // The block ends after its END line; with none, everything after BEGIN is the key.
+    const end = text.indexOf(PEM_END, close);
+    const endClose = end < 0 ? -1 : text.indexOf(PEM_DASHES, end + PEM_END.length);
+    const stop = endClose < 0 ? text.length : endClose + PEM_DASHES.length;
+    out.push(text.slice(last, begin), REDACTED);
+    last = stop;
+    i = stop;
+    if (stop >= text.length) break;
+  }
+  if (out.length === 0) return text;
+  out.push(text.slice(last));
+  return out.join('');
+}
+
+// Step 3b: tokens whose issuer gave them a recognisable prefix (Stripe `sk_live_`, GitHub
+// `ghp_`, Slack `xoxb-`, AWS `AKIA`, a JWT's `eyJ`...), standing alone in a text. The prefix is
+// kept, so an operator still sees which kind of credential it was.
+
+interface TokenPrefix {
+  readonly prefix: string;
+  /** The fewest token characters after the prefix for the word to count as a credential. */
+  readonly min: number;
+  /** Whether the prefix is kept in front of the marker. */
+  readonly keep: boolean;
+}
+
+const TOKEN_PREFIXES: readonly TokenPrefix[] = [
+  ...['sk_live_', 'sk_test_', 'rk_live_', 'rk_test_', 'whsec_'].map((prefix) => ({
+    prefix,
+    min: 8,
+    keep: true,
+  })),
+  ...['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_', 'glpat-'].map((prefix) => ({
+    prefix,
+    min: 16,
+    keep: true,
+  })),
+  ...['xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'xoxs-'].map((prefix) => ({ prefix, min: 8, keep: true })),
+  { prefix: 'AKIA', min: 16, keep: true },
+  { prefix: 'ASIA', min: 16, keep: true },
+  { prefix: 'AIza', min: 30, keep: true },
+  { prefix: 'npm_', min: 30, keep: true },
+  { prefix: 'sk-', min: 20, keep: true },
+  // A JWT: base64url JSON (`{"` is `eyJ`), then a payload and a signature after dots.
+  { prefix: 'eyJ', min: 17, keep: false },
+];
+
+/** The prefixes by their first character, so most words cost one lookup. */
+const PREFIXES_BY_FIRST = new Map<number, TokenPrefix[]>();
+for (const entry of TOKEN_PREFIXES) {
+  const first = entry.prefix.charCodeAt(0);
+  PREFIXES_BY_FIRST.set(first, [...(PREFIXES_BY_FIRST.get(first) ?? []), entry]);
+}
+
+function redactPrefixedTokens(text: string): string {
+  const n = text.length;
+  const out: string[] = [];
+  let last = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (!isLetter(c) || (i > 0 && isTokenWordChar(text.charCodeAt(i - 1)))) {
+      i++;
+      continue;
+    }
+    const match = PREFIXES_BY_FIRST.get(c)?.find((p) => text.startsWith(p.prefix, i));
+    let end = i + 1;
+    if (match !== undefined) {
+      const bodyStart = i + match.prefix.length;
+      end = bodyStart;
+      let dots = 0;
+      while (end < n && isTokenWordChar(text.charCodeAt(end))) {
+        if (text.charCodeAt(end) === DOT) dots++;
+        end++;
+      }
+      const jwt = match.prefix === 'eyJ';
+      if (end - bodyStart >= match.min && (!jwt || dots >= 2)) {
+        out.push(text.slice(last, match.keep ? bodyStart : i), REDACTED);
+        last = end;
+      }
+    } else {
+      while (end < n && isTokenWordChar(text.charCodeAt(end))) end++;
+    }
+    i = end;
+  }
+  if (out.length === 0) return text;
+  out.push(text.slice(last));
+  return out.join('');
+}
+
+/** Characters of a prefixed token: base64url and `.` (a JWT's separators). */
+function isTokenWordChar(c: number): boolean {
+  return isWordChar(c) || c === HYPHEN || c === DOT;
+}
+
 function isAuthScheme(text: string, start: number, end: number): boolean {
   const length = end - start;
   return AUTH_SCHEMES.some((scheme) => {
@@ -344,12 +565,25 @@ function isWordChar(c: number): boolean {
   return isLetter(c) || isDigit(c) || c === 95;
 }
 
+/** A space or tab, or a Unicode space (a no-break space around `=` hides nothing). */
 function isBlank(c: number): boolean {
-  return c === SPACE || c === TAB;
+  return c === SPACE || c === TAB || (c >= 0xa0 && isUnicodeSpace(c));
 }
 
 function isWhitespace(c: number): boolean {
-  return c === SPACE || (c >= TAB && c <= CR);
+  return c === SPACE || (c >= TAB && c <= CR) || (c >= 0xa0 && isUnicodeSpace(c));
+}
+
+function isUnicodeSpace(c: number): boolean {
+  return (
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200b) ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 function isQuote(c: number): boolean {
