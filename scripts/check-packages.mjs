@@ -2,11 +2,13 @@
 // Packs every release-ready package (each packages/* whose manifest is not private) the way
 // `pnpm publish` would, and lints the tarball: publint (the manifest, exports and files) and
 // Are-The-Types-Wrong (types as Node's ESM resolution and bundlers see them; CommonJS and node10
-// resolution are out of scope for ESM-only packages). Run after `pnpm build`.
+// resolution are out of scope for ESM-only packages), and its contents (tarball-contents.mjs:
+// source maps carry their sources, no build-time tool ships). Run after `pnpm build`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tarballProblems } from './tarball-contents.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const out = mkdtempSync(join(tmpdir(), 'queuebox-pack-'));
@@ -31,6 +33,9 @@ for (const { dir, manifest } of packages) {
     failures.push(`${manifest.name}: pnpm pack failed\n${pack.stdout}${pack.stderr}`);
     continue;
   }
+  const contents = tarballProblems(tarball);
+  console.log(`${manifest.name}: contents ${contents.length === 0 ? 'ok' : 'FAILED'}`);
+  if (contents.length > 0) failures.push(`${manifest.name}: contents\n  ${contents.join('\n  ')}`);
   for (const [tool, args] of [
     ['publint', ['exec', 'publint', '--strict', tarball]],
     ['attw', ['exec', 'attw', tarball, '--profile', 'esm-only', '--format', 'ascii']],
@@ -47,4 +52,6 @@ if (failures.length > 0) {
   console.error(failures.join('\n\n'));
   process.exit(1);
 }
-console.log(`${packages.length} packages pass publint and Are-The-Types-Wrong.`);
+console.log(
+  `${packages.length} packages pass publint, Are-The-Types-Wrong and the contents check.`,
+);
