@@ -9,6 +9,7 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import { QueueBoxError } from '@queuebox/core';
 import { CLOSE_GRACE_MS, closeConnection, errorText, openConnection } from '../connection.js';
+import { decodeHeadersExactly } from './exact-headers.js';
 
 /** Connect and handshake of a source connection (a source waits; a publish attempt does not). */
 export const SOURCE_CONNECT_TIMEOUT_MS = 10_000;
@@ -53,6 +54,7 @@ export class ConsumerSession {
       connectionName: `queuebox source ${options.source}`,
       timeoutMs: SOURCE_CONNECT_TIMEOUT_MS,
     });
+    decodeHeadersExactly(model);
     let early: string | null = null;
     const onEarly = (error: unknown) => (early ??= errorText(error));
     model.on('error', onEarly);
