@@ -40,3 +40,4 @@ export {
   type BrokerSourceTarget,
   type PublishedMessage,
 } from './broker-source.js';
+export type { IngestFactory } from './broker-source-rules.js';
