@@ -17,6 +17,7 @@ export * from './failure-streak.js';
 export * from './conflated-wake-signal.js';
 export * from './claim-load.js';
 export * from './statement-group.js';
+export * from './in-hand-window.js';
 export * from './java-hash.js';
 export type * from './config/app-config.js';
 export * from './config/default-columns.js';

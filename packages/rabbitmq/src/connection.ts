@@ -6,6 +6,8 @@
  */
 import { connect, type ChannelModel } from 'amqplib';
 import { sanitize, toError } from '@queuebox/core';
+import { connectErrorText } from './connect-error.js';
+import { keepHandshakeRefusals } from './handshake-refusal.js';
 
 /** Bounds the TCP connect and the AMQP handshake of one connection attempt. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -21,6 +23,7 @@ export interface OpenOptions {
 
 /** Connects; rejects with a sanitized error (the URL carries the password and is never printed). */
 export async function openConnection(url: string, options: OpenOptions): Promise<ChannelModel> {
+  keepHandshakeRefusals();
   try {
     return await connect(url, {
       timeout: options.timeoutMs ?? CONNECT_TIMEOUT_MS,
@@ -28,7 +31,9 @@ export async function openConnection(url: string, options: OpenOptions): Promise
       clientProperties: { connection_name: options.connectionName },
     });
   } catch (error: unknown) {
-    throw new Error(`Connecting to RabbitMQ failed: ${errorText(error)}`, { cause: error });
+    throw new Error(`Connecting to RabbitMQ failed: ${connectErrorText(error, url)}`, {
+      cause: error,
+    });
   }
 }
 

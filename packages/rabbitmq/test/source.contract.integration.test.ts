@@ -1,5 +1,14 @@
-import { silentLogger } from '@queuebox/core';
-import { createRabbitKit, requireService, startFaultProxy } from '@queuebox/testing';
+import { randomUUID } from 'node:crypto';
+import { silentLogger, systemClock } from '@queuebox/core';
+import { createBrokerIngest } from '@queuebox/inbox-service';
+import {
+  createMemoryMetrics,
+  createRabbitKit,
+  fakeTransformer,
+  publishWithInt64Headers,
+  requireService,
+  startFaultProxy,
+} from '@queuebox/testing';
 import { brokerSourceContract } from '@queuebox/testing/contracts';
 import { RabbitSourceConsumer } from '../src/index.js';
 import { brokerAddress, rabbitSource, viaProxy } from './source-config.js';
@@ -12,6 +21,17 @@ const PREFETCH = 4;
 brokerSourceContract({
   label: 'RabbitMQ',
   skip: rabbit.available ? false : rabbit.reason,
+  int64Headers: true,
+  ingest: ({ store, logger, maxBodyBytes }) =>
+    createBrokerIngest('contract', rabbitSource(), {
+      store,
+      transformer: fakeTransformer({}),
+      logger,
+      metrics: createMemoryMetrics().inbox,
+      clock: systemClock,
+      newId: randomUUID,
+      maxBodyBytes,
+    }),
   async open() {
     const kit = await createRabbitKit(url, 'qb-source-contract');
     const queue = await kit.queue(kit.name('q'));
@@ -41,6 +61,7 @@ brokerSourceContract({
             },
           ),
         outstanding: () => kit.messageCount(queue),
+        publishInt64Headers: (body, headers) => publishWithInt64Headers(url, queue, body, headers),
       },
       proxy,
       maxInFlight: PREFETCH,

@@ -7,6 +7,7 @@ import {
 } from '@queuebox/core';
 import {
   createRabbitKit,
+  publishWithInt64Headers,
   requireService,
   startFaultProxy,
   type FaultProxy,
@@ -124,6 +125,27 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
       idempotencyKey: 'm-1',
       correlationId: 'c-1',
       publishTime: new Date('2023-11-14T22:13:20Z'),
+    });
+  });
+
+  it('keeps every digit of 64-bit integer headers: 2^53+1, 2^62, -2^63 and 2^63-1', async () => {
+    const queue = await kit.queue(kit.name('int64'));
+    const { handler, deliveries } = recording();
+    await consumer(handler, { queueName: queue }).start();
+    await publishWithInt64Headers(url, queue, '{"id":1}', {
+      above: 2n ** 53n + 1n,
+      snowflake: 2n ** 62n,
+      min: -(2n ** 63n),
+      max: 2n ** 63n - 1n,
+      small: 42n,
+    });
+    const [delivery] = await eventually(() => deliveries.length > 0 && deliveries);
+    expect(delivery!.headers).toEqual({
+      above: '9007199254740993',
+      snowflake: '4611686018427387904',
+      min: '-9223372036854775808',
+      max: '9223372036854775807',
+      small: '42',
     });
   });
 

@@ -39,6 +39,7 @@ export * from './fixtures/inbox-message.js';
 export * from './wait.js';
 export * from './doc-examples.js';
 export * from './rabbitmq-kit.js';
+export { publishWithInt64Headers } from './amqp-raw-publish.js';
 export * from './fixtures/broker-source.js';
 export * from './nats-kit.js';
 export * from './kafka-kit.js';

@@ -132,6 +132,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
             metrics: metrics.inbox,
             clock: systemClock,
             newId: randomUUID,
+            maxBodyBytes: config.inbox.maxBodyBytes,
           }),
           logger,
         },

@@ -11,6 +11,11 @@ export interface StoreOptions {
   readonly initialDelayMs: number;
   /** `storeDead` of spec §7.4: the row is written in state `dead`, never claimable. */
   readonly dead?: boolean;
+  /**
+   * Why a dead row is dead, stored in `last_error` (sanitized by the caller): a broker message
+   * that can never be stored as it came. Ignored unless `dead`.
+   */
+  readonly lastError?: string;
 }
 
 /**

@@ -40,6 +40,12 @@ export type DeliveryVerdict =
 export interface DeliveryHandler {
   /** Resolves once the delivery's row (if any) is committed; a failure is a `retry`, never a rejection. */
   handle(delivery: SourceDelivery): Promise<DeliveryVerdict>;
+  /**
+   * The most body bytes the adapter should hold unsettled at once, on top of its count limit
+   * (prefetch, batch size): it asks for fewer messages when they are large, and always for at
+   * least one. Absent: the adapter's count limit alone.
+   */
+  readonly inHandBytes?: number;
 }
 
 export interface SourceConsumerDeps {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { DeliveryFallbacks, SourceDelivery } from '@queuebox/core';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
 import {
@@ -10,7 +11,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { createBrokerIngest } from './broker-ingest.js';
 
-function setup(config = rabbitSource()) {
+function setup(config = rabbitSource(), maxBodyBytes?: number) {
   const store = inMemoryInboxStore();
   const logger = recordingLogger();
   const metrics = createMemoryMetrics().inbox;
@@ -22,6 +23,7 @@ function setup(config = rabbitSource()) {
     metrics,
     clock: { now: () => new Date('2026-01-01T00:00:00Z') },
     newId: () => `id-${++n}`,
+    ...(maxBodyBytes === undefined ? {} : { maxBodyBytes }),
   });
   // The series a handle counted, as [labels, value] in first-use order.
   const metric = (name: 'messages' | 'rejections' | 'filtered') =>
@@ -169,22 +171,27 @@ describe('broker ingest', () => {
       {
         key: digest('not json'),
         payload: '{"raw":"not json"}',
-        options: { initialDelayMs: 0, dead: true },
+        options: { initialDelayMs: 0, dead: true, lastError: 'The body is not JSON: it does not parse as a JSON text.' },
       },
       {
         key: digest(invalidUtf8),
         payload: '{"raw":"base64:e/99"}',
-        options: { initialDelayMs: 0, dead: true },
+        options: { initialDelayMs: 0, dead: true, lastError: 'The body is not valid UTF-8 text, so it is not JSON.' },
       },
       {
         key: digest('text with a \u0000 NUL'),
         payload: `{"raw":"base64:${Buffer.from('text with a \u0000 NUL').toString('base64')}"}`,
-        options: { initialDelayMs: 0, dead: true },
+        options: { initialDelayMs: 0, dead: true, lastError: 'The body is not JSON: it does not parse as a JSON text.' },
       },
       {
         key: digest('{"deep": 1e131072}'),
         payload: '{"raw":"{\\"deep\\": 1e131072}"}',
-        options: { initialDelayMs: 0, dead: true },
+        options: {
+          initialDelayMs: 0,
+          dead: true,
+          lastError:
+            'The JSON body holds the number 1e131072, which is outside the range of numbers that can be stored.',
+        },
       },
     ]);
     expect(store.rows[0]!.message.headers).toEqual({ 'x-a': '1' });
@@ -195,8 +202,73 @@ describe('broker ingest', () => {
     });
     expect(metric('rejections')).toEqual([[{ reason: 'extraction_failed' }, 4]]);
     expect(logger.at('warn')[0]!.message).toBe(
-      "A message of source 'orders' cannot be stored as it came, so it is stored as a dead row and acknowledged. Reason: Invalid JSON",
+      "A message of source 'orders' cannot be stored as it came, so it is stored as a dead row and acknowledged. Reason: The body is not JSON: it does not parse as a JSON text.",
     );
+  });
+
+  it('names the reason of every dead row in last_error, and the log line says the same', async () => {
+    const { store, handler, logger } = setup(rabbitSource(), 4000);
+    const deep = '['.repeat(1001) + ']'.repeat(1001);
+    const cases: [SourceDelivery, string][] = [
+      [delivery(''), 'The body is empty, not JSON.'],
+      [delivery(' \n'), 'The body is empty, not JSON.'],
+      [delivery('hello'), 'The body is not JSON: it does not parse as a JSON text.'],
+      [
+        delivery(new Uint8Array([0x22, 0xc3, 0x28, 0x22])),
+        'The body is not valid UTF-8 text, so it is not JSON.',
+      ],
+      [
+        delivery(gzipSync('{"id": 1}')),
+        'The body is gzip-encoded (compressed), not JSON text; QueueBox stores JSON as it came and does not decompress: publish it uncompressed.',
+      ],
+      [
+        delivery(new Uint8Array([0x1b, 0x07, 0x00]), { 'Content-Encoding': 'br' }),
+        'The body is br-encoded (compressed), not JSON text; QueueBox stores JSON as it came and does not decompress: publish it uncompressed.',
+      ],
+      [delivery(deep), 'The JSON body is nested deeper than 1000 levels.'],
+      [
+        delivery(JSON.stringify({ id: 'k'.repeat(256) })),
+        'The idempotency key is longer than 255 characters.',
+      ],
+      [
+        delivery(`{"id": "${'x'.repeat(4000)}"}`, { 'x-a': '1' }),
+        'The body is 4010 bytes, more than inbox.maxBodyBytes (4000 bytes), so it is not stored: the row keeps its size and headers only.',
+      ],
+    ];
+    for (const [message] of cases) {
+      expect(await handler.handle(message)).toEqual({ settle: 'ack', outcome: 'dead' });
+    }
+    expect(store.rows.map((r) => r.options.lastError)).toEqual(cases.map(([, reason]) => reason));
+    expect(logger.at('warn').map((line) => line.message)).toEqual(
+      cases.map(
+        ([, reason]) =>
+          `A message of source 'orders' cannot be stored as it came, so it is stored as a dead row and acknowledged. Reason: ${reason}`,
+      ),
+    );
+    // Over the bound: the size and the headers, never the body.
+    const tooLarge = store.rows.at(-1)!.message;
+    expect(tooLarge.payload.text).toBe('{"bodyBytes":4010}');
+    expect(tooLarge.headers).toEqual({ 'x-a': '1' });
+  });
+
+  it('applies inbox.maxBodyBytes before the header filter, and stores a body of exactly the bound', async () => {
+    const config = rabbitSource({
+      filter: { require: [{ header: 'x-tenant', test: { kind: 'equals', value: 'a' } }], exclude: [] },
+    });
+    const { store, handler } = setup(config, 20);
+    const exact = '{"id": "0123456789"}';
+    expect(exact.length).toBe(20);
+    expect(await handler.handle(delivery(exact, { 'x-tenant': 'a' }))).toEqual({
+      settle: 'ack',
+      outcome: 'stored',
+    });
+    expect(await handler.handle(delivery(`${exact} `, { 'x-tenant': 'b' }))).toEqual({
+      settle: 'ack',
+      outcome: 'dead',
+    });
+    expect(store.rows.map((r) => r.options.dead ?? false)).toEqual([false, true]);
+    expect(handler.inHandBytes).toBe(16 * 1_048_576);
+    expect(setup(rabbitSource(), 10 * 1_048_576).handler.inHandBytes).toBe(20 * 1_048_576);
   });
 
   it('stores a message whose attribute or header cannot be stored as a dead row with its body', async () => {
@@ -232,7 +304,11 @@ describe('broker ingest', () => {
       });
       expect(store.rows[0]!.message.payload.text).toBe('{"id": "a"}');
       expect(store.rows[0]!.message.idempotencyKey).toBe('a');
-      expect(store.rows[0]!.options).toEqual({ initialDelayMs: 0, dead: true });
+      expect(store.rows[0]!.options).toEqual({
+        initialDelayMs: 0,
+        dead: true,
+        lastError: expect.stringMatching(/^Transform failed: ./) as unknown,
+      });
       expect(await handler.handle(delivery('{"id": "a"}'))).toEqual({
         settle: 'ack',
         outcome: 'duplicate',

@@ -7,11 +7,13 @@
  * The verdict says how the adapter settles the delivery, and `ack` is given only once a row is
  * committed (or none is due: a filtered message, a duplicate):
  * - stored, duplicate, filtered → ack;
- * - a message that can never be stored as it came (not UTF-8, not JSON, nested too deep, a NUL,
- *   a number PostgreSQL refuses, an attribute longer than its column, a header with a NUL) → a
- *   dead row, then ack: redelivering it would fail the same way for ever. Its key is the body's
- *   `sha256:` digest, its payload the body if that can be stored, else `{"raw": <the text>}`
- *   (`base64:<bytes>` when the text is not UTF-8 or holds a NUL);
+ * - a message that can never be stored as it came (over `inbox.maxBodyBytes`, empty, not UTF-8,
+ *   compressed, not JSON, nested too deep, a NUL, a number PostgreSQL refuses, an attribute longer
+ *   than its column, a header with a NUL) → a dead row whose `last_error` says which, then ack:
+ *   redelivering it would fail the same way for ever. Its key is the body's `sha256:` digest,
+ *   its payload the body if that can be stored, else `{"raw": <the text>}` (`base64:<bytes>` when
+ *   the text is not UTF-8 or holds a NUL), and for a body over the size bound
+ *   `{"bodyBytes": <size>}` only;
  * - a transform rejection (onError Fail or Dead) → the original payload as a dead row, then ack;
  * - a store failure or any other error → retry (requeue, nak, seek back), the adapter backing off.
  */
@@ -31,6 +33,7 @@ import {
   type Logger,
   type NewInboxMessage,
   type SourceDelivery,
+  type StoreOptions,
   type Transformer,
 } from '@queuebox/core';
 import { receivedCorrelationId } from '../extraction/correlation-id.js';
@@ -46,10 +49,12 @@ import {
   checkHeaders,
   unstorableCharacter,
 } from '../validation/attribute-check.js';
-import { problemText, type InputProblem } from '../validation/input-problem.js';
+import { declaredEncoding } from '../validation/body-encoding.js';
+import { deadRowText, type InputProblem } from '../validation/input-problem.js';
 import { readReceivedJson } from '../validation/received-json.js';
 import { transformResultPayload } from '../validation/transform-result.js';
 import { brokerLogTexts } from './broker-log-texts.js';
+import { ByteGate } from './byte-gate.js';
 import { ReceivedHeaders } from './received-headers.js';
 import { compileSourceTransform, sourceBindings } from './source-transform.js';
 
@@ -61,6 +66,19 @@ export interface BrokerIngestDeps {
   readonly clock: Clock;
   /** New inbox row ids and fallback correlation ids: random UUIDs. */
   readonly newId: () => string;
+  /** `inbox.maxBodyBytes`: a larger broker message becomes a dead row without its body. */
+  readonly maxBodyBytes?: number;
+}
+
+/** `inbox.maxBodyBytes`'s default (spec §7.5). */
+export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+
+/**
+ * Body bytes a broker source holds unsettled and works on at once: 16 MiB, or two of the largest
+ * bodies stored when `inbox.maxBodyBytes` is larger than 8 MiB (one message is always let in).
+ */
+export function inHandBytes(maxBodyBytes: number): number {
+  return Math.max(16 * 1_048_576, 2 * maxBodyBytes);
 }
 
 const NO_EXCLUSIONS: ReadonlySet<string> = new Set();
@@ -77,14 +95,21 @@ export function createBrokerIngest(
   const sourceLogger = deps.logger.child({ source: sourceName });
   const { metrics } = deps;
   const storeOptions = { initialDelayMs: config.initialDelayMs };
-  const deadOptions = { initialDelayMs: 0, dead: true };
+  const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const budget = inHandBytes(maxBodyBytes);
+  const gate = new ByteGate(budget);
 
   async function handle(delivery: SourceDelivery): Promise<DeliveryVerdict> {
     const headers = new ReceivedHeaders(Object.entries(delivery.headers));
     const receivedAt = deps.clock.now();
+    const bytes = delivery.body.byteLength;
+
+    // Before the filter, as the HTTP source refuses an oversized body before it reads headers.
+    const tooLarge: InputProblem | null =
+      bytes > maxBodyBytes ? { kind: 'too-large', bytes, limit: maxBodyBytes } : null;
 
     const filtered = filter.evaluate(headers.lookupLowerCase);
-    if (!filtered.pass) {
+    if (tooLarge === null && !filtered.pass) {
       metrics.filtered.inc({ source: sourceName });
       sourceLogger.debug(brokerLogTexts.filtered(sourceName, filtered.rule));
       return { settle: 'ack', outcome: 'filtered' };
@@ -105,7 +130,7 @@ export function createBrokerIngest(
 
     /** A message that can never be stored as it came: a dead row under its body's digest. */
     const storeAsDead = async (problem: InputProblem, bodyStorable: string | null) => {
-      const reason = problemText(problem);
+      const reason = sanitize(deadRowText(problem));
       logger.warn(brokerLogTexts.storedDead(sourceName, reason));
       const verdict = await store(
         {
@@ -115,11 +140,15 @@ export function createBrokerIngest(
           aggregateId: null,
           eventType: null,
           payload:
-            bodyStorable === null ? rawPayload(delivery.body) : JsonPayload.fromText(bodyStorable),
+            problem.kind === 'too-large'
+              ? JsonPayload.fromText(`{"bodyBytes":${bytes}}`)
+              : bodyStorable === null
+                ? rawPayload(delivery.body)
+                : JsonPayload.fromText(bodyStorable),
           headers: storableHeaders(storedHeaders),
           publishTime: null,
         },
-        deadOptions,
+        { initialDelayMs: 0, dead: true, lastError: reason },
         logger,
       );
       // Counted once per dead row, not again for each redelivery of the same bytes.
@@ -128,8 +157,21 @@ export function createBrokerIngest(
       return verdict;
     };
 
+    if (tooLarge !== null) return storeAsDead(tooLarge, null);
     const received = readReceivedJson(delivery.body);
-    if (!received.ok) return storeAsDead(received.problem, null);
+    if (!received.ok) {
+      const { problem } = received;
+      const declared =
+        problem.kind === 'invalid-json' && problem.why !== 'too-deep' && problem.why !== 'empty'
+          ? declaredEncoding(headers.get('content-encoding'))
+          : undefined;
+      return storeAsDead(
+        declared === undefined || problem.kind !== 'invalid-json'
+          ? problem
+          : { ...problem, encoding: problem.encoding ?? declared },
+        null,
+      );
+    }
     const headerProblem = checkHeaders(storedHeaders);
     if (headerProblem !== null) return storeAsDead(headerProblem, received.text);
 
@@ -173,7 +215,11 @@ export function createBrokerIngest(
     }
     // Fail and Dead alike: the original payload as a dead row (spec §7.6).
     logger.warn(brokerLogTexts.transformRejected(sourceName, transform.onError, reason));
-    const rejected = await store(message, deadOptions, logger);
+    const rejected = await store(
+      message,
+      { initialDelayMs: 0, dead: true, lastError: `Transform failed: ${reason}` },
+      logger,
+    );
     if (rejected.settle === 'ack' && rejected.outcome === 'dead')
       metrics.rejections.inc({ reason: 'transform_failed' });
     return rejected;
@@ -181,7 +227,7 @@ export function createBrokerIngest(
 
   async function store(
     message: NewInboxMessage,
-    options: { readonly initialDelayMs: number; readonly dead?: boolean },
+    options: StoreOptions,
     logger: Logger,
   ): Promise<DeliveryVerdict> {
     try {
@@ -201,9 +247,10 @@ export function createBrokerIngest(
   }
 
   return {
+    inHandBytes: budget,
     async handle(delivery) {
       try {
-        return await handle(delivery);
+        return await gate.run(delivery.body.byteLength, () => handle(delivery));
       } catch (error: unknown) {
         // The port promises a verdict: an unexpected error sends the delivery back, like a store error.
         const reason = sanitize(toError(error).message);

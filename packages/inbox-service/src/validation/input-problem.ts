@@ -10,8 +10,18 @@ import { MAX_JSON_DEPTH, type JsonTextProblem } from './json-text-check.js';
 export type AttributeField = 'idempotencyKey' | 'aggregateId' | 'eventType';
 
 export type InputProblem =
-  /** Not UTF-8, not JSON, or nested deeper than MAX_JSON_DEPTH: HTTP's `Invalid JSON`. */
-  | { readonly kind: 'invalid-json'; readonly why: 'utf-8' | 'syntax' | 'too-deep' }
+  /**
+   * Empty, not UTF-8, not JSON, a compressed (encoded) body, or nested deeper than
+   * MAX_JSON_DEPTH: HTTP's `Invalid JSON`; a broker's dead row names which.
+   */
+  | {
+      readonly kind: 'invalid-json';
+      readonly why: 'empty' | 'utf-8' | 'syntax' | 'too-deep';
+      /** The body's encoding when it is a compressed one (`gzip`, `zstd`, ...). */
+      readonly encoding?: string;
+    }
+  /** A broker message over `inbox.maxBodyBytes` (HTTP answers 413 before reading it). */
+  | { readonly kind: 'too-large'; readonly bytes: number; readonly limit: number }
   /** JSON that PostgreSQL refuses to store: a NUL, a lone surrogate, a number out of range. */
   | {
       readonly kind: 'unstorable-body';
@@ -48,6 +58,8 @@ export function problemText(problem: InputProblem): string {
   switch (problem.kind) {
     case 'invalid-json':
       return 'Invalid JSON';
+    case 'too-large':
+      return `Request body exceeds ${problem.limit} bytes`;
     case 'unstorable-body':
       return bodyProblemText('The JSON body', problem.problem);
     case 'attribute-too-long':
@@ -56,6 +68,31 @@ export function problemText(problem: InputProblem): string {
       return `The ${FIELD_NAMES[problem.field]} holds ${CHARACTER_TEXTS[problem.character]}, which cannot be stored.`;
     case 'unstorable-header':
       return `The header '${problem.name}' holds ${CHARACTER_TEXTS[problem.character]}, which cannot be stored.`;
+  }
+}
+
+/**
+ * The reason a broker message became a dead row, stored in its `last_error` and logged: as
+ * specific as HTTP's texts, but where HTTP answers one `Invalid JSON` (spec §7.5) this names
+ * which of the five it was, since nobody is there to read an answer.
+ */
+export function deadRowText(problem: InputProblem): string {
+  if (problem.kind === 'too-large') {
+    return `The body is ${problem.bytes} bytes, more than inbox.maxBodyBytes (${problem.limit} bytes), so it is not stored: the row keeps its size and headers only.`;
+  }
+  if (problem.kind !== 'invalid-json') return problemText(problem);
+  if (problem.encoding !== undefined) {
+    return `The body is ${problem.encoding}-encoded (compressed), not JSON text; QueueBox stores JSON as it came and does not decompress: publish it uncompressed.`;
+  }
+  switch (problem.why) {
+    case 'empty':
+      return 'The body is empty, not JSON.';
+    case 'utf-8':
+      return 'The body is not valid UTF-8 text, so it is not JSON.';
+    case 'syntax':
+      return 'The body is not JSON: it does not parse as a JSON text.';
+    case 'too-deep':
+      return bodyProblemText('The JSON body', { kind: 'too-deep' });
   }
 }
 

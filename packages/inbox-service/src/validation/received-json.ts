@@ -5,6 +5,7 @@
  * stores when no transform runs, so PostgreSQL parses the sender's own digits.
  */
 import type { Json } from '@queuebox/core';
+import { compressedEncoding } from './body-encoding.js';
 import type { InputProblem } from './input-problem.js';
 import { checkJsonText, MAX_JSON_DEPTH } from './json-text-check.js';
 
@@ -27,14 +28,14 @@ export function readReceivedJson(body: Uint8Array): ReceivedJsonResult {
   try {
     text = DECODER.decode(body);
   } catch {
-    return { ok: false, problem: { kind: 'invalid-json', why: 'utf-8' } };
+    return notJson(body, 'utf-8');
   }
   let value: Json;
   try {
     // V8's JSON.parse does not recurse, so a deep body costs its length here, not the stack.
     value = JSON.parse(text) as Json;
   } catch {
-    return { ok: false, problem: { kind: 'invalid-json', why: 'syntax' } };
+    return notJson(body, text.trim() === '' ? 'empty' : 'syntax');
   }
   const problem = checkJsonText(text, MAX_JSON_DEPTH);
   if (problem === null) return { ok: true, text, value };
@@ -42,4 +43,13 @@ export function readReceivedJson(body: Uint8Array): ReceivedJsonResult {
     return { ok: false, problem: { kind: 'invalid-json', why: 'too-deep' } };
   }
   return { ok: false, problem: { kind: 'unstorable-body', problem } };
+}
+
+/** Why a body is not JSON; a compressed body says so, whatever its bytes did to the parser. */
+function notJson(body: Uint8Array, why: 'empty' | 'utf-8' | 'syntax'): ReceivedJsonResult {
+  const encoding = why === 'empty' ? undefined : compressedEncoding(body);
+  return {
+    ok: false,
+    problem: { kind: 'invalid-json', why, ...(encoding === undefined ? {} : { encoding }) },
+  };
 }

@@ -17,10 +17,12 @@
  * a durable consumer with other settings stops the start (durable-consumer.ts); found later (the
  * stream deleted under a running source) it turns readiness `down` and the source checks again
  * with the same backoff. Readiness (`nats.<source>`) is the fetch loop running on an open
- * connection.
+ * connection. A fetch asks for `batchSize` messages, or fewer while bodies are large, so that the
+ * bodies in hand stay within the handler's byte budget (core's InHandWindow).
  */
 import type { Consumer, ConsumerMessages, JetStreamManager, JsMsg, NatsConnection } from 'nats';
 import {
+  InHandWindow,
   QueueBoxError,
   sanitize,
   toError,
@@ -70,6 +72,8 @@ export class NatsSourceConsumer implements SourceConsumer {
   readonly #logger: Logger;
   readonly #settleTimeoutMs: number;
   readonly #backoff: RedeliveryBackoff;
+  /** Messages per fetch: `batchSize`, fewer while bodies are large (the handler's byte budget). */
+  readonly #window: InHandWindow;
   /** Aborted by close(): ends the loop, its waits and the fetch in progress. */
   readonly #stop = new AbortController();
   readonly #inHand = new Set<Promise<void>>();
@@ -92,6 +96,7 @@ export class NatsSourceConsumer implements SourceConsumer {
     this.#logger = deps.logger;
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
     this.#backoff = new RedeliveryBackoff(config.batchSize);
+    this.#window = new InHandWindow(config.batchSize, deps.handler.inHandBytes);
   }
 
   async start(signal?: AbortSignal): Promise<void> {
@@ -243,7 +248,7 @@ export class NatsSourceConsumer implements SourceConsumer {
   /** One fetch: each message handed over as it arrives; resolves once all are settled. */
   async #fetchOnce(session: Session, consumer: Consumer): Promise<void> {
     const messages = await consumer.fetch({
-      max_messages: this.#config.batchSize,
+      max_messages: this.#window.size(),
       expires: FETCH_EXPIRES_MS,
     });
     this.#fetching = messages;
@@ -257,6 +262,7 @@ export class NatsSourceConsumer implements SourceConsumer {
       for await (const message of messages) {
         // The connection it came on: only there can it be settled.
         const epoch = session.state.epoch;
+        this.#window.observe(message.data.byteLength);
         // Arrived after close(): back to the server at once, for another replica.
         if (this.#stop.signal.aborted) {
           this.#settle(session, epoch, message, { kind: 'nak', delayMs: 0 });

@@ -177,9 +177,9 @@ const DEFAULT_MAX_ATTEMPTS = 5;
 
 type Cell = string | number | null;
 
-/** The thirteen bound arrays of the grouped insert, one element per call. */
+/** The fourteen bound arrays of the grouped insert, one element per call. */
 function insertParameters(items: readonly PendingStore[]): Cell[][] {
-  const columns: Cell[][] = Array.from({ length: 13 }, () => new Array<Cell>(items.length));
+  const columns: Cell[][] = Array.from({ length: 14 }, () => new Array<Cell>(items.length));
   items.forEach(({ message: m, options, createdAt }, i) => {
     const row: Cell[] = [
       m.id,
@@ -197,6 +197,7 @@ function insertParameters(items: readonly PendingStore[]): Cell[][] {
       m.publishTime?.toISOString() ?? null,
       // storeDead of spec §7.4 has no delay: the row is never claimable anyway.
       options.dead === true ? 0 : Math.max(0, Math.round(options.initialDelayMs)),
+      options.dead === true ? (options.lastError ?? null) : null,
     ];
     row.forEach((value, column) => {
       columns[column]![i] = value;

@@ -9,6 +9,7 @@
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
 import { QueueBoxError } from '@queuebox/core';
 import { CLOSE_GRACE_MS, closeConnection, errorText, openConnection } from '../connection.js';
+import { decodeHeadersExactly } from './exact-headers.js';
 
 /** Connect and handshake of a source connection (a source waits; a publish attempt does not). */
 export const SOURCE_CONNECT_TIMEOUT_MS = 10_000;
@@ -31,12 +32,20 @@ export class ConsumerSession {
   #ready = false;
   #reason: string | null = null;
   #consumerTag: string | null = null;
+  #prefetch: number;
+  #stopped = false;
+  /** Deliveries of this session not yet settled, and who waits for none to be left. */
+  #unsettled = 0;
+  #drained: (() => void)[] = [];
+  /** Resizes run one after another: each cancels the consumer the last one started. */
+  #resizing: Promise<void> = Promise.resolve();
 
   private constructor(
     private readonly model: ChannelModel,
     private readonly channel: Channel,
     private readonly options: SessionOptions,
   ) {
+    this.#prefetch = options.prefetchCount;
     model.on('error', (error: unknown) => (this.#reason ??= errorText(error)));
     channel.on('error', (error: unknown) => (this.#reason ??= errorText(error)));
     model.on('close', () => this.#lost('the connection to the broker closed'));
@@ -53,6 +62,7 @@ export class ConsumerSession {
       connectionName: `queuebox source ${options.source}`,
       timeoutMs: SOURCE_CONNECT_TIMEOUT_MS,
     });
+    decodeHeadersExactly(model);
     let early: string | null = null;
     const onEarly = (error: unknown) => (early ??= errorText(error));
     model.on('error', onEarly);
@@ -63,14 +73,7 @@ export class ConsumerSession {
       session = new ConsumerSession(model, channel, options);
       await channel.prefetch(options.prefetchCount);
       await session.#queue();
-      const { consumerTag } = await channel.consume(
-        options.queue,
-        (message) => {
-          if (session !== null) options.onDelivery(session, message);
-        },
-        { noAck: false },
-      );
-      session.#consumerTag = consumerTag;
+      session.#consumerTag = await session.#consume();
       if (!session.#open) throw new Error(session.#reason ?? 'the channel closed');
       session.#ready = true;
       model.off('error', onEarly);
@@ -90,8 +93,62 @@ export class ConsumerSession {
     return this.#open;
   }
 
+  /** The prefetch the current consumer was started with. */
+  get prefetch(): number {
+    return this.#prefetch;
+  }
+
+  /**
+   * Consumes on with another prefetch. basic.qos applies to consumers started after it, so the
+   * consumer is cancelled and started again; deliveries in hand stay this channel's to settle.
+   * A smaller prefetch starts only once those are settled: the new consumer's window comes on
+   * top of them, so starting at once would hold more than either window. A failure leaves the
+   * channel to its error handlers (the session is then lost).
+   */
+  resize(prefetch: number): Promise<void> {
+    this.#resizing = this.#resizing.then(async () => {
+      if (!this.#open || this.#stopped || prefetch === this.#prefetch) return;
+      const previous = this.#consumerTag;
+      if (previous === null) return;
+      const shrinking = prefetch < this.#prefetch;
+      this.#prefetch = prefetch;
+      try {
+        await this.channel.cancel(previous);
+        if (shrinking) await this.#drain();
+        if (this.#stopped || !this.#open) return;
+        await this.channel.prefetch(prefetch);
+        const tag = await this.#consume();
+        if (this.#stopped) await this.channel.cancel(tag);
+        else this.#consumerTag = tag;
+      } catch {
+        // The channel closed meanwhile; its close handler reports the loss.
+      }
+    });
+    return this.#resizing;
+  }
+
+  /** Resolves once no delivery of this session is unsettled, or the session closed. */
+  #drain(): Promise<void> {
+    if (this.#unsettled === 0 || !this.#open) return Promise.resolve();
+    return new Promise((resolve) => this.#drained.push(resolve));
+  }
+
+  async #consume(): Promise<string> {
+    const { consumerTag } = await this.channel.consume(
+      this.options.queue,
+      (message) => {
+        if (message !== null) this.#unsettled += 1;
+        this.options.onDelivery(this, message);
+      },
+      { noAck: false },
+    );
+    return consumerTag;
+  }
+
   /** Acks or requeues one of this session's deliveries; false when the channel is gone. */
   settle(message: ConsumeMessage, verdict: 'ack' | 'requeue'): boolean {
+    this.#unsettled = Math.max(0, this.#unsettled - 1);
+    if (this.#unsettled === 0) for (const resolve of this.#drained.splice(0)) resolve();
     if (!this.#open) return false;
     try {
       if (verdict === 'ack') this.channel.ack(message);
@@ -105,6 +162,10 @@ export class ConsumerSession {
 
   /** Stops new deliveries (basic.cancel); deliveries in hand can still be settled. */
   async stopConsuming(): Promise<void> {
+    this.#stopped = true;
+    // A resize waiting for deliveries to settle has cancelled its consumer already.
+    for (const resolve of this.#drained.splice(0)) resolve();
+    await this.#resizing;
     if (!this.#open || this.#consumerTag === null) return;
     try {
       await this.channel.cancel(this.#consumerTag);
@@ -123,6 +184,7 @@ export class ConsumerSession {
   async close(): Promise<void> {
     const wasOpen = this.#open;
     this.#open = false;
+    for (const resolve of this.#drained.splice(0)) resolve();
     if (wasOpen) await closeWithin(this.channel.close(), CLOSE_GRACE_MS);
     await closeConnection(this.model);
   }
@@ -155,6 +217,7 @@ export class ConsumerSession {
   #lost(fallback: string): void {
     if (!this.#open) return;
     this.#open = false;
+    for (const resolve of this.#drained.splice(0)) resolve();
     this.#reason ??= fallback;
     // The channel may have closed alone (the broker cancelled it); the connection goes with it.
     void closeConnection(this.model);

@@ -4,11 +4,11 @@
  * a byte array as UTF-8 text, or `base64:<b64>` when the bytes are not UTF-8; a null value
  * dropped.
  *
- * What amqplib hands over limits this in two places (docs/decisions.md): it decodes a long string
- * as UTF-8 itself, replacing bytes that are not UTF-8 with U+FFFD, so only a byte array (`x`)
- * can come out as `base64:`; and it decodes every number to a JavaScript number, so an integer
- * and a double of the same value print alike (`2`, where Java printed `2.0` for a double), and a
- * 64-bit integer past 2^53 loses its last digits.
+ * A 64-bit integer arrives as a BigInt (exact-headers.ts) and keeps every digit, at the top level
+ * and inside a table or array (as a JSON number). What amqplib hands over limits this in two
+ * places (docs/decisions.md): it decodes a long string as UTF-8 itself, replacing bytes that are
+ * not UTF-8 with U+FFFD, so only a byte array (`x`) can come out as `base64:`; and an integer and
+ * a double of the same value print alike (`2`, where Java printed `2.0` for a double).
  */
 
 export type AmqpHeaders = Readonly<Record<string, unknown>>;
@@ -50,10 +50,24 @@ export function headerText(value: unknown): string | null {
   if (value instanceof Uint8Array) return bytesText(value);
   const typed = typedValue(value);
   if (typed !== undefined) return typeof typed === 'string' ? typed : JSON.stringify(typed);
-  return JSON.stringify(jsonValue(value));
+  return jsonText(jsonValue(value));
 }
 
-type JsonLike = null | boolean | number | string | JsonLike[] | { [key: string]: JsonLike };
+type JsonLike =
+  null | boolean | number | bigint | string | JsonLike[] | { [key: string]: JsonLike };
+
+/** JSON.stringify, except that a BigInt is written as its digits (a JSON number). */
+function jsonText(value: JsonLike): string {
+  if (typeof value === 'bigint') return value.toString();
+  if (Array.isArray(value)) return `[${value.map(jsonText).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.keys(value).map(
+      (key) => `${JSON.stringify(key)}:${jsonText(value[key]!)}`,
+    );
+    return `{${members.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
 
 /** A value inside a table or array, for its JSON text. */
 function jsonValue(value: unknown): JsonLike {
@@ -65,7 +79,7 @@ function jsonValue(value: unknown): JsonLike {
     case 'number':
       return Number.isFinite(value) ? value : String(value);
     case 'bigint':
-      return String(value);
+      return value;
     case 'object':
       break;
     default:

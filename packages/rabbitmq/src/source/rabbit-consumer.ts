@@ -1,7 +1,9 @@
 /**
  * A RabbitMQ source (spec §7.6): consumes one queue with manual acks and hands each delivery to
  * the inbox side (core's DeliveryHandler), up to `prefetchCount` at once (basic.qos), so the
- * inbox store can group their inserts into one commit.
+ * inbox store can group their inserts into one commit. While bodies are large the prefetch is
+ * lowered so the bodies in hand stay within the handler's byte budget (core's InHandWindow),
+ * and raised again once they are small.
  *
  * A delivery is acked only after the handler reports it durably handled (stored, duplicate, a
  * dead row, filtered); a `retry` is requeued after a backoff (retry-backoff.ts). The settle goes
@@ -15,6 +17,7 @@
  * broker refuses stops the start, since waiting would not change it.
  */
 import {
+  InHandWindow,
   QueueBoxError,
   sanitize,
   toError,
@@ -55,6 +58,8 @@ export class RabbitSourceConsumer implements SourceConsumer {
   readonly #logger: Logger;
   readonly #settleTimeoutMs: number;
   readonly #backoff: RetryBackoff;
+  /** The prefetch: `prefetchCount`, less while bodies are large (the handler's byte budget). */
+  readonly #window: InHandWindow;
   /** Aborted by close(): ends backoff waits and the reconnect loop. */
   readonly #stop = new AbortController();
   readonly #inHand = new Set<Promise<void>>();
@@ -77,6 +82,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
     this.#logger = deps.logger;
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
     this.#backoff = options.retryBackoff ?? new RetryBackoff(config.prefetchCount);
+    this.#window = new InHandWindow(config.prefetchCount, deps.handler.inHandBytes);
   }
 
   async start(signal?: AbortSignal): Promise<void> {
@@ -134,7 +140,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
       source: this.source,
       url: this.#config.connectionUrl,
       queue: this.#config.queueName,
-      prefetchCount: this.#config.prefetchCount,
+      prefetchCount: this.#window.size(),
       declareQueue: this.#config.declareQueue,
       onDelivery: (session, message) => this.#onDelivery(session, message),
       onLost: (session, reason) => this.#onLost(session, reason),
@@ -193,6 +199,9 @@ export class RabbitSourceConsumer implements SourceConsumer {
     }
     // Delivered between close() and the broker's cancel-ok: left unacked, the close requeues it.
     if (this.#stop.signal.aborted) return;
+    this.#window.observe(message.content.byteLength);
+    const prefetch = this.#window.size();
+    if (prefetch !== session.prefetch) void session.resize(prefetch);
     const task = this.#handle(session, message);
     this.#inHand.add(task);
     void task.finally(() => this.#inHand.delete(task));

@@ -22,6 +22,7 @@ export const INSERT_FIELDS = [
   'createdAt',
   'publishTime',
   'delayMs',
+  'lastError',
 ] as const;
 
 /**
@@ -47,15 +48,16 @@ export function insertStatement(tables: TableNames, count: number): string {
     (_, i) => `(${INSERT_FIELDS.map((field) => `@${field}${i}`).join(', ')}, ${i})`,
   ).join(',\n    ');
   const receipt = `DATEADD(nanosecond, 100 * m.ord, SYSUTCDATETIME())`;
-  return `INSERT INTO ${t} (${c.id}, ${c.source}, ${c.idempotencyKey}, ${c.aggregateId}, ${c.eventType}, ${c.payload}, ${c.state}, ${c.createdAt}, ${c.correlationId}, ${c.headers}, ${c.consumption}, ${c.scheduledAt})
+  return `INSERT INTO ${t} (${c.id}, ${c.source}, ${c.idempotencyKey}, ${c.aggregateId}, ${c.eventType}, ${c.payload}, ${c.state}, ${c.createdAt}, ${c.correlationId}, ${c.headers}, ${c.consumption}, ${c.scheduledAt}, ${c.lastError})
 OUTPUT CAST(INSERTED.${c.id} AS VARCHAR(36)) AS id
 SELECT m.id, m.source, m.idempotency_key, m.aggregate_id, m.event_type, m.payload, m.state, m.created_at, m.correlation_id, m.headers, m.consumption,
-  DATEADD(millisecond, CAST(m.delay_ms % 1000 AS INT), DATEADD(second, CAST(m.delay_ms / 1000 AS INT), CASE WHEN m.publish_time < ${receipt} THEN m.publish_time ELSE ${receipt} END))
+  DATEADD(millisecond, CAST(m.delay_ms % 1000 AS INT), DATEADD(second, CAST(m.delay_ms / 1000 AS INT), CASE WHEN m.publish_time < ${receipt} THEN m.publish_time ELSE ${receipt} END)),
+  m.last_error
 FROM (
   SELECT v.*, ROW_NUMBER() OVER (PARTITION BY v.source, v.idempotency_key ORDER BY v.ord) AS nth
   FROM (VALUES
     ${rows}
-  ) AS v (id, source, idempotency_key, aggregate_id, event_type, payload, headers, correlation_id, consumption, state, created_at, publish_time, delay_ms, ord)
+  ) AS v (id, source, idempotency_key, aggregate_id, event_type, payload, headers, correlation_id, consumption, state, created_at, publish_time, delay_ms, last_error, ord)
 ) AS m
 WHERE m.nth = 1
   AND NOT EXISTS (SELECT 1 FROM ${t} AS i WITH (UPDLOCK, HOLDLOCK) WHERE i.${c.source} = m.source AND i.${c.idempotencyKey} = m.idempotency_key)`;

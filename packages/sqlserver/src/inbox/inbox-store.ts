@@ -28,8 +28,8 @@ export interface SqlServerInboxStoreOptions {
   readonly maxStoreGroup?: number;
 }
 
-/** Thirteen parameters a row: 160 rows stay below SQL Server's 2100 parameters per request. */
-const MAX_STORE_GROUP = 160;
+/** Fourteen parameters a row: 145 rows stay below SQL Server's 2100 parameters per request. */
+const MAX_STORE_GROUP = 145;
 /** Seven parameters a forwarded row, two a fenced row: chunks below the same cap. */
 const ROWS_PER_FORWARD = 250;
 const ROWS_PER_FENCED_STATEMENT = 400;

@@ -19,6 +19,7 @@ import type {
 } from '@queuebox/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FaultProxy } from '../fault-proxy.js';
+import { brokerSourceRules, type IngestFactory } from './broker-source-rules.js';
 
 export interface PublishedMessage {
   readonly body: Uint8Array | string;
@@ -40,6 +41,8 @@ export interface BrokerProbe {
    * acknowledged. The contract calls it only while the consumer under test is closed or cut off.
    */
   outstanding(): Promise<number>;
+  /** AMQP only: publishes a message whose headers are signed 64-bit integers, exactly. */
+  publishInt64Headers?(body: string, headers: Readonly<Record<string, bigint>>): Promise<void>;
 }
 
 export interface BrokerSourceHarness {
@@ -70,6 +73,13 @@ export interface BrokerSourceTarget {
   readonly skip?: string | false;
   /** A fresh queue and its harness; called before every case. */
   open(): Promise<BrokerSourceHarness>;
+  /**
+   * The shared broker ingest for the inbox-side rules (broker-source-rules.ts); without it they
+   * are reported skipped.
+   */
+  readonly ingest?: IngestFactory;
+  /** The broker has integer headers (AMQP): the probe can publish 64-bit ones. */
+  readonly int64Headers?: boolean;
 }
 
 type Answer = (
@@ -158,8 +168,8 @@ export function brokerSourceContract(target: BrokerSourceTarget): void {
       await harness?.drop();
     });
 
-    const consume = async (handler: DeliveryHandler) => {
-      const consumer = harness.consumer(handler);
+    const consume = async (handler: DeliveryHandler, logger?: Logger) => {
+      const consumer = harness.consumer(handler, logger);
       consumers.push(consumer);
       await consumer.start();
       return consumer;
@@ -326,5 +336,15 @@ export function brokerSourceContract(target: BrokerSourceTarget): void {
       expect(new Set(settled.map(textOf)).size).toBe(count);
       expect(await harness.probe.outstanding()).toBe(0);
     });
+
+    if (target.ingest) {
+      brokerSourceRules(
+        target.ingest,
+        { harness: () => harness, consume, eventually },
+        { int64Headers: target.int64Headers === true },
+      );
+    } else {
+      it.skip('inbox-side rules (skipped: this run passes no ingest)', () => undefined);
+    }
   });
 }

@@ -111,6 +111,23 @@ export function inboxStoreContract(target: ContractTarget<InboxHarness>): void {
       });
     });
 
+    it('stores the reason of a dead row in last_error, and none for a pending row', async () => {
+      const dead = message({ payload: JsonPayload.fromValue({ raw: 'not json' }) });
+      const reason = 'The body is not JSON: a syntax error. \u00e9 \u{1F600}';
+      await store.store(dead, { initialDelayMs: 0, dead: true, lastError: reason });
+      const pending = message();
+      await store.store(pending, { initialDelayMs: 0, lastError: 'not for a pending row' });
+      const found = await rows();
+      expect(found.find((r) => r.id === dead.id)).toMatchObject({
+        state: 'dead',
+        lastError: reason,
+      });
+      expect(found.find((r) => r.id === pending.id)).toMatchObject({
+        state: 'pending',
+        lastError: null,
+      });
+    });
+
     it('stores pull messages with consumption pull', async () => {
       await store.store(message({ consumption: 'pull' }), { initialDelayMs: 0 });
       expect((await rows())[0]).toMatchObject({ consumption: 'pull', state: 'pending' });

@@ -41,3 +41,4 @@ export {
   type BrokerSourceTarget,
   type PublishedMessage,
 } from './broker-source.js';
+export type { IngestFactory } from './broker-source-rules.js';
