@@ -52,7 +52,12 @@ describe('header precedence', () => {
   });
 
   it('never lets a row, a static or an auth header supply an owned header, in any letter case', () => {
-    const owned = { 'X-MESSAGE-ID': 'forged', 'x-topic': 'forged', 'X-Attempt': '99', 'x-message-KEY': 'k' };
+    const owned = {
+      'X-MESSAGE-ID': 'forged',
+      'x-topic': 'forged',
+      'X-Attempt': '99',
+      'x-message-KEY': 'k',
+    };
     for (const extra of [{}, { 'x-inbox-id': 'i' }] as Record<string, string>[]) {
       const merged = mergeCustomHeaders(
         map({ ...owned, 'X-Static': 'static' }),

@@ -20,7 +20,9 @@ interface Corpus {
 
 // The corpus is shared with the pull clients; testdata/ holds an unchanged copy of the spec's file.
 const readCorpus = (name: string) =>
-  JSON.parse(readFileSync(fileURLToPath(new URL(`../testdata/${name}`, import.meta.url)), 'utf8')) as Corpus;
+  JSON.parse(
+    readFileSync(fileURLToPath(new URL(`../testdata/${name}`, import.meta.url)), 'utf8'),
+  ) as Corpus;
 const corpus = readCorpus('redaction-corpus.json');
 // QueueBox's own cases beside it: secrets the spec's rules let through, and their kin.
 const ownCorpus = readCorpus('redaction-corpus-queuebox.json');
@@ -190,20 +192,24 @@ describe('sanitize in linear time', () => {
   // at linear cost and sixty-four times at quadratic cost. Small and large runs alternate and
   // the best of five counts; the floor keeps timings too small to measure from deciding anything
   // (a quadratic pass at this size takes seconds).
-  it.each(hostile)('%s grows linearly with the input', (_name, build) => {
-    const small = build(size);
-    const large = build(size * 8);
-    expect(small.length).toBeGreaterThan(size * 0.9);
-    timeMs(small); // warm the JIT
-    timeMs(large);
-    let bestSmall = Infinity;
-    let bestLarge = Infinity;
-    for (let round = 0; round < 5; round++) {
-      bestSmall = Math.min(bestSmall, timeMs(small));
-      bestLarge = Math.min(bestLarge, timeMs(large));
-    }
-    expect(bestLarge / Math.max(bestSmall, 5)).toBeLessThan(24);
-  }, 120_000);
+  it.each(hostile)(
+    '%s grows linearly with the input',
+    (_name, build) => {
+      const small = build(size);
+      const large = build(size * 8);
+      expect(small.length).toBeGreaterThan(size * 0.9);
+      timeMs(small); // warm the JIT
+      timeMs(large);
+      let bestSmall = Infinity;
+      let bestLarge = Infinity;
+      for (let round = 0; round < 5; round++) {
+        bestSmall = Math.min(bestSmall, timeMs(small));
+        bestLarge = Math.min(bestLarge, timeMs(large));
+      }
+      expect(bestLarge / Math.max(bestSmall, 5)).toBeLessThan(24);
+    },
+    120_000,
+  );
 });
 
 describe('sanitizeError', () => {

@@ -143,7 +143,7 @@ function redactKeyValues(text: string): string {
 function encodedSeparatorAt(text: string, i: number): boolean {
   if (text.charCodeAt(i) !== PERCENT || text.charCodeAt(i + 1) !== 51 /* 3 */) return false;
   const c = lower(text.charCodeAt(i + 2));
-  return c === 100 /* d */ || c === 97 /* a */;
+  return c === 100 /* d */ || c === 97; /* a */
 }
 
 /** `%22` or `%27` (an encoded quote) ending at `end`. */
@@ -153,7 +153,7 @@ function encodedQuoteBefore(text: string, end: number, floor: number): boolean {
 }
 
 function isEncodedQuoteDigit(c: number): boolean {
-  return c === 50 /* 2 */ || c === 55 /* 7 */;
+  return c === 50 /* 2 */ || c === 55; /* 7 */
 }
 
 /**
@@ -288,9 +288,9 @@ function isEncodedTerminator(text: string, percent: number): boolean {
   const hi = text.charCodeAt(percent + 1);
   const lo = lower(text.charCodeAt(percent + 2));
   if (hi === 50 /* 2 */) return lo === 54 /* 6 */ || lo === 99 /* c */ || lo === 50 || lo === 55;
-  if (hi === 51 /* 3 */) return lo === 98 /* b */;
-  if (hi === 55 /* 7 */) return lo === 100 /* d */;
-  if (hi === 53 /* 5 */) return lo === 100 /* d */;
+  if (hi === 51 /* 3 */) return lo === 98; /* b */
+  if (hi === 55 /* 7 */) return lo === 100; /* d */
+  if (hi === 53 /* 5 */) return lo === 100; /* d */
   return false;
 }
 
@@ -468,7 +468,11 @@ const TOKEN_PREFIXES: readonly TokenPrefix[] = [
     min: 16,
     keep: true,
   })),
-  ...['xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'xoxs-'].map((prefix) => ({ prefix, min: 8, keep: true })),
+  ...['xoxa-', 'xoxb-', 'xoxp-', 'xoxr-', 'xoxs-'].map((prefix) => ({
+    prefix,
+    min: 8,
+    keep: true,
+  })),
   { prefix: 'AKIA', min: 16, keep: true },
   { prefix: 'ASIA', min: 16, keep: true },
   { prefix: 'AIza', min: 30, keep: true },

@@ -10,7 +10,8 @@ describe('the SQL identifier rule', () => {
   });
 
   it('takes letters, digits, _ and $ after a letter or _, and nothing that ends a quoted name', () => {
-    for (const name of ['outbox', '_t', 'app$outbox', 'T_1']) expect(isSqlIdentifier(name)).toBe(true);
+    for (const name of ['outbox', '_t', 'app$outbox', 'T_1'])
+      expect(isSqlIdentifier(name)).toBe(true);
     for (const name of ['', '1t', '$t', 'a.b', 'a"b', 'a]b', 'a b', 'a-b', 'ö'])
       expect(isSqlIdentifier(name)).toBe(false);
   });

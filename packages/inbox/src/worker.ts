@@ -228,9 +228,12 @@ class Loop {
         // Its connection may be inside the handler's transaction or one of its statements: it
         // is discarded (never committed), and the message waits for its lease to expire.
         discard = true;
-        log.warn('The handler had not returned when the shutdown grace ran out; it is left behind.', {
-          messageId,
-        });
+        log.warn(
+          'The handler had not returned when the shutdown grace ran out; it is left behind.',
+          {
+            messageId,
+          },
+        );
         log.info('The shutdown abandoned the message, so it spends no attempt.', { messageId });
         return;
       }

@@ -265,7 +265,9 @@ describe('HTTP publisher: the headers QueueBox owns', () => {
   });
 
   it('sends no row copy of X-Message-Key when the row has no key', async () => {
-    const target = (publisher = testPublisher({ receiver: httpDestination({ baseUrl: sink.url }) }));
+    const target = (publisher = testPublisher({
+      receiver: httpDestination({ baseUrl: sink.url }),
+    }));
     const message = outboxMessage({ key: null, headers: { 'X-Message-Key': 'forged-key' } });
     expect(await send(target, message)).toEqual({ ok: true });
     expect(rawValues(sink.requests[0]!.rawHeaders, 'x-message-key')).toEqual([]);

@@ -51,9 +51,7 @@ describe('wireProperties', () => {
 
   it('merges static headers under row headers by lower-case name on an application row', () => {
     const statics = staticHeaderMap({ 'X-Env': 'prod', 'X-Static': 's' });
-    const headers = headersOf(
-      wireProperties(message({ headers: { 'x-env': 'row' } }), statics, 1),
-    );
+    const headers = headersOf(wireProperties(message({ headers: { 'x-env': 'row' } }), statics, 1));
     expect(headers).toEqual({
       'x-topic': 'order.created',
       'x-attempt': { '!': 'int', value: 2 },
@@ -66,7 +64,9 @@ describe('wireProperties', () => {
     const statics = staticHeaderMap({ 'X-Api-Key': 'configured' });
     const headers = headersOf(
       wireProperties(
-        message({ headers: { 'x-inbox-id': 'inbox-1', 'x-api-key': 'forged', 'x-sender': 'kept' } }),
+        message({
+          headers: { 'x-inbox-id': 'inbox-1', 'x-api-key': 'forged', 'x-sender': 'kept' },
+        }),
         statics,
         2,
       ),
@@ -83,28 +83,34 @@ describe('wireProperties', () => {
   it.each([
     { kind: "an application's own row", extra: {} },
     { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
-  ])('sends x-topic and x-attempt once, as QueueBox’s, and no row copy of an owned header, whatever $kind carries', ({ extra }) => {
-    const owned = {
-      'X-Topic': 'forged',
-      'x-attempt': '99',
-      'X-Message-Id': 'forged-id',
-      'x-message-key': 'forged-key',
-    };
-    const result = wireProperties(
-      message({ headers: { ...extra, ...owned, 'x-row': 'r' } }),
-      staticHeaderMap({ 'x-topic': 'static' }),
-      2,
-    );
-    if (!result.ok) throw new Error(result.error);
-    expect(result.options.messageId).toBe('0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10');
-    const headers = headersOf(result);
-    expect(Object.keys(headers).filter((name) => isOwnedHeader(name))).toEqual(['x-topic', 'x-attempt']);
-    expect(headers).toMatchObject({
-      'x-topic': 'order.created',
-      'x-attempt': { '!': 'int', value: 2 },
-      'x-row': 'r',
-    });
-  });
+  ])(
+    'sends x-topic and x-attempt once, as QueueBox’s, and no row copy of an owned header, whatever $kind carries',
+    ({ extra }) => {
+      const owned = {
+        'X-Topic': 'forged',
+        'x-attempt': '99',
+        'X-Message-Id': 'forged-id',
+        'x-message-key': 'forged-key',
+      };
+      const result = wireProperties(
+        message({ headers: { ...extra, ...owned, 'x-row': 'r' } }),
+        staticHeaderMap({ 'x-topic': 'static' }),
+        2,
+      );
+      if (!result.ok) throw new Error(result.error);
+      expect(result.options.messageId).toBe('0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10');
+      const headers = headersOf(result);
+      expect(Object.keys(headers).filter((name) => isOwnedHeader(name))).toEqual([
+        'x-topic',
+        'x-attempt',
+      ]);
+      expect(headers).toMatchObject({
+        'x-topic': 'order.created',
+        'x-attempt': { '!': 'int', value: 2 },
+        'x-row': 'r',
+      });
+    },
+  );
 
   it('keeps a header named __proto__ as data', () => {
     const headers = headersOf(
