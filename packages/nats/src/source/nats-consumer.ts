@@ -81,6 +81,8 @@ export class NatsSourceConsumer implements SourceConsumer {
   readonly #backoff: RedeliveryBackoff;
   /** Messages per fetch: `batchSize`, fewer while bodies are large (the handler's byte budget). */
   readonly #window: InHandWindow;
+  /** Whether the handler bounds the bytes in hand (else the window is the count alone). */
+  readonly #bytesBound: boolean;
   /** Aborted by close(): ends the loop, its waits and the fetch in progress. */
   readonly #stop = new AbortController();
   readonly #inHand = new Set<Promise<void>>();
@@ -104,6 +106,7 @@ export class NatsSourceConsumer implements SourceConsumer {
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
     this.#backoff = new RedeliveryBackoff(config.batchSize);
     this.#window = new InHandWindow(config.batchSize, deps.handler.inHandBytes);
+    this.#bytesBound = deps.handler.inHandBytes !== undefined;
   }
 
   async start(signal?: AbortSignal): Promise<void> {
@@ -177,7 +180,8 @@ export class NatsSourceConsumer implements SourceConsumer {
     // backlog of 1 MB messages asked for `batchSize` of them at once, more than the server
     // buffers for one client (64 MB by default), which then dropped them until ackWaitMs.
     const maxPayload = connection.info?.max_payload;
-    if (typeof maxPayload === 'number' && maxPayload > 0) this.#window.observe(maxPayload);
+    if (this.#bytesBound && typeof maxPayload === 'number' && maxPayload > 0)
+      this.#window.observe(maxPayload);
     const session: Session = {
       connection,
       state: new ConnectionState(connection),
