@@ -10,6 +10,7 @@ import { runRabbitmq } from './rabbitmq/index.mjs';
 import { runNats } from './nats/index.mjs';
 import { runKafka } from './kafka/index.mjs';
 import { runClient } from './client/index.mjs';
+import { runBurst } from './burst/index.mjs';
 
 const { command, options } = parseArgs(process.argv.slice(2));
 const commands = {
@@ -19,11 +20,12 @@ const commands = {
   nats: [runNats],
   kafka: [runKafka],
   client: [runClient],
+  burst: [runBurst],
   all: [runOutbox, runInbox],
 };
 if (!(command in commands)) {
   console.error(
-    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|kafka|client|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
+    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|kafka|client|burst|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
   );
   process.exit(2);
 }

@@ -41,6 +41,11 @@ export class InHandWindow {
     }
   }
 
+  /** The bytes a full window of the largest recent body holds (0 while none was seen). */
+  bytes(): number {
+    return this.size() * this.#largest;
+  }
+
   /** Messages to ask for now: the count limit, or fewer so they fit the byte budget; ≥ 1. */
   size(): number {
     if (this.#largest === 0 || this.#bytesLimit === Infinity) return this.#countLimit;

@@ -76,7 +76,9 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
   },
   inbox: {
     basePath: { rule: '' },
-    maxBodyBytes: { rule: '> 0' },
+    maxBodyBytes: {
+      rule: '> 0; webhooks over it → `413`, broker messages over it → a dead row (below)',
+    },
     'relay.enabled': { rule: '' },
     'relay.pollIntervalMs': { rule: '> 0' },
     'relay.batchSize': { rule: '> 0' },

@@ -43,6 +43,13 @@ export const SETTLE_TIMEOUT_MS = 30_000;
 export const SOURCE_CONNECT_TIMEOUT_MS = 10_000;
 /** Spec §7.8: the expiry of one fetch. */
 export const FETCH_EXPIRES_MS = 1_000;
+/**
+ * A fetch of large messages gets 1 s per this many bytes asked for (at most 30 s): the client
+ * ends a fetch at its expiry and drops what is still on the wire, which the server then holds
+ * until ackWaitMs runs out. 100 messages of 1 MB took over 50 s instead of 5 that way.
+ */
+export const FETCH_BYTES_PER_SECOND = 4 * 1_048_576;
+const FETCH_EXPIRES_MAX_MS = 30_000;
 export const RETRY_INITIAL_MS = 250;
 export const RETRY_MAX_MS = 5_000;
 
@@ -74,6 +81,8 @@ export class NatsSourceConsumer implements SourceConsumer {
   readonly #backoff: RedeliveryBackoff;
   /** Messages per fetch: `batchSize`, fewer while bodies are large (the handler's byte budget). */
   readonly #window: InHandWindow;
+  /** Whether the handler bounds the bytes in hand (else the window is the count alone). */
+  readonly #bytesBound: boolean;
   /** Aborted by close(): ends the loop, its waits and the fetch in progress. */
   readonly #stop = new AbortController();
   readonly #inHand = new Set<Promise<void>>();
@@ -97,6 +106,7 @@ export class NatsSourceConsumer implements SourceConsumer {
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
     this.#backoff = new RedeliveryBackoff(config.batchSize);
     this.#window = new InHandWindow(config.batchSize, deps.handler.inHandBytes);
+    this.#bytesBound = deps.handler.inHandBytes !== undefined;
   }
 
   async start(signal?: AbortSignal): Promise<void> {
@@ -166,6 +176,12 @@ export class NatsSourceConsumer implements SourceConsumer {
       await closeConnection(connection);
       throw new Error('the source is closed');
     }
+    // Until messages are seen, each may be as large as the server allows: the first fetch of a
+    // backlog of 1 MB messages asked for `batchSize` of them at once, more than the server
+    // buffers for one client (64 MB by default), which then dropped them until ackWaitMs.
+    const maxPayload = connection.info?.max_payload;
+    if (this.#bytesBound && typeof maxPayload === 'number' && maxPayload > 0)
+      this.#window.observe(maxPayload);
     const session: Session = {
       connection,
       state: new ConnectionState(connection),
@@ -247,9 +263,13 @@ export class NatsSourceConsumer implements SourceConsumer {
 
   /** One fetch: each message handed over as it arrives; resolves once all are settled. */
   async #fetchOnce(session: Session, consumer: Consumer): Promise<void> {
+    const expires = Math.min(
+      FETCH_EXPIRES_MAX_MS,
+      Math.max(FETCH_EXPIRES_MS, Math.ceil(this.#window.bytes() / FETCH_BYTES_PER_SECOND) * 1000),
+    );
     const messages = await consumer.fetch({
       max_messages: this.#window.size(),
-      expires: FETCH_EXPIRES_MS,
+      expires,
     });
     this.#fetching = messages;
     // A loss ends the fetch: the client would pull again on the new connection for it, and

@@ -117,14 +117,13 @@ export function brokerSourceRules(
   it('holds fewer large messages at once, so the bodies in hand stay within the byte budget', async () => {
     const budget = 3.5 * MiB;
     const count = Math.max(12, harness().maxInFlight * 3);
-    const inHand = { bytes: 0, peak: 0, settled: 0, peakAfterFirstWindow: 0 };
+    const inHand = { bytes: 0, settled: 0, peakAfterFirstWindow: 0 };
     const window = harness().maxInFlight;
     const handler: DeliveryHandler = {
       inHandBytes: budget,
       async handle(delivery: SourceDelivery) {
         inHand.bytes += delivery.body.byteLength;
-        inHand.peak = Math.max(inHand.peak, inHand.bytes);
-        // The first window was asked for before any size was known.
+        // The first window may be asked for before any size is known.
         if (inHand.settled >= window)
           inHand.peakAfterFirstWindow = Math.max(inHand.peakAfterFirstWindow, inHand.bytes);
         await new Promise((resolve) => setTimeout(resolve, 300));
@@ -141,8 +140,6 @@ export function brokerSourceRules(
     const consumer = await consume(handler);
     await eventually(() => inHand.settled >= count, `${count} settled`, 60_000);
     await consumer.close();
-    // The first window came full: its size was the count alone.
-    expect(inHand.peak).toBeGreaterThan(budget);
     expect(inHand.peakAfterFirstWindow).toBeGreaterThan(0);
     expect(inHand.peakAfterFirstWindow).toBeLessThanOrEqual(budget);
     expect(await harness().probe.outstanding()).toBe(0);
