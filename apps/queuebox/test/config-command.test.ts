@@ -182,7 +182,10 @@ sources:
 
   it.each([
     ['an empty file', () => ({ QUEUEBOX_CONFIG_FILE: writeConfig('') })],
-    ['QUEUEBOX_CONFIG_FILE naming a missing file', () => ({ QUEUEBOX_CONFIG_FILE: '/nonexistent/q.yml' })],
+    [
+      'QUEUEBOX_CONFIG_FILE naming a missing file',
+      () => ({ QUEUEBOX_CONFIG_FILE: '/nonexistent/q.yml' }),
+    ],
   ])('says that no configuration was found for %s, as the start does', async (_name, env) => {
     const result = await runQueueBox(['config', 'check'], env());
     expect(result.code).toBe(1);
@@ -200,7 +203,9 @@ sources:
   it('says so when, without a file or variable, it checked the packaged demo configuration', async () => {
     const result = await runQueueBox(['config', 'check'], {});
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain('Checked the packaged demo configuration (no QUEUEBOX_CONFIG_FILE');
+    expect(result.stdout).toContain(
+      'Checked the packaged demo configuration (no QUEUEBOX_CONFIG_FILE',
+    );
   });
 
   it('names a --config file that is not there', async () => {

@@ -35,7 +35,11 @@ describe('pnpm dev', () => {
     writeFileSync(join(dir, 'stand-in.mjs'), STAND_IN);
     writeFileSync(
       join(dir, 'package.json'),
-      JSON.stringify({ name: 'dev-script', private: true, scripts: { dev: script.replace(MAIN, 'stand-in.mjs') } }),
+      JSON.stringify({
+        name: 'dev-script',
+        private: true,
+        scripts: { dev: script.replace(MAIN, 'stand-in.mjs') },
+      }),
     );
     // The settings that decide how scripts run, without the workspace's package list.
     const settings = readFileSync(join(ROOT, 'pnpm-workspace.yaml'), 'utf8')
