@@ -180,6 +180,34 @@ sources:
     expect(connections).toBe(before);
   });
 
+  it.each([
+    ['an empty file', () => ({ QUEUEBOX_CONFIG_FILE: writeConfig('') })],
+    [
+      'QUEUEBOX_CONFIG_FILE naming a missing file',
+      () => ({ QUEUEBOX_CONFIG_FILE: '/nonexistent/q.yml' }),
+    ],
+  ])('says that no configuration was found for %s, as the start does', async (_name, env) => {
+    const result = await runQueueBox(['config', 'check'], env());
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('No configuration was found.');
+    expect(result.stderr).not.toContain('0 errors');
+  });
+
+  it('names the file it checked', async () => {
+    const file = join(REFERENCE, 'quickstart.yml');
+    const result = await runQueueBox(['config', 'check', '--config', file], databaseEnv);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`Checked the file ${file}.`);
+  });
+
+  it('says so when, without a file or variable, it checked the packaged demo configuration', async () => {
+    const result = await runQueueBox(['config', 'check'], {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(
+      'Checked the packaged demo configuration (no QUEUEBOX_CONFIG_FILE',
+    );
+  });
+
   it('names a --config file that is not there', async () => {
     const result = await runQueueBox(['config', 'check', '--config', '/nonexistent/q.yml'], {});
     expect(result.code).toBe(1);

@@ -14,18 +14,22 @@ const MAX_LOGGED_BODY = 2000;
 
 /**
  * Starts on a free loopback port (or `port`). Every request is logged as one line:
- * `Demo receiver got POST /webhook topic=<X-Topic> id=<X-Message-Id>: <body>`, so a newcomer sees
- * the outbox deliver without running a receiver of their own.
+ * `Demo receiver got POST /webhook topic=<X-Topic> id=<X-Message-Id> inbox-id=<x-inbox-id>: <body>`,
+ * so a newcomer sees the outbox deliver without running a receiver of their own. A message the
+ * inbox relayed carries `x-inbox-id`, the `messageId` the webhook answered with, so its request
+ * and its delivery can be matched.
  */
 export async function startDemoReceiver(logger: Logger, port = 0): Promise<DemoReceiver> {
   const server = createServer((request, response) => {
     void readBody(request).then((body) => {
       const topic = header(request, 'x-topic');
       const id = header(request, 'x-message-id');
+      const inboxId = header(request, 'x-inbox-id');
       const shown = body.length > MAX_LOGGED_BODY ? `${body.slice(0, MAX_LOGGED_BODY)}...` : body;
       logger.info(
         `Demo receiver got ${request.method ?? 'GET'} ${request.url ?? '/'}` +
-          `${topic === null ? '' : ` topic=${topic}`}${id === null ? '' : ` id=${id}`}: ${shown}`,
+          `${topic === null ? '' : ` topic=${topic}`}${id === null ? '' : ` id=${id}`}` +
+          `${inboxId === null ? '' : ` inbox-id=${inboxId}`}: ${shown}`,
       );
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"received":true}');
     });

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,23 +10,26 @@ import {
   runExampleFile,
   type DocExample,
 } from '../src/index.js';
+import {
+  examplesFor,
+  inPool,
+  installBase,
+  installVariant,
+  packReleased,
+  RELEASED,
+  type InstallOutcome,
+} from './consumer/consumer-kit.js';
+import { PREPARE } from './consumer/consumer-sources.js';
+import { DRIVERS, latestInstall, pinnedInstalls } from './consumer/versions.js';
 
 const pg = await requireService('postgres', 'published packages: README and docs examples');
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const RELEASED = ['core', 'config', 'postgres', 'outbox', 'inbox'];
-/** What a consumer installs beside the tarballs: the drivers the examples use, and Node's types. */
-const BESIDE = [
-  'pg',
-  'postgres',
-  'knex',
-  'drizzle-orm',
-  'kysely',
-  'mssql@12.2.0',
-  '@types/node@20',
-  '@types/pg',
-  '@types/mssql@12.3.0',
-];
+/** `pnpm check:latest` sets it: one install of the registry's newest instead of the pinned set. */
+const LATEST = process.env.QUEUEBOX_CONSUMER_LATEST === '1';
+const installs = LATEST ? [latestInstall()] : pinnedInstalls();
+/** Variant installs and type checks at once: npm waits on the disk, tsc on the CPU. */
+const PARALLEL = 3;
 
 const examples: DocExample[] = [
   ...RELEASED.flatMap((name) =>
@@ -41,42 +43,68 @@ const examples: DocExample[] = [
 
 /**
  * The packages as a user gets them: each release-ready package packed by `pnpm pack`, the
- * tarballs installed together with npm in a fresh directory outside the workspace, every README
- * and docs example run there with plain Node against the real PostgreSQL, and a TypeScript
- * consumer type-checked with `moduleResolution: nodenext`.
+ * tarballs installed with npm in fresh directories outside the workspace beside the drivers of
+ * ./consumer/versions.ts (the newest of each, then each other pinned version on its own), every
+ * README and docs example that uses the varied driver run there with plain Node against the real
+ * PostgreSQL, and a TypeScript consumer type-checked with `moduleResolution: nodenext`.
  */
 describe.skipIf(!pg.available)('the published packages', () => {
-  let dir: string;
+  let parent: string;
+  const outcomes = new Map<string, InstallOutcome>();
 
-  beforeAll(() => {
-    for (const name of RELEASED) {
-      const dist = join(ROOT, 'packages', name, 'dist', 'index.js');
-      if (!existsSync(dist)) throw new Error(`${dist} is missing: run \`pnpm build\` first.`);
+  beforeAll(async () => {
+    parent = mkdtempSync(join(tmpdir(), 'queuebox-consumer-'));
+    const tarballs = packReleased(ROOT, parent);
+    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+    const started = performance.now();
+    const options = { tsc, online: LATEST };
+    const [first, ...rest] = installs;
+    const base = await installBase(parent, tarballs, first!, options);
+    const done = [
+      base,
+      ...(await inPool(rest, PARALLEL, (install) =>
+        installVariant(parent, base, install, options),
+      )),
+    ];
+    for (const outcome of done) outcomes.set(outcome.install.label, outcome);
+    if (base.installError === null) {
+      const version = (name: string) =>
+        (
+          JSON.parse(
+            readFileSync(join(base.dir, 'node_modules', name, 'package.json'), 'utf8'),
+          ) as { version: string }
+        ).version;
+      console.log(
+        `${base.install.label}: ${Object.keys(DRIVERS)
+          .map((name) => `${name} ${version(name)}`)
+          .join(', ')}`,
+      );
     }
-    dir = mkdtempSync(join(tmpdir(), 'queuebox-consumer-'));
-    const tarballs = RELEASED.map((name) => {
-      const packed = run('pnpm', ['pack', '--pack-destination', dir], join(ROOT, 'packages', name));
-      return packed.stdout.trim().split('\n').pop()!;
-    });
-    writeFileSync(
-      join(dir, 'package.json'),
-      '{ "name": "consumer", "private": true, "type": "module" }',
+    const total = ((performance.now() - started) / 1000).toFixed(0);
+    console.log(
+      `${done.length} consumer install(s) and type checks in ${total} s: ` +
+        done.map((o) => `${o.install.label} ${o.seconds.toFixed(0)} s`).join(', '),
     );
-    run(
-      'npm',
-      ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs, ...BESIDE],
-      dir,
-    );
-  }, 300_000);
+  }, 2_400_000);
 
   afterAll(() => {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    if (parent !== undefined) rmSync(parent, { recursive: true, force: true });
   });
 
-  it('installs each package with its README, LICENSE and types, and no TypeScript sources', () => {
+  /** The install's directory, or its npm failure as the test's failure. */
+  const installed = (label: string): InstallOutcome => {
+    const outcome = outcomes.get(label);
+    if (outcome === undefined) throw new Error(`${label}: not installed`);
+    if (outcome.installError !== null)
+      throw new Error(`npm install failed:\n${outcome.installError}`);
+    return outcome;
+  };
+
+  it('installs each package with its README, LICENSE and types, no TypeScript sources, and no driver of its own', () => {
+    const { dir } = installed(installs[0]!.label);
     for (const name of RELEASED) {
-      const installed = join(dir, 'node_modules', '@queuebox', name);
-      const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+      const installedDir = join(dir, 'node_modules', '@queuebox', name);
+      const manifest = JSON.parse(readFileSync(join(installedDir, 'package.json'), 'utf8')) as {
         license: string;
         private?: boolean;
         exports: Record<string, Record<string, string>>;
@@ -92,79 +120,66 @@ describe.skipIf(!pg.available)('the published packages', () => {
       for (const [path, conditions] of Object.entries(manifest.exports)) {
         const { ['@queuebox/source']: _source, ...published } = workspace.exports[path]!;
         expect(conditions).toEqual(published);
-        expect(existsSync(join(installed, conditions.default!))).toBe(true);
+        expect(existsSync(join(installedDir, conditions.default!))).toBe(true);
       }
       for (const range of Object.values(manifest.dependencies ?? {})) {
         expect(range).not.toMatch(/^workspace:/);
       }
-      expect(readFileSync(join(installed, 'LICENSE'), 'utf8')).toBe(
+      // The user's driver is a peer: one copy, the user's, so its `sql` fits our parameters.
+      for (const driver of Object.keys(DRIVERS)) {
+        expect(manifest.dependencies?.[driver], `${name} depends on ${driver}`).toBeUndefined();
+        expect(existsSync(join(installedDir, 'node_modules', driver))).toBe(false);
+      }
+      expect(readFileSync(join(installedDir, 'LICENSE'), 'utf8')).toBe(
         readFileSync(join(ROOT, 'LICENSE'), 'utf8'),
       );
-      expect(existsSync(join(installed, 'README.md'))).toBe(true);
-      expect(existsSync(join(installed, 'dist', 'index.d.ts'))).toBe(true);
-      expect(existsSync(join(installed, 'src'))).toBe(false);
+      expect(existsSync(join(installedDir, 'README.md'))).toBe(true);
+      expect(existsSync(join(installedDir, 'dist', 'index.d.ts'))).toBe(true);
+      expect(existsSync(join(installedDir, 'src'))).toBe(false);
     }
   });
 
-  it.each(examples.map((example) => [`${example.page} #${example.index + 1}`, example] as const))(
-    'runs %s with plain Node',
-    async (_name, example) => {
-      const db = await createFreshDatabase(pg.available ? pg.url : '');
-      try {
-        if (!example.empty) await prepare(dir, db.url);
-        const file = join(dir, `example-${Date.now()}-${example.index}.mjs`);
-        writeFileSync(file, example.code);
-        const result = await runExample(file, db.url, example);
-        expect(result.code, result.output).toBe(0);
-        expect(result.output).toMatch(example.expect);
-      } finally {
-        await db.drop();
-      }
-    },
-    60_000,
-  );
+  describe.each(installs.map((install) => [install.label, install] as const))(
+    'beside %s',
+    (label, install) => {
+      it('installs the drivers at the pinned versions', () => {
+        const { dir } = installed(label);
+        for (const spec of install.specs) {
+          const at = spec.lastIndexOf('@');
+          const [name, version] = [spec.slice(0, at), spec.slice(at + 1)];
+          const manifest = JSON.parse(
+            readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8'),
+          ) as { version: string };
+          if (/^\d+\.\d+\.\d+$/.test(version)) expect(manifest.version, name).toBe(version);
+        }
+      });
 
-  it('type-checks a TypeScript consumer with moduleResolution nodenext', () => {
-    writeFileSync(join(dir, 'consumer.ts'), CONSUMER);
-    writeFileSync(join(dir, 'declarations.ts'), DECLARATIONS);
-    const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    // The consumer with every client library's types (whose own .d.ts files do not all check:
-    // drizzle's name optional drivers), then our declaration files alone, checked in full.
-    for (const [file, skipLibCheck] of [
-      ['consumer.ts', true],
-      ['declarations.ts', false],
-    ] as const) {
-      const config = join(dir, `tsconfig.${file}.json`);
-      writeFileSync(
-        config,
-        JSON.stringify({
-          compilerOptions: {
-            target: 'ES2022',
-            module: 'NodeNext',
-            moduleResolution: 'NodeNext',
-            strict: true,
-            noEmit: true,
-            skipLibCheck,
-            types: ['node'],
-          },
-          files: [file],
-        }),
+      it('type-checks a TypeScript consumer with moduleResolution nodenext', () => {
+        expect(installed(label).typeErrors).toBe('');
+      });
+
+      const own = examplesFor(install, examples);
+      it.each(own.map((example) => [`${example.page} #${example.index + 1}`, example] as const))(
+        'runs %s with plain Node',
+        async (_name, example) => {
+          const { dir } = installed(label);
+          const db = await createFreshDatabase(pg.available ? pg.url : '');
+          try {
+            if (!example.empty) await prepare(dir, db.url);
+            const file = join(dir, `example-${Date.now()}-${example.index}.mjs`);
+            writeFileSync(file, example.code);
+            const result = await runExample(file, db.url, example);
+            expect(result.code, result.output).toBe(0);
+            expect(result.output).toMatch(example.expect);
+          } finally {
+            await db.drop();
+          }
+        },
+        60_000,
       );
-      const result = spawnSync(process.execPath, [tsc, '-p', config], { encoding: 'utf8' });
-      expect(result.status, `${file}: ${result.stdout}${result.stderr}`).toBe(0);
-    }
-  }, 120_000);
+    },
+  );
 });
-
-function run(command: string, args: string[], cwd: string) {
-  const result = spawnSync(command, args, { cwd, encoding: 'utf8', env: process.env });
-  if (result.status !== 0) {
-    throw new Error(
-      `${command} ${args.join(' ')} failed in ${cwd}:\n${result.stdout}${result.stderr}`,
-    );
-  }
-  return result;
-}
 
 /** QueueBox's tables (through the installed @queuebox/postgres), the examples' own tables, and pull rows. */
 async function prepare(dir: string, url: string): Promise<void> {
@@ -182,95 +197,3 @@ function runExample(
   // The repository root as working directory: docs/pull.md reads the shipped SQL files.
   return runExampleFile(file, example, { cwd: ROOT, env: { DATABASE_URL: url } });
 }
-
-const PREPARE = `
-import { silentLogger } from '@queuebox/core';
-import { runMigrations } from '@queuebox/postgres';
-import postgres from 'postgres';
-
-const sql = postgres(process.env.DATABASE_URL, { onnotice: () => undefined });
-await runMigrations(sql, { logger: silentLogger });
-await sql\`CREATE TABLE orders (id bigint PRIMARY KEY, total numeric NOT NULL)\`;
-await sql\`CREATE TABLE processed_orders (message_id uuid PRIMARY KEY, payload jsonb NOT NULL)\`;
-for (const [n, aggregate] of [[1, 'a1'], [2, 'a2'], [3, null], [4, 'a1']]) {
-  await sql\`INSERT INTO inbox (source, idempotency_key, aggregate_id, payload, consumption, created_at)
-    VALUES ('orders', \${'key-' + n}, \${aggregate}, \${sql.json({ n })}, 'pull', clock_timestamp())\`;
-}
-await sql.end();
-console.log('prepared');
-`;
-
-const CONSUMER = `
-import { sanitize, type OutboxColumn } from '@queuebox/core';
-import { loadConfig, type LoadConfigOptions } from '@queuebox/config';
-import { runMigrations, tableNamesFrom } from '@queuebox/postgres';
-import { createOutbox, enqueue, enqueueMany, type OutboxMessage } from '@queuebox/outbox';
-import {
-  defaultRetryPolicy,
-  fromMssql,
-  fromPg,
-  fromPostgresJs,
-  InboxWorker,
-  inboxSql,
-  retryAfter,
-  type InboxHandler,
-  type InboxMessage,
-} from '@queuebox/inbox';
-import { drizzle } from 'drizzle-orm/node-postgres';
-import knex from 'knex';
-import { Kysely, PostgresDialect } from 'kysely';
-import mssql from 'mssql';
-import pg from 'pg';
-import postgres from 'postgres';
-
-const sql = postgres('postgres://localhost/app');
-const pool = new pg.Pool();
-const mssqlPool = new mssql.ConnectionPool({ server: 'db', requestTimeout: 30_000 });
-const message: OutboxMessage = { topic: 'order.created', key: 'k', payload: { n: 1 } };
-const column: OutboxColumn = 'topic';
-const options: LoadConfigOptions = { env: {} };
-
-export async function writes(): Promise<string[]> {
-  const ids: string[] = [];
-  ids.push(await sql.begin((tx) => enqueue(tx, message)));
-  ids.push(await enqueue(sql, { topic: 't', payloadJson: '{"n":12345678901234567890}' }));
-  const client = await pool.connect();
-  ids.push(...(await enqueueMany(client, [message, message])));
-  ids.push(await knex({ client: 'pg' }).transaction((trx) => enqueue(trx, message)));
-  ids.push(await drizzle(pool).transaction((tx) => enqueue(tx, message)));
-  const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
-  ids.push(await kysely.transaction().execute((trx) => enqueue(trx, message)));
-  ids.push(await createOutbox({ schema: { table: 'app_outbox', columns: { [column]: 'c' } } }).enqueue(sql, message));
-  // @ts-expect-error QueueBox writes attempt, never the application
-  await enqueue(sql, { topic: 't', payload: 1, attempt: 1 });
-  // @ts-expect-error one of payload and payloadJson
-  await enqueue(sql, { topic: 't', payload: 1, payloadJson: '1' });
-  return ids;
-}
-
-const handler: InboxHandler = async (m: InboxMessage, tx, signal) => {
-  if (signal.aborted) return;
-  const result = await tx.query('SELECT $1::text AS id', [m.id]);
-  console.log(result.rowCount, m.payload, m.headers['x-tenant'], sanitize('password=x'));
-};
-const policy = defaultRetryPolicy({ maxAttempts: 3 });
-export const workers = [
-  new InboxWorker(fromPg(pool), { source: 'orders', retryPolicy: (m, f) => (f ? policy(m, f) : retryAfter(10)) }),
-  new InboxWorker(fromPostgresJs(sql), { source: 'orders', strictAggregateOrder: true }),
-  new InboxWorker(fromMssql(mssql, mssqlPool), { source: 'orders', dialect: 'sqlserver' }),
-  new InboxWorker(fromMssql(mssqlPool), { source: 'orders', dialect: 'sqlserver' }),
-];
-export const run = () => workers[0]!.run(handler, new AbortController().signal);
-export const text: string = inboxSql('postgresql').claim.text + inboxSql('sqlserver').claim.text;
-export const migrate = () => runMigrations(sql, { logger: { debug() {}, info() {}, warn() {}, error() {}, child() { return this; } } });
-export { loadConfig, tableNamesFrom, options };
-`;
-
-/** Loads every declaration file of the five packages (and what they import), with no library check skipped. */
-const DECLARATIONS = `
-export type * as core from '@queuebox/core';
-export type * as config from '@queuebox/config';
-export type * as postgres from '@queuebox/postgres';
-export type * as outbox from '@queuebox/outbox';
-export type * as inbox from '@queuebox/inbox';
-`;

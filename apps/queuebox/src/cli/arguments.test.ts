@@ -73,6 +73,11 @@ describe('command line', () => {
       expect(USAGE).toContain(`  ${word}`);
   });
 
+  it("names both places dev keeps its data: the checkout's and, as root, /var/tmp", () => {
+    expect(USAGE).toContain('.queuebox/postgres');
+    expect(USAGE).toContain('/var/tmp/queuebox-dev/data/<path>-<hash>/postgres');
+  });
+
   it('checks and prints the configuration, with or without --config', () => {
     expect(parseArguments(['config', 'check'])).toEqual({ kind: 'config-check', configFile: null });
     expect(parseArguments(['config', 'print', '--config', 'q.yml'])).toEqual({

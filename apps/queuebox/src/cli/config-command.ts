@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import {
   CONFIG_FILE_VARIABLE,
   ConfigError,
+  DEFAULT_CONFIG_FILE,
   DEMO_SOURCE_NAME,
   explainConfig,
   formatProblems,
@@ -34,7 +35,7 @@ export function withConfigFile(env: Env, configFile: string | null, cwd: string)
 
 /** `queuebox config check`: 0 when the start would get past every offline check, else 1. */
 export async function runConfigCheck(env: Env, out: CommandOutput): Promise<number> {
-  const { config, problems } = await checkOffline(env);
+  const { config, fileName, problems } = await checkOffline(env);
   if (problems.length > 0 || config === null) {
     out.stderr(
       problems.length === 1 && problems[0]?.startsWith('No configuration was found')
@@ -45,7 +46,8 @@ export async function runConfigCheck(env: Env, out: CommandOutput): Promise<numb
   }
   const count = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
   out.stdout(
-    `The configuration has no problems: QueueBox would start with it (${count(Object.keys(config.destinations).length, 'destination')}, ` +
+    `Checked ${checkedText(fileName)}.\n` +
+      `The configuration has no problems: QueueBox would start with it (${count(Object.keys(config.destinations).length, 'destination')}, ` +
       `${count(config.routes.length, 'route')}, ${count(Object.keys(config.sources).length, 'source')}). ` +
       'The check did not connect to the database or any broker, so it cannot tell whether they answer.',
   );
@@ -70,6 +72,14 @@ export function runConfigPrint(env: Env, out: CommandOutput): number {
     ].join('\n'),
   );
   return 0;
+}
+
+/** What `config check` read: a newcomer who ran it without a file learns it checked the demo. */
+function checkedText(file: string | null): string {
+  if (file === DEMO_SOURCE_NAME)
+    return `${DEMO_SOURCE_NAME} (no ${CONFIG_FILE_VARIABLE}, no file at ${DEFAULT_CONFIG_FILE} and no QUEUEBOX_* variable; pass --config <file> to check yours)`;
+  if (file === null) return 'the QUEUEBOX_* variables only (no configuration file was read)';
+  return `the file ${file}`;
 }
 
 function settingLines(settings: readonly ExplainedSetting[]): string[] {

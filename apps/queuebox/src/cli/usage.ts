@@ -20,9 +20,12 @@ const HEALTHCHECK = `  healthcheck [--config <file>]   ask the readiness route o
                                   exit 0 when ready, 1 when not (the image's HEALTHCHECK)`;
 
 const DEV = `  dev [--config <file>]           run locally on an embedded PostgreSQL (data in
-      [--data-dir <dir>]          .queuebox/postgres, kept across runs) with a demo receiver;
-      [--postgres-port <port>]    the demo configuration unless --config names one, its
-                                  database settings replaced by the embedded database
+      [--data-dir <dir>]          .queuebox/postgres, kept across runs; run as root from a
+      [--postgres-port <port>]    checkout the postgres user cannot enter, in
+                                  /var/tmp/queuebox-dev/data/<path>-<hash>/postgres, as the
+                                  start text says) with a demo receiver; the demo
+                                  configuration unless --config names one, its database
+                                  settings replaced by the embedded database
                                   (a source checkout only: the image does not carry it)`;
 
 const ENVIRONMENT = `Configuration: QUEUEBOX_CONFIG_FILE (default /etc/queuebox/queuebox.yml) and QUEUEBOX_* variables;

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@queuebox/config';
+import { ConfigError, explainConfig } from '@queuebox/config';
 import {
   sanitize,
   silentLogger,
@@ -36,6 +36,8 @@ import { unbuiltFeatureProblems } from './unbuilt-guard.js';
 export interface OfflineCheck {
   /** Null when the configuration did not load (the loader's problems are then the list). */
   readonly config: AppConfig | null;
+  /** The YAML source read (a path or DEMO_SOURCE_NAME), null when only variables configure or nothing loaded. */
+  readonly fileName: string | null;
   /** Every problem the start would stop on before it touches the database; empty when none. */
   readonly problems: readonly string[];
 }
@@ -65,10 +67,11 @@ export async function checkOffline(
 
   await collect(() => loggerOptionsFromEnv(env));
   let config: AppConfig | null = null;
+  let fileName: string | null = null;
   await collect(() => {
-    config = loadConfig({ env, demoConfigYaml: readDemoConfig() });
+    ({ config, fileName } = explainConfig({ env, demoConfigYaml: readDemoConfig() }));
   });
-  if (config === null) return { config, problems };
+  if (config === null) return { config, fileName: null, problems };
   const loaded: AppConfig = config;
 
   problems.push(...unbuiltFeatureProblems(loaded, registry));
@@ -125,7 +128,7 @@ export async function checkOffline(
     );
     await Promise.allSettled(consumers.map((consumer) => consumer.close()));
   });
-  return { config: loaded, problems };
+  return { config: loaded, fileName, problems };
 }
 
 /** The check builds consumers to validate them and closes them unstarted: nothing is delivered. */
@@ -133,11 +136,16 @@ const NEVER_CONSUMED: DeliveryHandler = {
   handle: () => Promise.reject(new Error('config check consumes no message')),
 };
 
-/** One line per problem: the loader's and the routing check's lists, or the error's own text. */
+/**
+ * One line per problem: the loader's and the routing check's lists, or the error's own text. A
+ * ConfigError without problems ("No configuration was found...") is its message.
+ */
 function problemLines(error: unknown): string[] {
-  if (error instanceof ConfigError && error.problems.length > 0) return [...error.problems];
+  if (error instanceof ConfigError)
+    return error.problems.length > 0 ? [...error.problems] : [error.message];
   const listed = (error as { problems?: unknown }).problems;
-  if (Array.isArray(listed) && listed.every((line) => typeof line === 'string')) return listed;
+  if (Array.isArray(listed) && listed.length > 0 && listed.every((l) => typeof l === 'string'))
+    return listed;
   const text = sanitize(toError(error).message);
   // "2 HTTP destinations point at private addresses:\n  - ...\n  - ...": one line each.
   const items = text
