@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pnpm install --frozen-lockfile
+# The image's Node.js, which the install links at node_modules/.bin/node, for the direct calls too.
+export PATH="$PWD/node_modules/.bin:$PATH"
 pnpm build
 rm -rf deploy
 bash scripts/deploy-app.sh deploy/app

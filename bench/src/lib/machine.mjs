@@ -5,7 +5,6 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, totalmem } from 'node:os';
 import { createRequire } from 'node:module';
-import { imageNodeVersion } from './image-node.mjs';
 import { connect } from './pg.mjs';
 import { BENCH_DIR, QUEUEBOX_MAIN, REPO_DIR, round } from './util.mjs';
 
@@ -121,10 +120,9 @@ export async function machineConditions() {
     },
     peers: {
       'graphile-worker': packageVersion('graphile-worker'),
-      'graphile-worker-0.18 (Node 24)': packageVersion('graphile-worker-0.18'),
+      'graphile-worker-0.18': packageVersion('graphile-worker-0.18'),
       'pg-boss': packageVersion('pg-boss'),
-      'pg-boss-12 (Node 24)': packageVersion('pg-boss-12'),
-      'image node (newer peers)': imageNodeVersion(),
+      'pg-boss-12': packageVersion('pg-boss-12'),
       autocannon: packageVersion('autocannon'),
       undici: packageVersion('undici'),
       postgres: packageVersion('postgres'),

@@ -16,7 +16,7 @@ function forkRunner(script, label, options, env, execPath) {
     {
       stdio: ['ignore', fd, fd, 'ipc'],
       env: { ...process.env, ...env },
-      // The newer peers run on the image's Node 24 (lib/image-node.mjs); IPC is JSON either way.
+      // Another Node.js for a peer that needs one; IPC is JSON either way.
       ...(execPath ? { execPath } : {}),
     },
   );

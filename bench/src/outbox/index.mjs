@@ -4,7 +4,7 @@
  * client, no database), the same with an outbox's claims and completions beside it (the ceiling
  * of any outbox), QueueBox (a) null keys and (b) 1 000 keys with the per-key order check,
  * pg-boss 10 and 12 (8 × work() with batches of 500, one work() with batches of 1,000) and
- * graphile-worker 0.17 and 0.18 (concurrency 8 and 32); the newer majors on the image's Node 24.
+ * graphile-worker 0.17 and 0.18 (concurrency 8 and 32).
  * `--full` (or naming them in `--only`) adds (c) trickle latency with capture `polling` and
  * `postgres-logical`, webhook to destination through the relay, graphile-worker (b, one job
  * queue per key) and (c, LISTEN/NOTIFY), and `qb-cap-ab` (capture-ab.mjs). Prints a results

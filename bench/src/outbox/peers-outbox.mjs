@@ -1,11 +1,9 @@
 /**
  * The peers on the same job, one job per message whose handler POSTs the payload to the same
  * sink, each in its own fresh database and its own process: graphile-worker 0.17 and 0.18,
- * pg-boss 10 and 12. The newer majors need Node ≥ 22, so their runners (and their migrations and
- * loading) run on the image's Node 24 (lib/image-node.mjs); they are installed beside the older
- * ones under npm aliases (bench/package.json).
+ * pg-boss 10 and 12, all on the workspace's Node.js (the image's). The newer majors are installed
+ * beside the older ones under npm aliases (bench/package.json).
  */
-import { imageNode } from '../lib/image-node.mjs';
 import { runPeerStep, startPeer } from '../lib/peer-process.mjs';
 import { connect, connectionString, withDatabase } from '../lib/pg.mjs';
 import { log, round } from '../lib/util.mjs';
@@ -14,18 +12,17 @@ import { loadGraphile } from './load.mjs';
 
 /** The installed versions: `module` is the package name (or alias) the runner imports. */
 export const GRAPHILE_VERSIONS = {
-  '0.17': { module: 'graphile-worker', imageNode: false },
-  '0.18': { module: 'graphile-worker-0.18', imageNode: true },
+  '0.17': { module: 'graphile-worker' },
+  '0.18': { module: 'graphile-worker-0.18' },
 };
 export const PG_BOSS_VERSIONS = {
-  10: { module: 'pg-boss', major: 10, imageNode: false },
-  12: { module: 'pg-boss-12', major: 12, imageNode: true },
+  10: { module: 'pg-boss', major: 10 },
+  12: { module: 'pg-boss-12', major: 12 },
 };
 
-function runtime(version) {
-  if (!version.imageNode) return { execPath: undefined, node: process.version };
-  const node = imageNode();
-  return { execPath: node.bin, node: node.version };
+/** Every peer runs on this process's Node.js; `execPath` stays a seam for another one. */
+function runtime() {
+  return { execPath: undefined, node: process.version };
 }
 
 export function graphileSettings(options, { concurrency = options['gw-concurrency'] } = {}) {
@@ -49,7 +46,7 @@ export async function graphileThroughput(
 ) {
   const { options } = ctx;
   const installed = GRAPHILE_VERSIONS[version];
-  const { execPath, node } = runtime(installed);
+  const { execPath, node } = runtime();
   return withDatabase('qb_bench_gw', options['keep-db'], async (db) => {
     log(`${id}: ${title} — database ${db}`);
     const url = connectionString(db);
@@ -154,7 +151,7 @@ export async function pgBossThroughput(
 ) {
   const { options } = ctx;
   const installed = PG_BOSS_VERSIONS[version];
-  const { execPath, node } = runtime(installed);
+  const { execPath, node } = runtime();
   const burst = installed.major >= 12;
   const queue = 'bench';
   return withDatabase('qb_bench_pgb', options['keep-db'], async (db) => {

@@ -1,7 +1,6 @@
 /**
  * graphile-worker as its own process, either version: `module` names the installed package
- * (`graphile-worker` is 0.17, `graphile-worker-0.18` the npm alias of 0.18, which runs on
- * Node 24). Options come as JSON in argv[2]; everything not given is graphile-worker's default.
+ * (`graphile-worker` is 0.17, `graphile-worker-0.18` the npm alias of 0.18). Options come as JSON in argv[2]; everything not given is graphile-worker's default.
  *
  * - phase `migrate`: runs the version's migrations, reports {done} and exits (the jobs are then
  *   loaded with `graphile_worker.add_jobs`, the same function in both versions).

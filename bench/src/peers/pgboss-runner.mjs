@@ -1,6 +1,6 @@
 /**
  * pg-boss as its own process, either version: `module` names the installed package (`pg-boss`
- * is 10, `pg-boss-12` the npm alias of 12, which runs on Node 24). Options come as JSON in
+ * is 10, `pg-boss-12` the npm alias of 12). Options come as JSON in
  * argv[2].
  *
  * - phase `load`: creates the queue and inserts `rows` jobs through the version's own
