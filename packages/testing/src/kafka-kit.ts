@@ -60,7 +60,7 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
   });
   const admin: Admin = kafka.admin();
   await admin.connect();
-  let producer: Producer | null = null;
+  let producer: Promise<Producer> | null = null;
   const topics: string[] = [];
   const groups: string[] = [];
   const stops: (() => Promise<void>)[] = [];
@@ -91,11 +91,12 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
       });
     },
     async produce(topic, record) {
+      // Concurrent first calls share one connect: kafkajs refuses a send before it is done.
       if (producer === null) {
-        producer = kafka.producer();
-        await producer.connect();
+        const created = kafka.producer();
+        producer = created.connect().then(() => created);
       }
-      await producer.send({
+      await (await producer).send({
         topic,
         messages: [
           {
@@ -155,7 +156,7 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
     },
     async cleanup() {
       for (const stop of stops.splice(0)) await stop().catch(() => undefined);
-      await producer?.disconnect().catch(() => undefined);
+      await producer?.then((p) => p.disconnect()).catch(() => undefined);
       if (topics.length > 0) await admin.deleteTopics({ topics }).catch(() => undefined);
       if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
       await admin.disconnect();

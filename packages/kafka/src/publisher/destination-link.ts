@@ -170,9 +170,16 @@ export class DestinationLink {
         this.#retire(slot);
         for (const pending of batch) pending.settle(failure(failed.text));
       });
-    const abandoned = Promise.all(batch.map((pending) => pending.done));
-    const first = await Promise.race([sent.then(() => 'sent' as const), abandoned]);
-    if (first !== 'sent' && !this.#closed) {
+    let finished = false;
+    const ended = sent.then(() => {
+      finished = true;
+    });
+    await Promise.race([ended, Promise.all(batch.map((pending) => pending.done))]);
+    // A send settles its own rows a few microtasks before it returns, so every row settled is no
+    // sign yet that the send is stuck: it is once the send has still not ended a turn later.
+    // Retiring a producer after every batch would cost a new producer id (InitProducerId) each.
+    if (!finished) await Promise.race([ended, new Promise((resolve) => setImmediate(resolve))]);
+    if (!finished && !this.#closed) {
       this.#retire(slot);
       // kafkajs's retries may reconnect the discarded producer; disconnect it once they end.
       void sent.then(() => closeWithin(slot.producer.disconnect()));
