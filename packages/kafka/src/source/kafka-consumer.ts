@@ -43,6 +43,16 @@ export const RECONNECT_MAX_MS = 5_000;
 const RETRY_BACKOFF_INITIAL_MS = 100;
 const RETRY_BACKOFF_MAX_MS = 5_000;
 const SOURCE_RETRY = { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 };
+/**
+ * The group session. A consumer kafkajs restarts after a lost connection joins as a new member
+ * (kafkajs keeps no member id across a restart), and the coordinator holds the rebalance until
+ * the old member's session expires: with kafkajs's 30 s the source stayed down half a minute
+ * after every network blip, and a SIGKILLed replica's partitions as long. 10 s (the Java
+ * client's default before 3.0) bounds both; a batch heartbeats while its records are in hand.
+ */
+export const SESSION_TIMEOUT_MS = 10_000;
+const HEARTBEAT_INTERVAL_MS = 3_000;
+const BATCH_HEARTBEAT_MS = 1_000;
 /** Partitions whose batches are handled at once; the in-hand bound still holds over all. */
 const PARTITIONS_AT_ONCE = 4;
 
@@ -166,6 +176,8 @@ export class KafkaSourceConsumer implements SourceConsumer {
       groupId: config.groupId,
       maxWaitTimeInMs: POLL_TIMEOUT_MS,
       allowAutoTopicCreation: false,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
     });
     const { events } = consumer;
     consumer.on(events.GROUP_JOIN, () => {
@@ -231,6 +243,20 @@ export class KafkaSourceConsumer implements SourceConsumer {
   }
 
   async #eachBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {
+    // kafkajs heartbeats only when asked: records that take long (a slow store, slots all taken)
+    // must not cost the membership.
+    const heartbeats = setInterval(
+      () => void payload.heartbeat().catch(() => undefined),
+      BATCH_HEARTBEAT_MS,
+    );
+    try {
+      await this.#handleBatch(consumer, payload);
+    } finally {
+      clearInterval(heartbeats);
+    }
+  }
+
+  async #handleBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
     const { topic, partition } = batch;
     const tasks: Promise<void>[] = [];
