@@ -17,9 +17,10 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@queuebox/core';
+import { sleep } from '@queuebox/core';
 import { closeWithin, createClient } from '../connection.js';
 import type { ISocketFactory, Producer, TopicMessages } from '../kafkajs.js';
-import { classifyPublishError } from './publish-failure.js';
+import { classifyPublishError, connectUnanswered } from './publish-failure.js';
 import { groupByTopic, takeBatch, type Batchable } from './send-batches.js';
 import { staticHeaderMap, wireRecord, type WireRecord } from './wire-record.js';
 
@@ -30,6 +31,9 @@ export function requestTimeoutOf(timeoutMs: number): number {
 
 /** kafkajs's own retries inside one send; the row's budget bounds the whole of it anyway. */
 const PRODUCER_RETRY = { retries: 5, initialRetryTime: 100, maxRetryTime: 5_000 } as const;
+
+/** The pause before a batch whose connect went unanswered is tried on a new producer. */
+const RECONNECT_PAUSE_MS = 200;
 
 export interface DestinationLinkOptions {
   readonly name: string;
@@ -164,10 +168,17 @@ export class DestinationLink {
     const slot = this.#producer();
     const sent = slot.connected
       .then(() => this.#send(slot, batch))
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         // The connect failed (the send reports its own failures): the next batch connects anew.
-        const failed = classifyPublishError(error);
         this.#retire(slot);
+        if (connectUnanswered(error)) {
+          // A broker that answers slowly may still answer within the rows' budget: they go back
+          // to the head of the queue after a pause, and fail by their own timer if it never does.
+          await sleep(RECONNECT_PAUSE_MS);
+          if (!this.#closed) this.#queue.unshift(...batch.filter((pending) => !pending.settled));
+          return;
+        }
+        const failed = classifyPublishError(error);
         for (const pending of batch) pending.settle(failure(failed.text));
       });
     let finished = false;

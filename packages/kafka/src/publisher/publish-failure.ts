@@ -102,3 +102,20 @@ export function rootCause(error: unknown): unknown {
   }
   return current;
 }
+
+/**
+ * Whether a producer's connect failed because the broker did not answer its handshake in time
+ * (as opposed to refusing the connection or the credentials). kafkajs then reports its request
+ * timeout, or, once it has given up on the ApiVersions answer, a plain `Broker not connected`.
+ * Such a broker may still answer within the row's budget, so the row waits for it rather than
+ * failing early with a text that says nothing about a timeout.
+ */
+export function connectUnanswered(error: unknown): boolean {
+  const root = rootCause(error);
+  if (!(root instanceof Error)) return false;
+  return (
+    root.name === 'KafkaJSRequestTimeoutError' ||
+    (root.name === 'KafkaJSConnectionError' && /timeout/i.test(root.message)) ||
+    (root.name === 'Error' && root.message === 'Broker not connected')
+  );
+}
