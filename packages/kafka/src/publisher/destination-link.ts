@@ -19,7 +19,12 @@ import type {
 } from '@queuebox/core';
 import { sleep } from '@queuebox/core';
 import { closeWithin, createClient } from '../connection.js';
-import type { ISocketFactory, Producer, TopicMessages } from '../kafkajs.js';
+import {
+  Partitioners,
+  type ISocketFactory,
+  type Producer,
+  type TopicMessages,
+} from '../kafkajs.js';
 import { classifyPublishError, connectUnanswered } from './publish-failure.js';
 import { groupByTopic, takeBatch, type Batchable } from './send-batches.js';
 import { staticHeaderMap, wireRecord, type WireRecord } from './wire-record.js';
@@ -238,6 +243,9 @@ export class DestinationLink {
       // One request in flight per broker connection: the order of the rows of one key holds.
       maxInFlightRequests: 1,
       allowAutoTopicCreation: true,
+      // murmur2 as the Java client computes it, so a Java or librdkafka consumer finds each key
+      // on the partition its own default partitioner names.
+      createPartitioner: Partitioners.DefaultPartitioner,
       retry: PRODUCER_RETRY,
     });
     const slot: ProducerSlot = { producer, connected: producer.connect() };
