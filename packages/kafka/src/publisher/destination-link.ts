@@ -18,6 +18,7 @@ import type {
   PublishRequest,
 } from '@queuebox/core';
 import { sleep } from '@queuebox/core';
+import { checkBrokerSpeaks } from '../broker-check.js';
 import { closeWithin, createClient } from '../connection.js';
 import {
   Partitioners,
@@ -93,9 +94,12 @@ export class DestinationLink {
   #sending = false;
   #slot: ProducerSlot | null = null;
   #closed = false;
+  #brokerVerified = false;
+  readonly #socketFactory: ISocketFactory | undefined;
 
   constructor(options: DestinationLinkOptions) {
     const { config } = options;
+    this.#socketFactory = options.socketFactory;
     this.#config = config;
     this.#staticHeaders = staticHeaderMap(config.headers);
     this.#requestTimeoutMs = requestTimeoutOf(config.timeoutMs);
@@ -248,13 +252,28 @@ export class DestinationLink {
       createPartitioner: Partitioners.DefaultPartitioner,
       retry: PRODUCER_RETRY,
     });
-    const slot: ProducerSlot = { producer, connected: producer.connect() };
+    const slot: ProducerSlot = {
+      producer,
+      connected: this.#verifyBroker().then(() => producer.connect()),
+    };
     slot.connected.catch(() => {
       // A failed connect is reported by the batch that waited for it; the next batch retries.
       this.#retire(slot);
     });
     this.#slot = slot;
     return slot;
+  }
+
+  /** Once per link: a broker QueueBox cannot speak to fails the rows with the reason. */
+  async #verifyBroker(): Promise<void> {
+    if (this.#brokerVerified) return;
+    await checkBrokerSpeaks({
+      bootstrapServers: this.#config.bootstrapServers,
+      ssl: this.#config.securityProtocol.endsWith('SSL'),
+      timeoutMs: Math.min(this.#requestTimeoutMs, 5_000),
+      ...(this.#socketFactory === undefined ? {} : { socketFactory: this.#socketFactory }),
+    });
+    this.#brokerVerified = true;
   }
 
   #retire(slot: ProducerSlot): void {

@@ -137,7 +137,11 @@ describe('connectUnanswered', () => {
       connectUnanswered(new KafkaJSConnectionError('connect ECONNREFUSED 127.0.0.1:9092')),
     ).toBe(false);
     expect(
-      connectUnanswered(new KafkaJSSASLAuthenticationError('SASL PLAIN authentication failed')),
+      connectUnanswered(
+        new (KafkaJSSASLAuthenticationError as unknown as new (message: string) => Error)(
+          'SASL PLAIN authentication failed',
+        ),
+      ),
     ).toBe(false);
     expect(connectUnanswered(protocol('TOPIC_AUTHORIZATION_FAILED'))).toBe(false);
     expect(connectUnanswered('Broker not connected')).toBe(false);

@@ -25,6 +25,7 @@ import {
   type Logger,
   type SourceConsumer,
 } from '@queuebox/core';
+import { checkBrokerSpeaks, KafkaBrokerUnsupportedError } from '../broker-check.js';
 import { closeWithin, createClient, errorText } from '../connection.js';
 import type { Consumer, EachBatchPayload, ISocketFactory, KafkaMessage } from '../kafkajs.js';
 import { InHandSlots } from './in-hand-slots.js';
@@ -87,6 +88,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
   #reconnectTimer: NodeJS.Timeout | null = null;
   #connecting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
+  readonly #socketFactory: ISocketFactory | undefined;
 
   constructor(
     name: string,
@@ -101,6 +103,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
     this.#logger = deps.logger;
     this.#slots = new InHandSlots(config.maxPollRecords);
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
+    this.#socketFactory = options.socketFactory;
     // Settings only (a wrong SASL mechanism throws here, which stops the start); no connection.
     this.#client = createClient({
       clientId: `queuebox-source-${name}`,
@@ -122,7 +125,9 @@ export class KafkaSourceConsumer implements SourceConsumer {
       await this.#connect();
     } catch (error: unknown) {
       this.#logger.warn(
-        `Source '${this.source}' cannot reach Kafka yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
+        error instanceof KafkaBrokerUnsupportedError
+          ? `Source '${this.source}' cannot consume, and tries again in the background: ${errorText(error)}`
+          : `Source '${this.source}' cannot reach Kafka yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
       );
       this.#scheduleReconnect();
     }
@@ -172,6 +177,11 @@ export class KafkaSourceConsumer implements SourceConsumer {
 
   async #open(): Promise<void> {
     const config = this.#config;
+    await checkBrokerSpeaks({
+      bootstrapServers: config.bootstrapServers,
+      ssl: config.securityProtocol.endsWith('SSL'),
+      ...(this.#socketFactory === undefined ? {} : { socketFactory: this.#socketFactory }),
+    });
     const consumer = this.#client.consumer({
       groupId: config.groupId,
       maxWaitTimeInMs: POLL_TIMEOUT_MS,
