@@ -26,7 +26,7 @@ import {
   type Producer,
   type TopicMessages,
 } from '../kafkajs.js';
-import { classifyPublishError, connectUnanswered } from './publish-failure.js';
+import { classifyPublishError, connectUnanswered, type PublishFailure } from './publish-failure.js';
 import { groupByTopic, takeBatch, type Batchable } from './send-batches.js';
 import { staticHeaderMap, wireRecord, type WireRecord } from './wire-record.js';
 
@@ -227,7 +227,7 @@ export class DestinationLink {
             ? live.map((pending) => [pending])
             : [live];
       if (groups.length === 1 || failed.renewProducer) {
-        for (const pending of live) pending.settle(failure(failed.text));
+        for (const pending of live) pending.settle(failure(failureText(failed, live)));
         return;
       }
       for (const group of groups) {
@@ -281,6 +281,15 @@ export class DestinationLink {
     this.#slot = null;
     void closeWithin(slot.producer.disconnect());
   }
+}
+
+/** A refusal of one topic names it: the broker's text does not. */
+function failureText(failed: PublishFailure, rows: readonly Pending[]): string {
+  const topic = rows[0]?.topic;
+  if (failed.scope !== 'topic' || topic === undefined) return failed.text;
+  return rows.every((pending) => pending.topic === topic)
+    ? `${failed.text} on topic '${topic}'`
+    : failed.text;
 }
 
 function topicMessages(entries: readonly Pending[]): TopicMessages[] {
