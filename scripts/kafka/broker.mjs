@@ -40,12 +40,14 @@ const BROKERS = {
     profile: 'kafka4',
     port: Number(process.env.QUEUEBOX_KAFKA_PORT ?? 9092),
     variables: ['QUEUEBOX_TEST_KAFKA_BROKERS', 'QUEUEBOX_BENCH_KAFKA_BROKERS'],
+    saslVariables: ['QUEUEBOX_TEST_KAFKA_SASL_BROKERS'],
   },
   3.9: {
     version: '3.9.2',
     profile: 'kafka3',
     port: Number(process.env.QUEUEBOX_KAFKA39_PORT ?? 9392),
     variables: ['QUEUEBOX_TEST_KAFKA39_BROKERS'],
+    saslVariables: [],
   },
 };
 
@@ -119,17 +121,34 @@ function libs(broker) {
   return dir;
 }
 
+/**
+ * The SASL/PLAIN users of the SASL_PLAINTEXT listener (port + 2), for the tests of
+ * authentication and authorization refusals. `admin` is a super user; so is ANONYMOUS, the
+ * principal of every PLAINTEXT client, so the suites on the plain port see no ACL at all. A
+ * resource without an ACL is open to everyone; a test restricts its own topic with an ACL.
+ */
+const SASL_USERS = { admin: 'admin-secret', alice: 'alice-secret', bob: 'bob-secret' };
+
 function serverProperties(broker, dir) {
   const controller = broker.port + 1;
+  const sasl = broker.port + 2;
+  const users = Object.entries(SASL_USERS)
+    .map(([user, password]) => `user_${user}="${password}"`)
+    .join(' ');
   return [
     'process.roles=broker,controller',
     'node.id=1',
     `controller.quorum.voters=1@${HOST}:${controller}`,
-    `listeners=PLAINTEXT://${HOST}:${broker.port},CONTROLLER://${HOST}:${controller}`,
-    `advertised.listeners=PLAINTEXT://${HOST}:${broker.port}`,
+    `listeners=PLAINTEXT://${HOST}:${broker.port},CONTROLLER://${HOST}:${controller},SASL_PLAINTEXT://${HOST}:${sasl}`,
+    `advertised.listeners=PLAINTEXT://${HOST}:${broker.port},SASL_PLAINTEXT://${HOST}:${sasl}`,
     'controller.listener.names=CONTROLLER',
     'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+    'sasl.enabled.mechanisms=PLAIN',
+    `listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" password="${SASL_USERS.admin}" ${users};`,
+    'authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+    'super.users=User:ANONYMOUS;User:admin',
+    'allow.everyone.if.no.acl.found=true',
     `log.dirs=${join(dir, 'data')}`,
     // A missing topic must stay missing, as on the clusters QueueBox is pointed at.
     'auto.create.topics.enable=false',
@@ -260,6 +279,9 @@ async function start(broker) {
   }
   say(`${label} answers on ${HOST}:${broker.port} (pid ${pid})`);
   for (const variable of broker.variables) console.log(`export ${variable}=${HOST}:${broker.port}`);
+  for (const variable of broker.saslVariables) {
+    console.log(`export ${variable}=${HOST}:${broker.port + 2}`);
+  }
 }
 
 function logTail(dir) {

@@ -9,6 +9,7 @@ import {
 
 const {
   KafkaJSConnectionError,
+  KafkaJSNonRetriableError,
   KafkaJSNumberOfRetriesExceeded,
   KafkaJSProtocolError,
   KafkaJSRequestTimeoutError,
@@ -145,5 +146,19 @@ describe('connectUnanswered', () => {
     ).toBe(false);
     expect(connectUnanswered(protocol('TOPIC_AUTHORIZATION_FAILED'))).toBe(false);
     expect(connectUnanswered('Broker not connected')).toBe(false);
+  });
+});
+
+describe('a refusal kafkajs did not retry', () => {
+  it('is read from inside KafkaJSNonRetriableError, so a refused topic fails only its own rows', () => {
+    const refused = protocol('TOPIC_AUTHORIZATION_FAILED', 'Not authorized to access topics');
+    const wrapped = new (
+      KafkaJSNonRetriableError as unknown as new (error: Error, options: { cause: Error }) => Error
+    )(refused, { cause: refused });
+    expect(classifyPublishError(wrapped)).toEqual({
+      scope: 'topic',
+      renewProducer: false,
+      text: 'Publish failed: Not authorized to access topics (TOPIC_AUTHORIZATION_FAILED)',
+    });
   });
 });

@@ -86,14 +86,18 @@ export function protocolType(error: unknown): string | undefined {
   return typeof type === 'string' ? type : undefined;
 }
 
+/** The kafkajs errors that only wrap another (as `cause`). */
+const WRAPPERS = new Set(['KafkaJSNumberOfRetriesExceeded', 'KafkaJSNonRetriableError']);
+
 /**
- * kafkajs wraps the last error of its retries in `KafkaJSNumberOfRetriesExceeded` (as `cause`);
- * the broker's answer is the one that says what happened.
+ * kafkajs wraps the last error of its retries in `KafkaJSNumberOfRetriesExceeded`, and an error
+ * it does not retry (a topic the user may not see, say) in `KafkaJSNonRetriableError`, each as
+ * `cause`; the broker's answer is the one that says what happened.
  */
 export function rootCause(error: unknown): unknown {
   let current = error;
   for (let depth = 0; depth < 5; depth++) {
-    if (!(current instanceof Error) || current.name !== 'KafkaJSNumberOfRetriesExceeded') {
+    if (!(current instanceof Error) || !WRAPPERS.has(current.name)) {
       return current;
     }
     const cause: unknown = current.cause;
