@@ -5,6 +5,7 @@ import { JsonPayload, silentLogger, type SourceDelivery } from '@queuebox/core';
 import { createKafkaPublisher, KafkaSourceConsumer } from '@queuebox/kafka';
 import {
   createFreshDatabase,
+  createKafkaKit,
   outboxMessage,
   rabbitSource,
   requireService,
@@ -71,8 +72,8 @@ const brokers = kafka.available ? kafka.url : '';
 /**
  * The docs configuration moves a record from the `payments` topic to the `orders` topic through
  * the inbox, the relay and the outbox, against a real broker and database. The test's own
- * producer and reader are QueueBox's Kafka publisher and source, so no second Kafka client is
- * needed here.
+ * producer and reader are QueueBox's Kafka publisher and source; the test kit only creates and
+ * deletes the two topics.
  */
 describe.skipIf(!ready)(SUITE, () => {
   let db: FreshDatabase | undefined;
@@ -81,7 +82,8 @@ describe.skipIf(!ready)(SUITE, () => {
 
   afterEach(async () => {
     await service?.stop();
-    for (const close of closers.splice(0)) await close();
+    // Last opened, first closed: the kit deletes the topics once nothing reads them.
+    for (const close of closers.splice(0).reverse()) await close();
     await db?.drop();
     service = undefined;
     db = undefined;
@@ -89,8 +91,12 @@ describe.skipIf(!ready)(SUITE, () => {
 
   it('moves a record from the payments topic to the orders topic', async () => {
     const run = `${Date.now()}`;
-    const payments = `qb-docs.${run}.payments`;
-    const orders = `qb-docs.${run}.orders`;
+    // Both topics exist before QueueBox starts, as on a cluster that creates no topic on demand
+    // (the local brokers run with auto.create.topics.enable=false).
+    const kit = await createKafkaKit(brokers, 'qb-docs');
+    closers.push(() => kit.cleanup());
+    const payments = await kit.topic(`qb-docs.${run}.payments`);
+    const orders = await kit.topic(`qb-docs.${run}.orders`);
     const publisher = createKafkaPublisher(
       {
         destinations: {
@@ -124,16 +130,6 @@ describe.skipIf(!ready)(SUITE, () => {
       signal: new AbortController().signal,
     });
     expect(seeded).toEqual({ ok: true });
-    // The destination topic exists before the reader subscribes (auto-created by a publish).
-    const warm = outboxMessage({ id: '0198c2f4-5d6e-7a8b-9c0d-00000000aaaa' });
-    await publisher.publish({
-      message: warm,
-      destination: 'seed',
-      payload: warm.payload,
-      routingKey: null,
-      address: orders,
-      signal: new AbortController().signal,
-    });
 
     db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_kafka_docs');
     service = await startTestService(db, docsYaml(), {

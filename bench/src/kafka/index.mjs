@@ -17,7 +17,7 @@ import { queueboxPublish, queueboxSource } from './queuebox-kafka.mjs';
 export async function runKafka(options) {
   if (!(await brokerAnswers())) {
     console.log(
-      `SKIPPED kafka benchmark: no Kafka broker answers at ${KAFKA_BROKERS}. Start one (docker compose -f docker/compose.yml --profile kafka up -d kafka, then QUEUEBOX_BENCH_KAFKA_BROKERS=localhost:29092) and run it again.`,
+      `SKIPPED kafka benchmark: no Kafka broker answers at ${KAFKA_BROKERS}. Start one (pnpm kafka:start 4) and run it again.`,
     );
     return { benchmark: 'kafka', skipped: true, scenarios: [] };
   }

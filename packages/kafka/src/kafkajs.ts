@@ -5,7 +5,7 @@
  */
 import kafkajs from 'kafkajs';
 
-export const { Kafka, logLevel } = kafkajs;
+export const { Kafka, logLevel, Partitioners } = kafkajs;
 export type {
   Consumer,
   EachBatchPayload,

@@ -60,7 +60,7 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
   });
   const admin: Admin = kafka.admin();
   await admin.connect();
-  let producer: Producer | null = null;
+  let producer: Promise<Producer> | null = null;
   const topics: string[] = [];
   const groups: string[] = [];
   const stops: (() => Promise<void>)[] = [];
@@ -77,9 +77,10 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
             configEntries: configEntries(configs),
           },
         ],
-        waitForLeaders: true,
+        waitForLeaders: false,
       });
       topics.push(name);
+      await leadersOf(admin, name, partitions);
       return name;
     },
     async setTopicConfig(topic, configs) {
@@ -91,11 +92,14 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
       });
     },
     async produce(topic, record) {
+      // Concurrent first calls share one connect: kafkajs refuses a send before it is done.
       if (producer === null) {
-        producer = kafka.producer();
-        await producer.connect();
+        const created = kafka.producer();
+        producer = created.connect().then(() => created);
       }
-      await producer.send({
+      await (
+        await producer
+      ).send({
         topic,
         messages: [
           {
@@ -155,12 +159,32 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
     },
     async cleanup() {
       for (const stop of stops.splice(0)) await stop().catch(() => undefined);
-      await producer?.disconnect().catch(() => undefined);
+      await producer?.then((p) => p.disconnect()).catch(() => undefined);
       if (topics.length > 0) await admin.deleteTopics({ topics }).catch(() => undefined);
       if (groups.length > 0) await admin.deleteGroups(groups).catch(() => undefined);
       await admin.disconnect();
     },
   };
+}
+
+/**
+ * Waits until every partition of a new topic has a leader. kafkajs's own `waitForLeaders` retries
+ * only LEADER_NOT_AVAILABLE, but a KRaft broker under load may still answer
+ * UNKNOWN_TOPIC_OR_PARTITION for a moment after it created the topic.
+ */
+async function leadersOf(admin: Admin, topic: string, partitions: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const { topics } = await admin.fetchTopicMetadata({ topics: [topic] });
+      const found = topics[0]?.partitions ?? [];
+      if (found.length === partitions && found.every((p) => p.leader >= 0)) return;
+    } catch (error: unknown) {
+      if (Date.now() > deadline) throw error;
+    }
+    if (Date.now() > deadline) throw new Error(`topic ${topic}: no leader for every partition`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 function configEntries(configs: Record<string, string>): { name: string; value: string }[] {

@@ -17,9 +17,16 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@queuebox/core';
+import { sleep } from '@queuebox/core';
+import { checkBrokerSpeaks } from '../broker-check.js';
 import { closeWithin, createClient } from '../connection.js';
-import type { ISocketFactory, Producer, TopicMessages } from '../kafkajs.js';
-import { classifyPublishError } from './publish-failure.js';
+import {
+  Partitioners,
+  type ISocketFactory,
+  type Producer,
+  type TopicMessages,
+} from '../kafkajs.js';
+import { classifyPublishError, connectUnanswered, type PublishFailure } from './publish-failure.js';
 import { groupByTopic, takeBatch, type Batchable } from './send-batches.js';
 import { staticHeaderMap, wireRecord, type WireRecord } from './wire-record.js';
 
@@ -30,6 +37,9 @@ export function requestTimeoutOf(timeoutMs: number): number {
 
 /** kafkajs's own retries inside one send; the row's budget bounds the whole of it anyway. */
 const PRODUCER_RETRY = { retries: 5, initialRetryTime: 100, maxRetryTime: 5_000 } as const;
+
+/** The pause before a batch whose connect went unanswered is tried on a new producer. */
+const RECONNECT_PAUSE_MS = 200;
 
 export interface DestinationLinkOptions {
   readonly name: string;
@@ -84,9 +94,12 @@ export class DestinationLink {
   #sending = false;
   #slot: ProducerSlot | null = null;
   #closed = false;
+  #brokerVerified = false;
+  readonly #socketFactory: ISocketFactory | undefined;
 
   constructor(options: DestinationLinkOptions) {
     const { config } = options;
+    this.#socketFactory = options.socketFactory;
     this.#config = config;
     this.#staticHeaders = staticHeaderMap(config.headers);
     this.#requestTimeoutMs = requestTimeoutOf(config.timeoutMs);
@@ -164,15 +177,29 @@ export class DestinationLink {
     const slot = this.#producer();
     const sent = slot.connected
       .then(() => this.#send(slot, batch))
-      .catch((error: unknown) => {
+      .catch(async (error: unknown) => {
         // The connect failed (the send reports its own failures): the next batch connects anew.
-        const failed = classifyPublishError(error);
         this.#retire(slot);
+        if (connectUnanswered(error)) {
+          // A broker that answers slowly may still answer within the rows' budget: they go back
+          // to the head of the queue after a pause, and fail by their own timer if it never does.
+          await sleep(RECONNECT_PAUSE_MS);
+          if (!this.#closed) this.#queue.unshift(...batch.filter((pending) => !pending.settled));
+          return;
+        }
+        const failed = classifyPublishError(error);
         for (const pending of batch) pending.settle(failure(failed.text));
       });
-    const abandoned = Promise.all(batch.map((pending) => pending.done));
-    const first = await Promise.race([sent.then(() => 'sent' as const), abandoned]);
-    if (first !== 'sent' && !this.#closed) {
+    let finished = false;
+    const ended = sent.then(() => {
+      finished = true;
+    });
+    await Promise.race([ended, Promise.all(batch.map((pending) => pending.done))]);
+    // A send settles its own rows a few microtasks before it returns, so every row settled is no
+    // sign yet that the send is stuck: it is once the send has still not ended a turn later.
+    // Retiring a producer after every batch would cost a new producer id (InitProducerId) each.
+    if (!finished) await Promise.race([ended, new Promise((resolve) => setImmediate(resolve))]);
+    if (!finished && !this.#closed) {
       this.#retire(slot);
       // kafkajs's retries may reconnect the discarded producer; disconnect it once they end.
       void sent.then(() => closeWithin(slot.producer.disconnect()));
@@ -200,7 +227,7 @@ export class DestinationLink {
             ? live.map((pending) => [pending])
             : [live];
       if (groups.length === 1 || failed.renewProducer) {
-        for (const pending of live) pending.settle(failure(failed.text));
+        for (const pending of live) pending.settle(failure(failureText(failed, live)));
         return;
       }
       for (const group of groups) {
@@ -220,9 +247,15 @@ export class DestinationLink {
       // One request in flight per broker connection: the order of the rows of one key holds.
       maxInFlightRequests: 1,
       allowAutoTopicCreation: true,
+      // murmur2 as the Java client computes it, so a Java or librdkafka consumer finds each key
+      // on the partition its own default partitioner names.
+      createPartitioner: Partitioners.DefaultPartitioner,
       retry: PRODUCER_RETRY,
     });
-    const slot: ProducerSlot = { producer, connected: producer.connect() };
+    const slot: ProducerSlot = {
+      producer,
+      connected: this.#verifyBroker().then(() => producer.connect()),
+    };
     slot.connected.catch(() => {
       // A failed connect is reported by the batch that waited for it; the next batch retries.
       this.#retire(slot);
@@ -231,11 +264,32 @@ export class DestinationLink {
     return slot;
   }
 
+  /** Once per link: a broker QueueBox cannot speak to fails the rows with the reason. */
+  async #verifyBroker(): Promise<void> {
+    if (this.#brokerVerified) return;
+    await checkBrokerSpeaks({
+      bootstrapServers: this.#config.bootstrapServers,
+      ssl: this.#config.securityProtocol.endsWith('SSL'),
+      timeoutMs: Math.min(this.#requestTimeoutMs, 5_000),
+      ...(this.#socketFactory === undefined ? {} : { socketFactory: this.#socketFactory }),
+    });
+    this.#brokerVerified = true;
+  }
+
   #retire(slot: ProducerSlot): void {
     if (this.#slot !== slot) return;
     this.#slot = null;
     void closeWithin(slot.producer.disconnect());
   }
+}
+
+/** A refusal of one topic names it: the broker's text does not. */
+function failureText(failed: PublishFailure, rows: readonly Pending[]): string {
+  const topic = rows[0]?.topic;
+  if (failed.scope !== 'topic' || topic === undefined) return failed.text;
+  return rows.every((pending) => pending.topic === topic)
+    ? `${failed.text} on topic '${topic}'`
+    : failed.text;
 }
 
 function topicMessages(entries: readonly Pending[]): TopicMessages[] {

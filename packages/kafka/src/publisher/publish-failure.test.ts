@@ -1,9 +1,15 @@
 import kafkajs from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { classifyPublishError, protocolType, rootCause } from './publish-failure.js';
+import {
+  classifyPublishError,
+  connectUnanswered,
+  protocolType,
+  rootCause,
+} from './publish-failure.js';
 
 const {
   KafkaJSConnectionError,
+  KafkaJSNonRetriableError,
   KafkaJSNumberOfRetriesExceeded,
   KafkaJSProtocolError,
   KafkaJSRequestTimeoutError,
@@ -118,5 +124,41 @@ describe('classifyPublishError', () => {
     expect(protocolType({ name: 'KafkaJSProtocolError', type: 'X' })).toBeUndefined();
     const leaky = new KafkaJSConnectionError('failed for sasl://user:secret@broker:9092');
     expect(classifyPublishError(leaky).text).not.toContain('secret');
+  });
+});
+
+describe('connectUnanswered', () => {
+  it('tells a handshake the broker never answered from a refused connection or credentials', () => {
+    expect(connectUnanswered(new KafkaJSRequestTimeoutError('Request ApiVersions timed out'))).toBe(
+      true,
+    );
+    expect(connectUnanswered(retried(new Error('Broker not connected')))).toBe(true);
+    expect(connectUnanswered(new KafkaJSConnectionError('Connection timeout'))).toBe(true);
+    expect(
+      connectUnanswered(new KafkaJSConnectionError('connect ECONNREFUSED 127.0.0.1:9092')),
+    ).toBe(false);
+    expect(
+      connectUnanswered(
+        new (KafkaJSSASLAuthenticationError as unknown as new (message: string) => Error)(
+          'SASL PLAIN authentication failed',
+        ),
+      ),
+    ).toBe(false);
+    expect(connectUnanswered(protocol('TOPIC_AUTHORIZATION_FAILED'))).toBe(false);
+    expect(connectUnanswered('Broker not connected')).toBe(false);
+  });
+});
+
+describe('a refusal kafkajs did not retry', () => {
+  it('is read from inside KafkaJSNonRetriableError, so a refused topic fails only its own rows', () => {
+    const refused = protocol('TOPIC_AUTHORIZATION_FAILED', 'Not authorized to access topics');
+    const wrapped = new (
+      KafkaJSNonRetriableError as unknown as new (error: Error, options: { cause: Error }) => Error
+    )(refused, { cause: refused });
+    expect(classifyPublishError(wrapped)).toEqual({
+      scope: 'topic',
+      renewProducer: false,
+      text: 'Publish failed: Not authorized to access topics (TOPIC_AUTHORIZATION_FAILED)',
+    });
   });
 });

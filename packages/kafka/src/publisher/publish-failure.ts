@@ -86,14 +86,18 @@ export function protocolType(error: unknown): string | undefined {
   return typeof type === 'string' ? type : undefined;
 }
 
+/** The kafkajs errors that only wrap another (as `cause`). */
+const WRAPPERS = new Set(['KafkaJSNumberOfRetriesExceeded', 'KafkaJSNonRetriableError']);
+
 /**
- * kafkajs wraps the last error of its retries in `KafkaJSNumberOfRetriesExceeded` (as `cause`);
- * the broker's answer is the one that says what happened.
+ * kafkajs wraps the last error of its retries in `KafkaJSNumberOfRetriesExceeded`, and an error
+ * it does not retry (a topic the user may not see, say) in `KafkaJSNonRetriableError`, each as
+ * `cause`; the broker's answer is the one that says what happened.
  */
 export function rootCause(error: unknown): unknown {
   let current = error;
   for (let depth = 0; depth < 5; depth++) {
-    if (!(current instanceof Error) || current.name !== 'KafkaJSNumberOfRetriesExceeded') {
+    if (!(current instanceof Error) || !WRAPPERS.has(current.name)) {
       return current;
     }
     const cause: unknown = current.cause;
@@ -101,4 +105,21 @@ export function rootCause(error: unknown): unknown {
     current = cause;
   }
   return current;
+}
+
+/**
+ * Whether a producer's connect failed because the broker did not answer its handshake in time
+ * (as opposed to refusing the connection or the credentials). kafkajs then reports its request
+ * timeout, or, once it has given up on the ApiVersions answer, a plain `Broker not connected`.
+ * Such a broker may still answer within the row's budget, so the row waits for it rather than
+ * failing early with a text that says nothing about a timeout.
+ */
+export function connectUnanswered(error: unknown): boolean {
+  const root = rootCause(error);
+  if (!(root instanceof Error)) return false;
+  return (
+    root.name === 'KafkaJSRequestTimeoutError' ||
+    (root.name === 'KafkaJSConnectionError' && /timeout/i.test(root.message)) ||
+    (root.name === 'Error' && root.message === 'Broker not connected')
+  );
 }

@@ -25,6 +25,7 @@ import {
   type Logger,
   type SourceConsumer,
 } from '@queuebox/core';
+import { checkBrokerSpeaks, KafkaBrokerUnsupportedError } from '../broker-check.js';
 import { closeWithin, createClient, errorText } from '../connection.js';
 import type { Consumer, EachBatchPayload, ISocketFactory, KafkaMessage } from '../kafkajs.js';
 import { InHandSlots } from './in-hand-slots.js';
@@ -43,6 +44,16 @@ export const RECONNECT_MAX_MS = 5_000;
 const RETRY_BACKOFF_INITIAL_MS = 100;
 const RETRY_BACKOFF_MAX_MS = 5_000;
 const SOURCE_RETRY = { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 };
+/**
+ * The group session. A consumer kafkajs restarts after a lost connection joins as a new member
+ * (kafkajs keeps no member id across a restart), and the coordinator holds the rebalance until
+ * the old member's session expires: with kafkajs's 30 s the source stayed down half a minute
+ * after every network blip, and a SIGKILLed replica's partitions as long. 10 s (the Java
+ * client's default before 3.0) bounds both; a batch heartbeats while its records are in hand.
+ */
+export const SESSION_TIMEOUT_MS = 10_000;
+const HEARTBEAT_INTERVAL_MS = 3_000;
+const BATCH_HEARTBEAT_MS = 1_000;
 /** Partitions whose batches are handled at once; the in-hand bound still holds over all. */
 const PARTITIONS_AT_ONCE = 4;
 
@@ -77,6 +88,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
   #reconnectTimer: NodeJS.Timeout | null = null;
   #connecting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
+  readonly #socketFactory: ISocketFactory | undefined;
 
   constructor(
     name: string,
@@ -91,6 +103,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
     this.#logger = deps.logger;
     this.#slots = new InHandSlots(config.maxPollRecords);
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
+    this.#socketFactory = options.socketFactory;
     // Settings only (a wrong SASL mechanism throws here, which stops the start); no connection.
     this.#client = createClient({
       clientId: `queuebox-source-${name}`,
@@ -112,7 +125,9 @@ export class KafkaSourceConsumer implements SourceConsumer {
       await this.#connect();
     } catch (error: unknown) {
       this.#logger.warn(
-        `Source '${this.source}' cannot reach Kafka yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
+        error instanceof KafkaBrokerUnsupportedError
+          ? `Source '${this.source}' cannot consume, and tries again in the background: ${errorText(error)}`
+          : `Source '${this.source}' cannot reach Kafka yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
       );
       this.#scheduleReconnect();
     }
@@ -162,10 +177,17 @@ export class KafkaSourceConsumer implements SourceConsumer {
 
   async #open(): Promise<void> {
     const config = this.#config;
+    await checkBrokerSpeaks({
+      bootstrapServers: config.bootstrapServers,
+      ssl: config.securityProtocol.endsWith('SSL'),
+      ...(this.#socketFactory === undefined ? {} : { socketFactory: this.#socketFactory }),
+    });
     const consumer = this.#client.consumer({
       groupId: config.groupId,
       maxWaitTimeInMs: POLL_TIMEOUT_MS,
       allowAutoTopicCreation: false,
+      sessionTimeout: SESSION_TIMEOUT_MS,
+      heartbeatInterval: HEARTBEAT_INTERVAL_MS,
     });
     const { events } = consumer;
     consumer.on(events.GROUP_JOIN, () => {
@@ -231,6 +253,20 @@ export class KafkaSourceConsumer implements SourceConsumer {
   }
 
   async #eachBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {
+    // kafkajs heartbeats only when asked: records that take long (a slow store, slots all taken)
+    // must not cost the membership.
+    const heartbeats = setInterval(
+      () => void payload.heartbeat().catch(() => undefined),
+      BATCH_HEARTBEAT_MS,
+    );
+    try {
+      await this.#handleBatch(consumer, payload);
+    } finally {
+      clearInterval(heartbeats);
+    }
+  }
+
+  async #handleBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {
     const { batch } = payload;
     const { topic, partition } = batch;
     const tasks: Promise<void>[] = [];
