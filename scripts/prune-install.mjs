@@ -37,6 +37,17 @@ export function packageDirs(install) {
   return dirs;
 }
 
+/** Removes the folders the pruning emptied (a `types/tests` of declarations only, say). */
+function removeEmptyDirs(dir) {
+  let empty = true;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && removeEmptyDirs(join(dir, entry.name))) continue;
+    empty = false;
+  }
+  if (empty) rmSync(dir, { recursive: true });
+  return empty;
+}
+
 function walk(dir, visit) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
@@ -62,6 +73,10 @@ export function prune(install, { remove }) {
     walk(dir, (path, name) => {
       if (own ? OWN_FILE.test(name) : THIRD_PARTY_FILE.test(name)) take(path, { force: true });
     });
+    if (remove) {
+      for (const entry of readdirSync(dir, { withFileTypes: true }))
+        if (entry.isDirectory()) removeEmptyDirs(join(dir, entry.name));
+    }
   }
   // The app's own dist, at the install's root.
   walk(join(install, 'dist'), (path, name) => {
