@@ -14,7 +14,14 @@ import { join } from 'node:path';
 export const THIRD_PARTY_FILE =
   /(\.map|\.d\.[cm]?ts|(?<!\.d)\.[cm]?tsx?|\.(test|spec)\.[cm]?js)$|^(\.eslintrc.*|\.prettierrc.*|tsconfig(\..*)?\.json)$/;
 /** Folders at a third-party package's root that hold its tests. */
-export const THIRD_PARTY_TEST_DIRS = new Set(['test', 'tests', '__tests__', 'spec', 'specs', '.github']);
+export const THIRD_PARTY_TEST_DIRS = new Set([
+  'test',
+  'tests',
+  '__tests__',
+  'spec',
+  'specs',
+  '.github',
+]);
 /** Our own packages keep their .js maps and lose their declarations. */
 export const OWN_FILE = /\.d\.[cm]?ts(\.map)?$/;
 
@@ -88,5 +95,7 @@ export function prune(install, { remove }) {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const install = process.argv[2] ?? 'deploy/app';
   const removed = prune(install, { remove: true });
-  console.log(`Pruned ${removed.length} files and folders nothing loads at run time from ${install}.`);
+  console.log(
+    `Pruned ${removed.length} files and folders nothing loads at run time from ${install}.`,
+  );
 }

@@ -72,7 +72,13 @@ describe('docker/compose.yml', () => {
       await eventually(async () => (await inspect<boolean>(name, '.State.Running')) === true);
       // Listening: SIGTERM then finds the script's handler, not a process still starting.
       await eventually(async () => {
-        const out = await engine(['exec', name, 'node', '-e', "require('net').connect(8080).on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))"]);
+        const out = await engine([
+          'exec',
+          name,
+          'node',
+          '-e',
+          "require('net').connect(8080).on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))",
+        ]);
         return out.code === 0;
       });
       const before = performance.now();

@@ -2,7 +2,16 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { IMAGE, ROOT, configFile, containerName, engine, engineOk, inspect, runOptions } from './engine.js';
+import {
+  IMAGE,
+  ROOT,
+  configFile,
+  containerName,
+  engine,
+  engineOk,
+  inspect,
+  runOptions,
+} from './engine.js';
 
 /**
  * What the image carries and says about itself, read from the image: only the production
@@ -74,7 +83,7 @@ describe('the published image: what it carries', () => {
     expect(lines(sources)).toEqual([]);
     const tests = await inImage(
       "find /app -type f \\( -name '*.test.*' -o -name '*.spec.*' \\); " +
-        "find /app/node_modules/.pnpm -mindepth 4 -maxdepth 5 -type d \\( -name test -o -name tests -o -name __tests__ \\)",
+        'find /app/node_modules/.pnpm -mindepth 4 -maxdepth 5 -type d \\( -name test -o -name tests -o -name __tests__ \\)',
     );
     expect(lines(tests)).toEqual([]);
     const compilers = await inImage(
@@ -99,7 +108,13 @@ describe('the published image: what it carries', () => {
     expect(lines(files)).toEqual([]);
     const env = await inspect<string[]>(IMAGE, '.Config.Env');
     expect(env.filter((entry) => /cafile|_CERTS|TOKEN|PASSWORD|SECRET/i.test(entry))).toEqual([]);
-    const history = await engineOk(['history', '--no-trunc', '--format', '{{ .CreatedBy }}', IMAGE]);
+    const history = await engineOk([
+      'history',
+      '--no-trunc',
+      '--format',
+      '{{ .CreatedBy }}',
+      IMAGE,
+    ]);
     expect(history).not.toContain('BEGIN CERTIFICATE');
     // The certificates the build trusted beyond Debian's own (a proxy's CA) are in no file.
     const bundle = buildCaBundle();
@@ -122,10 +137,14 @@ describe('the published image: what it carries', () => {
   it('carries the OCI labels: source, revision, version and licenses', async () => {
     const labels = await inspect<Record<string, string>>(IMAGE, '.Config.Labels');
     const version = (
-      JSON.parse(readFileSync(join(ROOT, 'apps/queuebox/package.json'), 'utf8')) as { version: string }
+      JSON.parse(readFileSync(join(ROOT, 'apps/queuebox/package.json'), 'utf8')) as {
+        version: string;
+      }
     ).version;
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-    expect(labels['org.opencontainers.image.source']).toBe('https://github.com/queuebox/queuebox-ts');
+    expect(labels['org.opencontainers.image.source']).toBe(
+      'https://github.com/queuebox/queuebox-ts',
+    );
     expect(labels['org.opencontainers.image.licenses']).toBe('Apache-2.0');
     expect(labels['org.opencontainers.image.version']).toBe(version);
     expect(labels['org.opencontainers.image.revision']).toMatch(new RegExp(`^${head}(-dirty)?$`));
@@ -166,7 +185,9 @@ routes:
     const words = (text: string) => lines(text).map((line) => line.replace(/^\S+Z\s+/, ''));
     expect(host.status).toBe(1);
     expect(inContainer.code).toBe(host.status);
-    expect(words(inContainer.stdout + inContainer.stderr)).toEqual(words(host.stdout + host.stderr));
+    expect(words(inContainer.stdout + inContainer.stderr)).toEqual(
+      words(host.stdout + host.stderr),
+    );
     expect(inContainer.stdout + inContainer.stderr).toContain('server.bogusKey: unknown key');
   });
 });

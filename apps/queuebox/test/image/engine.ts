@@ -47,7 +47,9 @@ export function engine(args: readonly string[], timeoutMs = 120_000): Promise<En
 export async function engineOk(args: readonly string[], timeoutMs?: number): Promise<string> {
   const result = await engine(args, timeoutMs);
   if (result.code !== 0)
-    throw new Error(`engine ${args.join(' ')} exited ${result.code}\n${result.stdout}${result.stderr}`);
+    throw new Error(
+      `engine ${args.join(' ')} exited ${result.code}\n${result.stdout}${result.stderr}`,
+    );
   return result.stdout;
 }
 

@@ -179,9 +179,8 @@ sources:
         SELECT count(*) AS n FROM outbox WHERE topic LIKE 'to-%' AND state = 'sent'`;
       return Number(row?.n) === 3;
     }, 60_000);
-    expect(sink.requests.filter((r) => r.url === '/hook').map((r) => JSON.parse(r.body))).toEqual([
-      { to: 'http' },
-    ]);
+    const hooks = sink.requests.filter((r) => r.url === '/hook');
+    expect(hooks.map((r) => JSON.parse(r.body) as unknown)).toEqual([{ to: 'http' }]);
     const [amqp] = await queue.waitFor(1);
     expect(JSON.parse(amqp?.text ?? '')).toEqual({ to: 'amqp' });
     const stored = await natsKit.messages(stream);
@@ -204,7 +203,11 @@ sources:
       () => sink.requests.find((r) => r.body.includes('evt-image-1')),
       60_000,
     );
-    expect(JSON.parse(relayed.body)).toEqual({ id: 'evt-image-1', type: 'hook.received', amount: 7 });
+    expect(JSON.parse(relayed.body)).toEqual({
+      id: 'evt-image-1',
+      type: 'hook.received',
+      amount: 7,
+    });
     expect(relayed.headers['x-source']).toBe('hooks');
   });
 
