@@ -8,7 +8,7 @@
 //   a stack trace into src/ lines.
 // Prints what it removed. `scripts/check-deployed-install.mjs` fails when any of it is back.
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 
 /** A file no third-party package needs at run time. */
 export const THIRD_PARTY_FILE =
@@ -22,6 +22,11 @@ export const THIRD_PARTY_TEST_DIRS = new Set([
   'specs',
   '.github',
 ]);
+/**
+ * Files named like tests that are run-time code: kafkajs loads its retry defaults for tests
+ * (`src/retry/defaults.test.js`) whenever NODE_ENV is `test`, as under vitest.
+ */
+export const RUNTIME_FILES = new Set(['kafkajs/src/retry/defaults.test.js']);
 /** Our own packages keep their .js maps and lose their declarations. */
 export const OWN_FILE = /\.d\.[cm]?ts(\.map)?$/;
 
@@ -37,7 +42,8 @@ export function packageDirs(install) {
       for (const sub of scoped ? readdirSync(join(modules, name)) : ['']) {
         const dir = join(modules, name, sub);
         // The entry's own package is a folder; its dependencies are symlinks to other entries.
-        if (lstatSync(dir).isDirectory()) dirs.push({ dir, own: name === '@queuebox' });
+        if (lstatSync(dir).isDirectory())
+          dirs.push({ dir, own: name === '@queuebox', name: scoped ? `${name}/${sub}` : name });
       }
     }
   }
@@ -70,7 +76,7 @@ export function prune(install, { remove }) {
     found.push(path);
     if (remove) rmSync(path, options);
   };
-  for (const { dir, own } of packageDirs(install)) {
+  for (const { dir, own, name: packageName } of packageDirs(install)) {
     if (!own) {
       for (const name of readdirSync(dir)) {
         if (THIRD_PARTY_TEST_DIRS.has(name) && lstatSync(join(dir, name)).isDirectory())
@@ -78,6 +84,7 @@ export function prune(install, { remove }) {
       }
     }
     walk(dir, (path, name) => {
+      if (RUNTIME_FILES.has(`${packageName}/${relative(dir, path)}`)) return;
       if (own ? OWN_FILE.test(name) : THIRD_PARTY_FILE.test(name)) take(path, { force: true });
     });
     if (remove) {
