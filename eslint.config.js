@@ -66,6 +66,7 @@ export default tseslint.config(
       'deploy/**',
       '**/*.js',
       'vitest.config.ts',
+      'vitest.image.config.ts',
       // Deliberate violations the lint-configuration test feeds to ESLint itself.
       'packages/testing/test/lint-fixtures/**',
     ],

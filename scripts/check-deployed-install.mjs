@@ -1,9 +1,12 @@
 #!/usr/bin/env node
 // Lists the packages of a production install (`scripts/deploy-app.sh <dir>`) and fails when one is
 // a development tool: a compiler, test runner, linter, bundler, type package, or a dev-only
-// workspace package. Prints the package count and the size on disk.
+// workspace package, or when it carries what scripts/prune-install.mjs removes (source maps,
+// type declarations, TypeScript sources or tests of third-party packages). Prints the package
+// count and the size on disk.
 import { lstatSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { prune } from './prune-install.mjs';
 
 const dir = process.argv[2] ?? 'deploy/app';
 const root = new URL('..', import.meta.url);
@@ -72,6 +75,14 @@ const tools = packages.filter(isDevTool);
 const megabytes = (sizeOf(dir) / 1024 / 1024).toFixed(1);
 if (tools.length > 0) {
   console.error(`The production install in ${dir} carries development tools: ${tools.join(', ')}`);
+  process.exit(1);
+}
+const leftovers = prune(dir, { remove: false });
+if (leftovers.length > 0) {
+  const listed = leftovers.slice(0, 10).map((path) => relative(dir, path));
+  console.error(
+    `The production install in ${dir} carries ${leftovers.length} files nothing loads at run time (run scripts/prune-install.mjs): ${listed.join(', ')}`,
+  );
   process.exit(1);
 }
 console.log(

@@ -6,8 +6,12 @@
 # optional dependency of valibot, and `--prod` alone kept it (pnpm/pnpm#15344): the install then
 # carried 23 MB of compiler that nothing loads at run time. No runtime dependency of QueueBox has an
 # optional dependency it needs; the deployed-install test fails if a dev tool comes back.
+#
+# Then scripts/prune-install.mjs removes what nothing loads at run time: third-party source
+# maps, type declarations, TypeScript sources and tests, and our own declarations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${1:-deploy/app}"
 rm -rf "$target"
 pnpm --filter @queuebox/app deploy --legacy --prod --no-optional "$target" >/dev/null
+node scripts/prune-install.mjs "$target"
