@@ -41,7 +41,9 @@ export interface NewHistoryRow {
   readonly executionTimeMs: number;
 }
 
-export async function historyTableExists(sql: postgres.Sql): Promise<boolean> {
+export async function historyTableExists(
+  sql: postgres.Sql | postgres.ReservedSql,
+): Promise<boolean> {
   const rows = await sql<{ found: boolean }[]>`
     SELECT EXISTS (
       SELECT 1 FROM pg_catalog.pg_class c
@@ -51,11 +53,11 @@ export async function historyTableExists(sql: postgres.Sql): Promise<boolean> {
   return rows[0]?.found === true;
 }
 
-export async function createHistoryTable(sql: postgres.Sql): Promise<void> {
+export async function createHistoryTable(sql: postgres.Sql | postgres.ReservedSql): Promise<void> {
   await sql.unsafe(CREATE_HISTORY_TABLE);
 }
 
-export async function readHistory(sql: postgres.Sql): Promise<HistoryRow[]> {
+export async function readHistory(sql: postgres.Sql | postgres.ReservedSql): Promise<HistoryRow[]> {
   const rows = await sql<
     { installed_rank: number; version: string | null; type: string; success: boolean }[]
   >`
@@ -71,7 +73,10 @@ export async function readHistory(sql: postgres.Sql): Promise<HistoryRow[]> {
 }
 
 /** Appends one row; the caller holds the migration lock, so MAX + 1 cannot race. */
-export async function insertHistoryRow(sql: postgres.Sql, row: NewHistoryRow): Promise<void> {
+export async function insertHistoryRow(
+  sql: postgres.Sql | postgres.ReservedSql,
+  row: NewHistoryRow,
+): Promise<void> {
   await sql`
     INSERT INTO flyway_schema_history
       (installed_rank, version, description, type, script, checksum, installed_by, execution_time, success)

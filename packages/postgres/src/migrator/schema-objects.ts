@@ -8,7 +8,9 @@ const QUEUEBOX_TABLES = ['outbox', 'inbox'];
  * written, lower-cased and upper-cased (the reference asked JDBC metadata for each); exact
  * equality on the catalog needs no LIKE escaping of `_` and `%`.
  */
-export async function existingQueueBoxTables(sql: postgres.Sql): Promise<string[]> {
+export async function existingQueueBoxTables(
+  sql: postgres.Sql | postgres.ReservedSql,
+): Promise<string[]> {
   const candidates = [
     ...new Set(QUEUEBOX_TABLES.flatMap((name) => [name, name.toLowerCase(), name.toUpperCase()])),
   ];
@@ -30,7 +32,7 @@ export async function existingQueueBoxTables(sql: postgres.Sql): Promise<string[
  * non-empty schema, where baselineOnMigrate records a baseline before the first migration.
  * Objects that belong to an extension do not count, as in Flyway.
  */
-export async function schemaHasObjects(sql: postgres.Sql): Promise<boolean> {
+export async function schemaHasObjects(sql: postgres.Sql | postgres.ReservedSql): Promise<boolean> {
   const rows = await sql<{ found: boolean }[]>`
     SELECT EXISTS (
       SELECT 1 FROM pg_catalog.pg_class c
