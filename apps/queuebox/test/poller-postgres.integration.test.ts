@@ -174,7 +174,7 @@ describe.skipIf(!ready)(SUITE, () => {
     for (const row of rows) {
       const [inserted] = await db.sql<{ id: string }[]>`
         INSERT INTO outbox (topic, key, payload, headers)
-        VALUES (${row.topic}, ${row.key ?? null}, ${db.sql.json(row.payload as never)}, ${db.sql.json((row.headers ?? {}) as never)})
+        VALUES (${row.topic}, ${row.key ?? null}, ${db.sql.json(row.payload)}, ${db.sql.json(row.headers ?? {})})
         RETURNING id::text AS id`;
       ids.push(inserted!.id);
     }

@@ -24,7 +24,7 @@ export function openClient(kind: TestClient['kind'], url: string): TestClient {
       const sql = postgres(url, { max: 2, onnotice: () => undefined });
       return {
         kind,
-        transaction: async (work) => (await sql.begin((tx) => work(tx))) as never,
+        transaction: async (work) => await sql.begin((tx) => work(tx)),
         close: () => sql.end({ timeout: 5 }),
       };
     }

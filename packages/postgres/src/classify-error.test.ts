@@ -5,7 +5,7 @@ import { classifyPostgresError, postgresError } from './classify-error.js';
 
 /** An error as postgres.js raises it for an ErrorResponse of the server. */
 const server = (code: string, message = 'refused') =>
-  new postgres.PostgresError({ code, message, severity: 'ERROR' } as never);
+  new postgres.PostgresError({ code, message, severity: 'ERROR' });
 /** A socket or postgres.js connection error: a plain Error with a `code`. */
 const socket = (code: string) => Object.assign(new Error(`write ${code} 127.0.0.1:5432`), { code });
 

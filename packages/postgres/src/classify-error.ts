@@ -101,6 +101,13 @@ export function postgresError(error: unknown, action: string): QueueBoxError {
 function driverCodeOf(error: unknown): string | null {
   if (typeof error !== 'object' || error === null) return null;
   const code = (error as { code?: unknown }).code;
+  // postgres.js 4 fails the statements of a lost connection with CONNECTION_CLOSED and the
+  // socket's own error (ECONNRESET, ...) as its cause; 3 gave the socket's error itself. The
+  // socket's code says more (a reset, not an orderly close), so it is the one reported.
+  if (code === 'CONNECTION_CLOSED') {
+    const cause = driverCodeOf((error as { cause?: unknown }).cause);
+    if (cause !== null && CONNECTION_CODES.has(cause)) return cause;
+  }
   if (typeof code === 'string' && code !== '') return code;
   if (error instanceof AggregateError) {
     for (const part of error.errors) {

@@ -16,6 +16,7 @@ import {
   type DatabaseProvider,
 } from '@queuebox/core';
 import { createPool, poolOptions } from './connection/pool.js';
+import { warnAboutDriverFaults } from './connection/driver-check.js';
 import { createPostgresDatabase } from './postgres-database.js';
 import { observePool } from './connection/reserved-connection.js';
 import { tableNamesFrom } from './schema/table-names.js';
@@ -53,6 +54,7 @@ async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
   }
   // Identifiers are checked before any I/O: a bad name is a configuration error, not an outage.
   const tables = tableNamesFrom(database);
+  warnAboutDriverFaults(deps.logger);
   const sql = createPool(database);
   if (deps.pool) observePool(sql, deps.pool);
   try {

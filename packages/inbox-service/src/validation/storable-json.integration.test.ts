@@ -24,7 +24,7 @@ describe.skipIf(!pg.available)('checkJsonText agrees with jsonb', () => {
 
   const jsonbTakes = async (documents: readonly string[]): Promise<boolean[]> => {
     const rows = await db.sql<{ ok: boolean }[]>`
-      SELECT takes_jsonb(d) AS ok FROM unnest(${db.sql.array(documents as string[])}::text[])
+      SELECT takes_jsonb(d) AS ok FROM unnest(${documents as string[]}::text[])
         WITH ORDINALITY AS x(d, n) ORDER BY n`;
     return rows.map((row) => row.ok);
   };
