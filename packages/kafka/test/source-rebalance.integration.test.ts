@@ -22,7 +22,7 @@ const SUITE = 'kafka: a source group rebalancing on a real broker (1 test)';
 const kafka = await requireService('kafka', SUITE);
 const brokers = kafka.available ? kafka.url : '';
 
-async function eventually(check: () => Promise<boolean> | boolean, what: string, ms = 40_000) {
+async function eventually(check: () => Promise<boolean> | boolean, what: string, ms = 60_000) {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`${what}: not within ${ms} ms`);
@@ -89,5 +89,5 @@ describe.skipIf(!kafka.available)(SUITE, () => {
       for (const proxy of proxies) await proxy.close();
       await kit.cleanup();
     }
-  }, 120_000);
+  }, 240_000);
 });
