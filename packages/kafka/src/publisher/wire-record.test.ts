@@ -32,7 +32,7 @@ const recordOf = (result: ReturnType<typeof wireRecord>) => {
 /** The headers as kafkajs writes them: one [name, value] per entry, in order. */
 const wireHeaders = (result: ReturnType<typeof wireRecord>) =>
   Object.entries(recordOf(result).message.headers ?? {}).flatMap(([name, value]) =>
-    [value].flat().map((v) => [name, String(v)]),
+    [value].flat().map((v): [string, string] => [name, String(v)]),
   );
 
 describe('wireRecord: topic, key and value', () => {
@@ -106,7 +106,7 @@ describe('wireRecord: headers', () => {
   });
 
   it.each([
-    { kind: "an application's own row", extra: {} },
+    { kind: "an application's own row", extra: {} as Record<string, string> },
     { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
   ])('sends each owned header once, with QueueBox’s value, whatever $kind carries', ({ extra }) => {
     const owned = {

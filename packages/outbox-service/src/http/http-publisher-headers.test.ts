@@ -244,7 +244,7 @@ describe('HTTP publisher: the headers QueueBox owns', () => {
 
   it.each([
     { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
-    { kind: "an application's own row", extra: {} },
+    { kind: "an application's own row", extra: {} as Record<string, string> },
   ])('sends one line of each, with the row values, whatever $kind carries', async ({ extra }) => {
     const target = (publisher = testPublisher({
       receiver: httpDestination({ baseUrl: sink.url, headers: { 'X-Static': 'static' } }),

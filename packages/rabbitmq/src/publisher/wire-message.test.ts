@@ -81,7 +81,7 @@ describe('wireProperties', () => {
   });
 
   it.each([
-    { kind: "an application's own row", extra: {} },
+    { kind: "an application's own row", extra: {} as Record<string, string> },
     { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
   ])(
     'sends x-topic and x-attempt once, as QueueBox’s, and no row copy of an owned header, whatever $kind carries',
