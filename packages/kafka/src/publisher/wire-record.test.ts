@@ -32,7 +32,7 @@ const recordOf = (result: ReturnType<typeof wireRecord>) => {
 /** The headers as kafkajs writes them: one [name, value] per entry, in order. */
 const wireHeaders = (result: ReturnType<typeof wireRecord>) =>
   Object.entries(recordOf(result).message.headers ?? {}).flatMap(([name, value]) =>
-    [value].flat().map((v) => [name, String(v)]),
+    [value].flat().map((v): [string, string] => [name, String(v)]),
   );
 
 describe('wireRecord: topic, key and value', () => {
@@ -105,29 +105,34 @@ describe('wireRecord: headers', () => {
     }
   });
 
-  it.each([
+  const rows: { kind: string; extra: Record<string, string> }[] = [
     { kind: "an application's own row", extra: {} },
     { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
-  ])('sends each owned header once, with QueueBox’s value, whatever $kind carries', ({ extra }) => {
-    const owned = {
-      'X-Message-Id': 'forged',
-      'x-topic': 'own',
-      'X-ATTEMPT': '9',
-      'x-message-key': 'forged-key',
-    };
-    const result = wireRecord(
-      request({ headers: { ...extra, ...owned, 'x-row': 'r' } }),
-      '{{ key }}',
-      staticHeaderMap({ 'X-Topic': 'static' }),
-    );
-    const sent = wireHeaders(result).filter(([name]) => isOwnedHeader(name));
-    expect(sent).toEqual([
-      ['x-message-id', '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10'],
-      ['x-topic', 'order.created'],
-      ['x-attempt', '2'],
-    ]);
-    expect(wireHeaders(result)).toContainEqual(['x-row', 'r']);
-  });
+  ];
+
+  it.each(rows)(
+    'sends each owned header once, with QueueBox’s value, whatever $kind carries',
+    ({ extra }) => {
+      const owned = {
+        'X-Message-Id': 'forged',
+        'x-topic': 'own',
+        'X-ATTEMPT': '9',
+        'x-message-key': 'forged-key',
+      };
+      const result = wireRecord(
+        request({ headers: { ...extra, ...owned, 'x-row': 'r' } }),
+        '{{ key }}',
+        staticHeaderMap({ 'X-Topic': 'static' }),
+      );
+      const sent = wireHeaders(result).filter(([name]) => isOwnedHeader(name));
+      expect(sent).toEqual([
+        ['x-message-id', '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10'],
+        ['x-topic', 'order.created'],
+        ['x-attempt', '2'],
+      ]);
+      expect(wireHeaders(result)).toContainEqual(['x-row', 'r']);
+    },
+  );
 
   it('on a relayed row keeps static headers and the standard headers over the sender’s', () => {
     const statics = staticHeaderMap({ 'X-Api-Key': 'configured' });

@@ -242,27 +242,32 @@ describe('HTTP publisher: the headers QueueBox owns', () => {
     'x-Message-Key': 'forged-key',
   };
 
-  it.each([
+  const rows: { kind: string; extra: Record<string, string> }[] = [
     { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
     { kind: "an application's own row", extra: {} },
-  ])('sends one line of each, with the row values, whatever $kind carries', async ({ extra }) => {
-    const target = (publisher = testPublisher({
-      receiver: httpDestination({ baseUrl: sink.url, headers: { 'X-Static': 'static' } }),
-    }));
-    const message = outboxMessage({
-      topic: 'orders.paid',
-      key: 'order-7',
-      attempt: 2,
-      headers: { ...forged, ...extra, 'X-Tenant': 't-1' },
-    });
-    expect(await send(target, message)).toEqual({ ok: true });
-    const { rawHeaders } = sink.requests[0]!;
-    expect(rawValues(rawHeaders, 'x-message-id')).toEqual([message.id]);
-    expect(rawValues(rawHeaders, 'x-topic')).toEqual(['orders.paid']);
-    expect(rawValues(rawHeaders, 'x-attempt')).toEqual(['2']);
-    expect(rawValues(rawHeaders, 'x-message-key')).toEqual(['order-7']);
-    expect(rawValues(rawHeaders, 'x-tenant')).toEqual(['t-1']);
-  });
+  ];
+
+  it.each(rows)(
+    'sends one line of each, with the row values, whatever $kind carries',
+    async ({ extra }) => {
+      const target = (publisher = testPublisher({
+        receiver: httpDestination({ baseUrl: sink.url, headers: { 'X-Static': 'static' } }),
+      }));
+      const message = outboxMessage({
+        topic: 'orders.paid',
+        key: 'order-7',
+        attempt: 2,
+        headers: { ...forged, ...extra, 'X-Tenant': 't-1' },
+      });
+      expect(await send(target, message)).toEqual({ ok: true });
+      const { rawHeaders } = sink.requests[0]!;
+      expect(rawValues(rawHeaders, 'x-message-id')).toEqual([message.id]);
+      expect(rawValues(rawHeaders, 'x-topic')).toEqual(['orders.paid']);
+      expect(rawValues(rawHeaders, 'x-attempt')).toEqual(['2']);
+      expect(rawValues(rawHeaders, 'x-message-key')).toEqual(['order-7']);
+      expect(rawValues(rawHeaders, 'x-tenant')).toEqual(['t-1']);
+    },
+  );
 
   it('sends no row copy of X-Message-Key when the row has no key', async () => {
     const target = (publisher = testPublisher({

@@ -80,10 +80,12 @@ describe('wireProperties', () => {
     });
   });
 
-  it.each([
+  const rows: { kind: string; extra: Record<string, string> }[] = [
     { kind: "an application's own row", extra: {} },
     { kind: 'a relayed row', extra: { 'x-inbox-id': 'inbox-1' } },
-  ])(
+  ];
+
+  it.each(rows)(
     'sends x-topic and x-attempt once, as QueueBox’s, and no row copy of an owned header, whatever $kind carries',
     ({ extra }) => {
       const owned = {

@@ -224,10 +224,11 @@ export function publisherContract(target: PublisherTarget): void {
         'X-Attempt': '99',
         'x-message-key': 'forged-key',
       };
-      for (const [kind, extra] of [
+      const rows: [kind: string, extra: Record<string, string>][] = [
         ["an application's own row", {}],
         ['a relayed row', { 'x-inbox-id': '0198c2f4-5d6e-7a8b-9c0d-0000000000ff' }],
-      ] as const) {
+      ];
+      for (const [kind, extra] of rows) {
         it(`sends its own message id, topic, attempt and key, never a copy ${kind} carries`, async () => {
           const h = await harnessWith({ staticHeaders: { 'X-Topic': 'static.topic' } });
           const message = outboxMessage({
