@@ -46,6 +46,11 @@ export interface DeliveryHandler {
    * least one. Absent: the adapter's count limit alone.
    */
   readonly inHandBytes?: number;
+  /**
+   * The largest body the handler stores (`inbox.maxBodyBytes`): until it has seen smaller ones,
+   * the adapter assumes messages this large when it sizes its first window.
+   */
+  readonly maxBodyBytes?: number;
 }
 
 export interface SourceConsumerDeps {

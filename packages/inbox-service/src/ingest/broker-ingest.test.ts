@@ -171,17 +171,29 @@ describe('broker ingest', () => {
       {
         key: digest('not json'),
         payload: '{"raw":"not json"}',
-        options: { initialDelayMs: 0, dead: true, lastError: 'The body is not JSON: it does not parse as a JSON text.' },
+        options: {
+          initialDelayMs: 0,
+          dead: true,
+          lastError: 'The body is not JSON: it does not parse as a JSON text.',
+        },
       },
       {
         key: digest(invalidUtf8),
         payload: '{"raw":"base64:e/99"}',
-        options: { initialDelayMs: 0, dead: true, lastError: 'The body is not valid UTF-8 text, so it is not JSON.' },
+        options: {
+          initialDelayMs: 0,
+          dead: true,
+          lastError: 'The body is not valid UTF-8 text, so it is not JSON.',
+        },
       },
       {
         key: digest('text with a \u0000 NUL'),
         payload: `{"raw":"base64:${Buffer.from('text with a \u0000 NUL').toString('base64')}"}`,
-        options: { initialDelayMs: 0, dead: true, lastError: 'The body is not JSON: it does not parse as a JSON text.' },
+        options: {
+          initialDelayMs: 0,
+          dead: true,
+          lastError: 'The body is not JSON: it does not parse as a JSON text.',
+        },
       },
       {
         key: digest('{"deep": 1e131072}'),
@@ -253,7 +265,10 @@ describe('broker ingest', () => {
 
   it('applies inbox.maxBodyBytes before the header filter, and stores a body of exactly the bound', async () => {
     const config = rabbitSource({
-      filter: { require: [{ header: 'x-tenant', test: { kind: 'equals', value: 'a' } }], exclude: [] },
+      filter: {
+        require: [{ header: 'x-tenant', test: { kind: 'equals', value: 'a' } }],
+        exclude: [],
+      },
     });
     const { store, handler } = setup(config, 20);
     const exact = '{"id": "0123456789"}';

@@ -74,7 +74,7 @@ export interface BrokerIngestDeps {
 export const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 
 /**
- * Body bytes a broker source holds unsettled and works on at once: 16 MiB, or two of the largest
+ * Body bytes a broker source holds unsettled at once: 16 MiB, or two of the largest
  * bodies stored when `inbox.maxBodyBytes` is larger than 8 MiB (one message is always let in).
  */
 export function inHandBytes(maxBodyBytes: number): number {
@@ -97,7 +97,9 @@ export function createBrokerIngest(
   const storeOptions = { initialDelayMs: config.initialDelayMs };
   const maxBodyBytes = deps.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const budget = inHandBytes(maxBodyBytes);
-  const gate = new ByteGate(budget);
+  // Parsing and storing a body costs several times its size: one body of the largest size
+  // stored (or several smaller ones) is worked on at a time.
+  const gate = new ByteGate(maxBodyBytes);
 
   async function handle(delivery: SourceDelivery): Promise<DeliveryVerdict> {
     const headers = new ReceivedHeaders(Object.entries(delivery.headers));
@@ -248,6 +250,7 @@ export function createBrokerIngest(
 
   return {
     inHandBytes: budget,
+    maxBodyBytes,
     async handle(delivery) {
       try {
         return await gate.run(delivery.body.byteLength, () => handle(delivery));

@@ -83,6 +83,10 @@ export class RabbitSourceConsumer implements SourceConsumer {
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
     this.#backoff = options.retryBackoff ?? new RetryBackoff(config.prefetchCount);
     this.#window = new InHandWindow(config.prefetchCount, deps.handler.inHandBytes);
+    // The first prefetch is asked for before any size is known: sized for the largest body.
+    const { inHandBytes, maxBodyBytes } = deps.handler;
+    if (inHandBytes !== undefined && maxBodyBytes !== undefined && maxBodyBytes > 0)
+      this.#window.observe(maxBodyBytes);
   }
 
   async start(signal?: AbortSignal): Promise<void> {
