@@ -81,9 +81,8 @@ describe('docker/compose.yml', () => {
         ]);
         return out.code === 0;
       });
-      const before = performance.now();
       await engineOk(['stop', '--time', '10', name], 60_000);
-      expect(performance.now() - before).toBeLessThan(5_000);
+      // 0: the script's own exit on SIGTERM; the kill after 10 s would leave 137.
       expect(await inspect<number>(name, '.State.ExitCode')).toBe(0);
     } finally {
       await engine(['rm', '--force', name]);
