@@ -4,10 +4,14 @@
  * is what the group has not committed past. Runs wherever a Kafka answers; skipped elsewhere
  * with the printed reason.
  */
-import { silentLogger } from '@queuebox/core';
+import { randomUUID } from 'node:crypto';
+import { silentLogger, systemClock } from '@queuebox/core';
+import { createBrokerIngest } from '@queuebox/inbox-service';
 import {
   brokerAddress,
   createKafkaKit,
+  createMemoryMetrics,
+  fakeTransformer,
   requireService,
   startFaultProxy,
   viaProxy,
@@ -23,6 +27,16 @@ const MAX_POLL_RECORDS = 4;
 brokerSourceContract({
   label: 'Kafka',
   skip: kafka.available ? false : kafka.reason,
+  ingest: ({ store, logger, maxBodyBytes }) =>
+    createBrokerIngest('contract', kafkaSource(), {
+      store,
+      transformer: fakeTransformer({}),
+      logger,
+      metrics: createMemoryMetrics().inbox,
+      clock: systemClock,
+      newId: randomUUID,
+      maxBodyBytes,
+    }),
   async open() {
     const kit = await createKafkaKit(brokers, 'qb-source-contract');
     const topic = await kit.topic(kit.name('in'), 2);
