@@ -20,7 +20,7 @@ import { brokerSourceContract } from '@queuebox/testing/contracts';
 import { KafkaSourceConsumer } from '../src/index.js';
 import { kafkaSource } from './source-config.js';
 
-const kafka = await requireService('kafka', 'kafka: broker source contract (9 tests)');
+const kafka = await requireService('kafka', 'kafka: broker source contract (12 tests)');
 const brokers = kafka.available ? kafka.url : '';
 const MAX_POLL_RECORDS = 4;
 
