@@ -37,8 +37,9 @@ let passed = 0;
 try {
   const results = JSON.parse(readFileSync(report, 'utf8'));
   for (const file of results.testResults ?? []) {
-    if (file.status === 'failed' && (file.assertionResults ?? []).length === 0)
-      failed.push({ name: file.name, message: file.message ?? '' });
+    // A hook's failure (the installs of beforeAll, the clean-up) is the file's, not a test's.
+    if (file.status === 'failed' && (file.message ?? '') !== '')
+      failed.push({ name: file.name, message: file.message });
     for (const test of file.assertionResults ?? []) {
       if (test.status === 'passed') passed++;
       if (test.status === 'failed')
@@ -57,7 +58,11 @@ if (failed.length === 0 && run.status === 0) {
   console.log(`check:latest: the newest releases pass (${passed} tests).`);
   process.exit(0);
 }
-console.log(`check:latest: ${failed.length} test(s) broke beside the newest releases:`);
+if (failed.length === 0)
+  failed = [
+    { name: 'vitest', message: `exited with ${run.status ?? run.signal}; its output is above` },
+  ];
+console.log(`check:latest: ${failed.length} thing(s) broke beside the newest releases:`);
 for (const { name, message } of failed) {
   // The first lines say what broke (npm's ERESOLVE, a tsc error, an example's output).
   const lines = message.split('\n').filter((line) => line.trim() !== '');

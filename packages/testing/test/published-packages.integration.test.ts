@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -87,9 +88,10 @@ describe.skipIf(!pg.available)('the published packages', () => {
     );
   }, 2_400_000);
 
-  afterAll(() => {
-    if (parent !== undefined) rmSync(parent, { recursive: true, force: true });
-  });
+  // Fifteen node_modules trees: removed without blocking, with time for a loaded machine.
+  afterAll(async () => {
+    if (parent !== undefined) await rm(parent, { recursive: true, force: true });
+  }, 600_000);
 
   /** The install's directory, or its npm failure as the test's failure. */
   const installed = (label: string): InstallOutcome => {

@@ -10,9 +10,9 @@
  * widen the peer ranges in packages/{postgres,outbox,inbox}/package.json with the list.
  */
 export const DRIVERS = {
-  postgres: ['3.4.0', '3.4.10', '4.0.0', '4.2.0'],
-  pg: ['8.0.0', '8.23.1'],
-  knex: ['2.0.0', '2.5.1', '3.0.0', '3.3.0'],
+  postgres: ['3.4.9', '3.4.10', '4.0.0', '4.2.0'],
+  pg: ['8.23.1'],
+  knex: ['3.3.0'],
   'drizzle-orm': ['0.30.0', '0.45.4'],
   kysely: ['0.26.0', '0.29.9'],
   mssql: ['10.0.0', '10.0.5', '11.0.0', '11.0.2', '12.0.0', '12.7.16'],
