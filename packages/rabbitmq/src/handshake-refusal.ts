@@ -24,8 +24,8 @@ export type RefusedOpen = Error & { readonly handshakeClose?: HandshakeClose };
 type OpenCallback = (error: Error | null, ok?: unknown) => void;
 
 interface ConnectionPrototype {
-  open(fields: unknown, callback?: OpenCallback): unknown;
-  recvFrame(): unknown;
+  open: (this: ConnectionPrototype, fields: unknown, callback?: OpenCallback) => unknown;
+  recvFrame: (this: ConnectionPrototype) => unknown;
   __queueboxOpenWrapped?: true;
 }
 

@@ -22,7 +22,7 @@ const HEADERS_FLAG = 0x2000;
 /** The part of amqplib's Connection this module touches (not in its typings). */
 interface RawConnection {
   rest: Buffer;
-  recvFrame(): unknown;
+  recvFrame: (this: RawConnection) => unknown;
 }
 
 interface DecodedFrame {

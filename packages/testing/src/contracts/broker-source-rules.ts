@@ -32,13 +32,13 @@ export type IngestFactory = (deps: {
 }) => DeliveryHandler;
 
 interface RuleContext {
-  harness(): BrokerSourceHarness;
-  consume(handler: DeliveryHandler, logger?: Logger): Promise<SourceConsumer>;
-  eventually<T>(
+  readonly harness: () => BrokerSourceHarness;
+  readonly consume: (handler: DeliveryHandler, logger?: Logger) => Promise<SourceConsumer>;
+  readonly eventually: <T>(
     check: () => T | undefined | false | Promise<T | undefined | false>,
     what: string,
     timeoutMs?: number,
-  ): Promise<T>;
+  ) => Promise<T>;
 }
 
 const MiB = 1_048_576;

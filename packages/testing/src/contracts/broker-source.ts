@@ -42,7 +42,10 @@ export interface BrokerProbe {
    */
   outstanding(): Promise<number>;
   /** AMQP only: publishes a message whose headers are signed 64-bit integers, exactly. */
-  publishInt64Headers?(body: string, headers: Readonly<Record<string, bigint>>): Promise<void>;
+  readonly publishInt64Headers?: (
+    body: string,
+    headers: Readonly<Record<string, bigint>>,
+  ) => Promise<void>;
 }
 
 export interface BrokerSourceHarness {
