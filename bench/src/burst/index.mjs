@@ -14,7 +14,7 @@ import { runQueueBox } from '../lib/broker-run.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import { startQueueBox, toYaml } from '../lib/queuebox.mjs';
 import { printConditions, section, table, writeResults } from '../lib/report.mjs';
-import { log, round, sleep, waitFor } from '../lib/util.mjs';
+import { round, sleep, waitFor } from '../lib/util.mjs';
 import { RABBITMQ_URL, maskedUrl, openBroker, publishConfirmed } from '../rabbitmq/broker.mjs';
 import { NATS_URL, openServer, publishAcked } from '../nats/server.mjs';
 
