@@ -54,10 +54,7 @@ export function inboxStatements(tables: TableNames, inboxTableName: string) {
             `delayMs${i}`,
             options.dead === true ? 0 : Math.max(0, Math.round(options.initialDelayMs)),
           ),
-          nvarcharMax(
-            `lastError${i}`,
-            options.dead === true ? (options.lastError ?? null) : null,
-          ),
+          nvarcharMax(`lastError${i}`, options.dead === true ? (options.lastError ?? null) : null),
         ]),
       ),
     reclaim: (): Statement => statement(sql.reclaimStatement(tables)),
