@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,15 +29,20 @@ describe('pnpm dev', () => {
   it('ends a clean Ctrl-C with exit code 0 after the drain, without pnpm ELIFECYCLE', async () => {
     const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
+      engines: Record<string, string>;
     };
     const script = manifest.scripts.dev!;
     expect(script).toContain(MAIN);
     writeFileSync(join(dir, 'stand-in.mjs'), STAND_IN);
+    // The script's own Node.js check runs first, against the same engines.
+    mkdirSync(join(dir, 'scripts'));
+    copyFileSync(join(ROOT, 'scripts/check-node.mjs'), join(dir, 'scripts/check-node.mjs'));
     writeFileSync(
       join(dir, 'package.json'),
       JSON.stringify({
         name: 'dev-script',
         private: true,
+        engines: manifest.engines,
         scripts: { dev: script.replace(MAIN, 'stand-in.mjs') },
       }),
     );

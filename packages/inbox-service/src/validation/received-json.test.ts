@@ -35,9 +35,9 @@ describe('readReceivedJson', () => {
     }
   });
 
-  it('refuses text that is not JSON and JSON nested too deep, both as invalid JSON', () => {
+  it('refuses text that is not JSON, an empty body and JSON nested too deep, each with its reason', () => {
     expect(readReceivedJson(bytes('{"a":'))).toMatchObject({ problem: { why: 'syntax' } });
-    expect(readReceivedJson(bytes(''))).toMatchObject({ problem: { why: 'syntax' } });
+    expect(readReceivedJson(bytes(''))).toMatchObject({ problem: { why: 'empty' } });
     const deep = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
     expect(readReceivedJson(bytes(deep))).toEqual({
       ok: false,
