@@ -85,6 +85,8 @@ describe.skipIf(!pg.available)(SUITE, () => {
     try {
       await eventually(async () => (await slots()).length === 0, 10_000);
       expect(await walsenders()).not.toContain(first!.active_pid);
+      // The gauge follows the close once the feed has reported it, a moment after the slot went.
+      await eventually(async () => (await feedState()).paused === 1, 10_000);
       expect(await feedState()).toEqual({ streaming: 0, paused: 1, down: 0 });
       // Paused on purpose: the advisory component stays up.
       expect(await captureUp(service!.base)).toBe(true);
