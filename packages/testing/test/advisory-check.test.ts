@@ -31,7 +31,9 @@ describe('the advisory check', () => {
   }
 
   it('fails a range that admits an affected version, naming the advisory and the fix', () => {
-    const result = check(manifest({ 'js-yaml': '^4.1.0', valibot: '^1.1.0', pg: '^8.0.0' }));
+    const result = check(
+      manifest({ 'js-yaml': '^4.1.0', valibot: '^1.1.0', amqplib: '^0.10.9', pg: '^8.0.0' }),
+    );
     expect(result.status).toBe(1);
     expect(result.stderr).toContain(
       'dependencies.js-yaml "^4.1.0" admits 4.1.0: GHSA-mh29-5h37-fv8m',
@@ -40,11 +42,15 @@ describe('the advisory check', () => {
       'dependencies.valibot "^1.1.0" admits 1.1.0: GHSA-vqpr-j7v3-hqw9',
     );
     expect(result.stderr).toContain('fixed in 1.2.0');
+    expect(result.stderr).toContain(
+      'dependencies.amqplib "^0.10.9" admits 0.10.9: GHSA-37f9-7m79-6866',
+    );
+    expect(result.stderr).toContain('fixed in 2.3.0');
     expect(result.stderr).not.toContain('pg');
   });
 
   it('passes ranges whose floor is a fixed version', () => {
-    const result = check(manifest({ 'js-yaml': '^4.1.1', valibot: '^1.2.0' }));
+    const result = check(manifest({ 'js-yaml': '^4.1.1', valibot: '^1.2.0', amqplib: '^2.3.0' }));
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
   });

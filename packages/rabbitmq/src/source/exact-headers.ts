@@ -1,13 +1,13 @@
 /**
- * AMQP header tables decoded without losing a digit. amqplib 0.10 decodes a signed 64-bit field
- * (`l`) into a JavaScript number, so 2^62 arrives as 4611686018427388000 and a Snowflake id in a
- * header is silently altered (spec §7.6 stores numbers in their string form). The decoding is
+ * AMQP header tables decoded without losing a digit. amqplib (0.10 to 2.3) decodes a signed 64-bit
+ * field (`l`) into a JavaScript number, so 2^62 arrives as 4611686018427388000 and a Snowflake id
+ * in a header is silently altered (spec §7.6 stores numbers in their string form). The decoding is
  * amqplib's own code, bound when it loads, so it cannot be swapped from outside; what a consumer
  * connection can swap is its own `recvFrame`. The wrapper sees each content-header frame's bytes
  * before amqplib parses them, lets amqplib decode the frame as usual, then replaces the decoded
  * `headers` with this module's decoding of the same bytes: the same shapes amqplib gives, except
- * that a 64-bit integer is a BigInt. Only the source's connections are wrapped; amqplib itself
- * is used as published, so the result is the same for every install of this package.
+ * that a 64-bit integer is a BigInt. Only the source's connections are wrapped; amqplib itself is
+ * used as published, so the result is the same for every install of this package.
  */
 import type { ChannelModel } from 'amqplib';
 
