@@ -1,12 +1,16 @@
 /**
  * Opening and closing one NATS connection, for the publisher and the source alike (spec §6.4,
  * §7.8, §16.2): the server list split on commas, credentials passed as options and never in a
- * URL, reconnection without end. The nats client re-establishes a lost connection itself and
+ * URL, reconnection without end. The nats.js client re-establishes a lost connection itself and
  * reports each loss and return on its status stream; `ConnectionState` turns those reports
  * into one flag and an epoch that grows with every loss, so a caller can tell whether something
  * it sent belongs to the connection that is open now.
  */
-import { connect, Events, type ConnectionOptions, type NatsConnection } from 'nats';
+import {
+  connect,
+  type NatsConnection,
+  type NodeConnectionOptions,
+} from '@nats-io/transport-node';
 import { sanitize, toError, type NatsCredentials } from '@queuebox/core';
 
 /** How long a graceful close (flush, then close) may take before the connection is dropped. */
@@ -32,7 +36,7 @@ export function serverList(servers: string): string[] {
     .filter((server) => server !== '');
 }
 
-export function connectionOptions(options: OpenOptions): ConnectionOptions {
+export function connectionOptions(options: OpenOptions): NodeConnectionOptions {
   const { credentials } = options;
   return {
     servers: serverList(options.servers),
@@ -145,8 +149,8 @@ export class ConnectionState {
   async #watch(connection: NatsConnection): Promise<void> {
     try {
       for await (const status of connection.status()) {
-        if (status.type === Events.Disconnect) this.#set(false);
-        else if (status.type === Events.Reconnect) this.#set(true);
+        if (status.type === 'disconnect') this.#set(false);
+        else if (status.type === 'reconnect') this.#set(true);
       }
     } catch {
       // The status stream ends with the connection.
