@@ -94,12 +94,17 @@ export async function within(work: Promise<unknown>, ms: number): Promise<void> 
   clearTimeout(timer);
 }
 
-/** A NATS or network error as one sanitized line. */
+/**
+ * A NATS or network error as one sanitized line. nats.js 3 words a failed connect in general
+ * terms (`connection refused`) and keeps the socket's error, which names the server
+ * (`connect ECONNREFUSED 10.0.0.5:4222`), as its cause: the line carries both.
+ */
 export function errorText(error: unknown): string {
   const err = toError(error);
   const code = (err as { code?: unknown }).code;
   const text = err.message === '' && typeof code === 'string' ? code : err.message;
-  return sanitize(text);
+  const cause = err.cause instanceof Error ? err.cause.message : '';
+  return sanitize(cause === '' || text.includes(cause) ? text : `${text} (${cause})`);
 }
 
 /**
