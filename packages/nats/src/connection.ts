@@ -6,11 +6,7 @@
  * into one flag and an epoch that grows with every loss, so a caller can tell whether something
  * it sent belongs to the connection that is open now.
  */
-import {
-  connect,
-  type NatsConnection,
-  type NodeConnectionOptions,
-} from '@nats-io/transport-node';
+import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { sanitize, toError, type NatsCredentials } from '@queuebox/core';
 
 /** How long a graceful close (flush, then close) may take before the connection is dropped. */
