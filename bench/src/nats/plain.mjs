@@ -45,8 +45,8 @@ async function plainRun(ctx, server, { id, inFlight, lean, onAcked }) {
       payloadBytes: options['body-bytes'],
       settings: {
         client: lean
-          ? `nats ${'2.29.3'} publish with a reply token on one subscription, PubAck parsed by hand (no js.publish), ${inFlight} outstanding at most`
-          : `nats ${'2.29.3'} js.publish awaiting each PubAck, ${inFlight} outstanding at most`,
+          ? `@nats-io/transport-node ${'3.4.0'} publish with a reply token on one subscription, PubAck parsed by hand (no js.publish), ${inFlight} outstanding at most`
+          : `@nats-io/jetstream ${'3.4.0'} js.publish awaiting each PubAck, ${inFlight} outstanding at most`,
       },
       figures: {
         messagesPerSecond: round(rows / seconds, 0),

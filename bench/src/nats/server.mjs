@@ -5,13 +5,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { connect, createInbox, headers as natsHeaders } from 'nats';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
+import { connect, createInbox, headers as natsHeaders } from '@nats-io/transport-node';
 
 export const NATS_URL = process.env.QUEUEBOX_BENCH_NATS_URL ?? 'nats://127.0.0.1:4222';
 
 export async function openServer() {
   const connection = await connect({ servers: NATS_URL, name: 'queuebox bench' });
-  const jsm = await connection.jetstreamManager();
+  const jsm = await jetstreamManager(connection);
   return {
     connection,
     jsm,
@@ -51,11 +52,11 @@ export function serverPid() {
 
 /**
  * Publishes `count` messages to JetStream, keeping `inFlight` PubAcks outstanding at once, as a
- * plain nats client does; resolves with the first publish and last PubAck times. `onAcked` gets
+ * plain nats.js client does; resolves with the first publish and last PubAck times. `onAcked` gets
  * the running count of settled publishes (acked or failed), as amqplib's `onConfirmed` does.
  */
 export async function publishAcked(connection, { subject, count, inFlight, body, msgId, onAcked, lean = false }) {
-  const js = lean ? leanJetStream(connection) : connection.jetstream();
+  const js = lean ? leanJetStream(connection) : jetstream(connection);
   // The lean client carries what the spec puts on every outbox message (x-message-id, x-topic,
   // x-attempt) and a Nats-Msg-Id, as QueueBox does: the server's work per message is then the
   // same as for QueueBox's publishes, deduplication window included.

@@ -1,12 +1,12 @@
 /**
  * Opening and closing one NATS connection, for the publisher and the source alike (spec §6.4,
  * §7.8, §16.2): the server list split on commas, credentials passed as options and never in a
- * URL, reconnection without end. The nats client re-establishes a lost connection itself and
+ * URL, reconnection without end. The nats.js client re-establishes a lost connection itself and
  * reports each loss and return on its status stream; `ConnectionState` turns those reports
  * into one flag and an epoch that grows with every loss, so a caller can tell whether something
  * it sent belongs to the connection that is open now.
  */
-import { connect, Events, type ConnectionOptions, type NatsConnection } from 'nats';
+import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
 import { sanitize, toError, type NatsCredentials } from '@queuebox/core';
 
 /** How long a graceful close (flush, then close) may take before the connection is dropped. */
@@ -32,7 +32,7 @@ export function serverList(servers: string): string[] {
     .filter((server) => server !== '');
 }
 
-export function connectionOptions(options: OpenOptions): ConnectionOptions {
+export function connectionOptions(options: OpenOptions): NodeConnectionOptions {
   const { credentials } = options;
   return {
     servers: serverList(options.servers),
@@ -90,12 +90,17 @@ export async function within(work: Promise<unknown>, ms: number): Promise<void> 
   clearTimeout(timer);
 }
 
-/** A NATS or network error as one sanitized line. */
+/**
+ * A NATS or network error as one sanitized line. nats.js 3 words a failed connect in general
+ * terms (`connection refused`) and keeps the socket's error, which names the server
+ * (`connect ECONNREFUSED 10.0.0.5:4222`), as its cause: the line carries both.
+ */
 export function errorText(error: unknown): string {
   const err = toError(error);
   const code = (err as { code?: unknown }).code;
   const text = err.message === '' && typeof code === 'string' ? code : err.message;
-  return sanitize(text);
+  const cause = err.cause instanceof Error ? err.cause.message : '';
+  return sanitize(cause === '' || text.includes(cause) ? text : `${text} (${cause})`);
 }
 
 /**
@@ -145,8 +150,8 @@ export class ConnectionState {
   async #watch(connection: NatsConnection): Promise<void> {
     try {
       for await (const status of connection.status()) {
-        if (status.type === Events.Disconnect) this.#set(false);
-        else if (status.type === Events.Reconnect) this.#set(true);
+        if (status.type === 'disconnect') this.#set(false);
+        else if (status.type === 'reconnect') this.#set(true);
       }
     } catch {
       // The status stream ends with the connection.

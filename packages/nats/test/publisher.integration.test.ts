@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { JsonPayload, Secret, silentLogger, type Logger, type Publisher } from '@queuebox/core';
 import {
   createNatsKit,
+  freePort,
   requireService,
   startFaultProxy,
   type FaultProxy,
@@ -262,8 +263,14 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     expect(stored.some((m) => m.headers['x-message-id']?.[0] === after.id)).toBe(true);
   });
 
-  it('fails at once while the server refuses the first connection, and connects once it answers', async () => {
+  it('fails at once while the server refuses the first connection, naming the server, and connects once it answers', async () => {
     const { subject } = await stream('refusing');
+    const nobody = await freePort();
+    const unheard = publisher({ timeoutMs: 5_000 }, { servers: `nats://127.0.0.1:${nobody}` });
+    expect(await unheard.publish(publishRequest('ns', subject))).toEqual({
+      ok: false,
+      error: `Publish failed: Connecting to NATS failed: connection refused (connect ECONNREFUSED 127.0.0.1:${nobody})`,
+    });
     const through = await proxy();
     through.refuse();
     const ns = publisher({ timeoutMs: 5_000 }, { servers: viaProxy(through) });
@@ -274,6 +281,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     expect((outcome as { error: string }).error).toMatch(
       /^Publish failed: Connecting to NATS failed: /,
     );
+    expect((outcome as { error: string }).error).toContain(`${through.host}:${through.port}`);
     through.restore();
     expect(await ns.publish(publishRequest('ns', subject))).toEqual({ ok: true });
   });

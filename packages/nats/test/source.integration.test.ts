@@ -12,7 +12,8 @@ import {
   type FaultProxy,
   type NatsKit,
 } from '@queuebox/testing';
-import { AckPolicy, nanos } from 'nats';
+import { AckPolicy } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { NatsSourceConsumer } from '../src/index.js';
 import { natsSource, serverAddress, viaProxy } from './nats-config.js';

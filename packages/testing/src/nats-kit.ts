@@ -6,13 +6,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
-  connect,
-  headers as natsHeaders,
+  jetstream,
+  jetstreamManager,
   type JetStreamManager,
-  type NatsConnection,
   type PubAck,
   type StreamConfig,
-} from 'nats';
+} from '@nats-io/jetstream';
+import { connect, headers as natsHeaders, type NatsConnection } from '@nats-io/transport-node';
 
 /** One message as a stream stored it. */
 export interface StoredNatsMessage {
@@ -68,7 +68,7 @@ export function createNatsKit(url: string, prefix: string): NatsKit {
   let opened: Promise<NatsConnection> | null = null;
   let jsm: Promise<JetStreamManager> | null = null;
   const connection = () => (opened ??= connect({ servers: url, name: `queuebox test ${token}` }));
-  const manager = () => (jsm ??= connection().then((nc) => nc.jetstreamManager()));
+  const manager = () => (jsm ??= connection().then((nc) => jetstreamManager(nc)));
 
   return {
     url,
@@ -89,7 +89,7 @@ export function createNatsKit(url: string, prefix: string): NatsKit {
       const hdrs = natsHeaders();
       for (const [name, value] of Object.entries(options.headers ?? {})) hdrs.append(name, value);
       const data = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-      return nc.jetstream().publish(subject, data, {
+      return jetstream(nc).publish(subject, data, {
         headers: hdrs,
         ...(options.msgId === undefined ? {} : { msgID: options.msgId }),
       });

@@ -20,7 +20,7 @@
  * takes the retry path, and the message id keeps a retry from doubling one that got through.
  */
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from 'nats';
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
   sanitize,
   type HeaderMap,

@@ -1,4 +1,4 @@
-import { headers as natsHeaders, type Msg, type MsgHdrs } from 'nats';
+import { headers as natsHeaders, type Msg, type MsgHdrs } from '@nats-io/transport-node';
 import { describe, expect, it } from 'vitest';
 import { NO_RESPONDERS, answerOf } from './pub-ack-requests.js';
 

@@ -19,7 +19,13 @@
  * again by the next one. A wait ends at most `SWEEP_MS` after its deadline or its abort, never
  * before its deadline.
  */
-import { createInbox, Events, type Msg, type MsgHdrs, type NatsConnection } from 'nats';
+import {
+  createInbox,
+  PermissionViolationError,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+} from '@nats-io/transport-node';
 import { errorText } from '../connection.js';
 
 /** How one publish ended. */
@@ -149,10 +155,11 @@ export class PubAckRequests {
   async #watchRefusals(): Promise<void> {
     try {
       for await (const status of this.#connection.status()) {
-        const context = status.permissionContext;
-        if (status.type === Events.Error && context?.operation === 'publish') {
-          const error = `Permissions Violation for Publish to "${context.subject}"`;
-          this.#failAll({ kind: 'refused', error }, context.subject);
+        if (status.type !== 'error') continue;
+        const refusal = status.error;
+        if (refusal instanceof PermissionViolationError && refusal.operation === 'publish') {
+          const error = `Permissions Violation for Publish to "${refusal.subject}"`;
+          this.#failAll({ kind: 'refused', error }, refusal.subject);
         }
       }
     } catch {

@@ -4,7 +4,7 @@
  * fallback (after header, expression and path; before the digest) and the time the stream
  * stored the message as the publish time's fallback.
  */
-import type { JsMsg } from 'nats';
+import type { JsMsg } from '@nats-io/jetstream';
 import type { DeliveryFallbacks, SourceDelivery } from '@queuebox/core';
 
 const NATS_MSG_ID = 'nats-msg-id';

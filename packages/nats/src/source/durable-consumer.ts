@@ -14,12 +14,12 @@
 import {
   AckPolicy,
   DeliverPolicy,
-  millis,
-  nanos,
+  JetStreamApiError,
   type ConsumerConfig,
   type ConsumerInfo,
   type JetStreamManager,
-} from 'nats';
+} from '@nats-io/jetstream';
+import { millis, nanos } from '@nats-io/transport-node';
 import { QueueBoxError, type NatsSourceConfig } from '@queuebox/core';
 
 /** The JetStream API error codes this module reads. */
@@ -110,10 +110,9 @@ function filterOf(subject: string | null | undefined): string {
   return subject === null || subject === undefined || subject === '>' ? '' : subject;
 }
 
-/** The JetStream API error code of a failed request, if it has one. */
+/** The JetStream API error code (`err_code`) of a failed request, if it has one. */
 export function apiErrorCode(error: unknown): number | undefined {
-  const code = (error as { api_error?: { err_code?: unknown } } | null)?.api_error?.err_code;
-  return typeof code === 'number' ? code : undefined;
+  return error instanceof JetStreamApiError ? error.code : undefined;
 }
 
 export const MISSING_RESOURCE_CODES: ReadonlySet<number> = new Set([

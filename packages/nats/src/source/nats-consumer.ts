@@ -20,7 +20,15 @@
  * connection. A fetch asks for `batchSize` messages, or fewer while bodies are large, so that the
  * bodies in hand stay within the handler's byte budget (core's InHandWindow).
  */
-import type { Consumer, ConsumerMessages, JetStreamManager, JsMsg, NatsConnection } from 'nats';
+import {
+  jetstream,
+  jetstreamManager,
+  type Consumer,
+  type ConsumerMessages,
+  type JetStreamManager,
+  type JsMsg,
+} from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import {
   InHandWindow,
   QueueBoxError,
@@ -185,7 +193,7 @@ export class NatsSourceConsumer implements SourceConsumer {
     const session: Session = {
       connection,
       state: new ConnectionState(connection),
-      jsm: await connection.jetstreamManager(),
+      jsm: await jetstreamManager(connection),
       consumer: null,
     };
     this.#session = session;
@@ -194,9 +202,10 @@ export class NatsSourceConsumer implements SourceConsumer {
 
   async #ensureConsumer(session: Session): Promise<void> {
     await ensureDurableConsumer(session.jsm, this.source, this.#config);
-    session.consumer = await session.connection
-      .jetstream()
-      .consumers.get(this.#config.stream, this.#config.durable);
+    session.consumer = await jetstream(session.connection).consumers.get(
+      this.#config.stream,
+      this.#config.durable,
+    );
   }
 
   /** The fetch loop; ends with close(). Every wait in it ends with the stop signal. */
