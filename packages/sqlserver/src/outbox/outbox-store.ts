@@ -24,21 +24,11 @@ export function createSqlServerOutboxStore(
 ): OutboxStore {
   const s = outboxStatements(tables, outboxTableName);
   const calls = outboxCalls(pool);
-  const claim = createClaim(pool, s, clock);
-  const { complete, renew, release } = createCompletion(calls, s, clock);
-  const { reclaimExpired, gauges, nextWakeDelayMs } = createMaintenance(calls, s, clock);
-  const insert = createInsert(pool, s);
-  const { replay, distinctTopics } = createReplay(calls, s, clock);
   return {
-    claim,
-    complete,
-    renew,
-    release,
-    reclaimExpired,
-    gauges,
-    nextWakeDelayMs,
-    insert,
-    distinctTopics,
-    replay,
+    claim: createClaim(pool, s, clock),
+    ...createCompletion(calls, s, clock),
+    ...createMaintenance(calls, s, clock),
+    insert: createInsert(pool, s),
+    ...createReplay(calls, s, clock),
   };
 }

@@ -12,17 +12,6 @@ import { fakeTransformer } from '../fakes/fake-transformer.js';
 import { createMemoryMetrics } from '../memory-metrics.js';
 import type { IngestFactory } from './broker-source-rules.js';
 
-/** What the shared broker ingest takes (inbox-service's `BrokerIngestDeps`). */
-export interface ContractIngestDeps {
-  readonly store: InboxStore;
-  readonly transformer: Transformer;
-  readonly logger: Logger;
-  readonly metrics: InboxMetrics;
-  readonly clock: Clock;
-  readonly newId: () => string;
-  readonly maxBodyBytes?: number;
-}
-
 /**
  * The broker source contract's ingest: the shared broker ingest for source 'contract' with no
  * transform expressions, memory metrics, the system clock and random ids. `create` is
@@ -34,13 +23,15 @@ export function contractIngest<C>(
   config: C,
 ): IngestFactory {
   return ({ store, logger, maxBodyBytes }) =>
-    create('contract', config, {
-      store,
-      transformer: fakeTransformer({}),
-      logger,
-      metrics: createMemoryMetrics().inbox,
-      clock: systemClock,
-      newId: randomUUID,
-      maxBodyBytes,
-    });
+    create('contract', config, contractDeps(store, logger, maxBodyBytes));
+}
+
+/** What the shared broker ingest takes (inbox-service's `BrokerIngestDeps`). */
+export type ContractIngestDeps = ReturnType<typeof contractDeps>;
+
+function contractDeps(store: InboxStore, logger: Logger, maxBodyBytes: number) {
+  const clock: Clock = systemClock;
+  const transformer: Transformer = fakeTransformer({});
+  const metrics: InboxMetrics = createMemoryMetrics().inbox;
+  return { store, transformer, logger, metrics, clock, newId: randomUUID, maxBodyBytes };
 }
