@@ -31,3 +31,4 @@ export * from './json-text.js';
 export * from './json-payload.js';
 export * from './sql-identifier.js';
 export * from './sql/postgres-outbox-insert.js';
+export * from './store/index.js';

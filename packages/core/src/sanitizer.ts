@@ -377,21 +377,11 @@ function nextIndexTable(text: string, matches: (c: number) => boolean): Int32Arr
  */
 function redactBareSchemeTokens(text: string): string {
   const n = text.length;
-  const out: string[] = [];
-  let last = 0;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (!isLetter(c) || (i > 0 && isWordChar(text.charCodeAt(i - 1)))) {
-      i++;
-      continue;
-    }
-    const wordStart = i;
-    const wordEnd = letterRunEnd(text, i);
-    i = wordEnd;
-    if (!isAuthScheme(text, wordStart, wordEnd)) continue;
+  return redactAtWordStarts(text, isWordChar, (wordStart) => {
+    const wordEnd = letterRunEnd(text, wordStart);
+    if (!isAuthScheme(text, wordStart, wordEnd)) return { resume: wordEnd };
     const tokenStart = skipBlanks(text, wordEnd);
-    if (tokenStart === wordEnd) continue;
+    if (tokenStart === wordEnd) return { resume: wordEnd };
     let tokenEnd = tokenStart;
     let credentialLike = false;
     while (tokenEnd < n && isTokenChar(text.charCodeAt(tokenEnd))) {
@@ -399,10 +389,43 @@ function redactBareSchemeTokens(text: string): string {
       if (isDigit(t) || t === EQUALS) credentialLike = true;
       tokenEnd++;
     }
-    if (!credentialLike && tokenEnd - tokenStart < 16) continue;
-    out.push(text.slice(last, tokenStart), REDACTED);
-    last = tokenEnd;
-    i = tokenEnd;
+    if (!credentialLike && tokenEnd - tokenStart < 16) return { resume: wordEnd };
+    return { resume: tokenEnd, from: tokenStart };
+  });
+}
+
+/** Where a scan goes on, and the span [from, resume) to redact when `from` is given. */
+interface WordStep {
+  readonly resume: number;
+  readonly from?: number;
+}
+
+/**
+ * The scan steps 3 and 4 share: `visit` is called at each letter that starts a word (the
+ * character before it is not one of `partOfWord`), and says where to go on and what to redact.
+ * Text without a redaction is returned as it is, unallocated.
+ */
+function redactAtWordStarts(
+  text: string,
+  partOfWord: (c: number) => boolean,
+  visit: (wordStart: number) => WordStep,
+): string {
+  const n = text.length;
+  const out: string[] = [];
+  let last = 0;
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (!isLetter(c) || (i > 0 && partOfWord(text.charCodeAt(i - 1)))) {
+      i++;
+      continue;
+    }
+    const step = visit(i);
+    if (step.from !== undefined) {
+      out.push(text.slice(last, step.from), REDACTED);
+      last = step.resume;
+    }
+    i = step.resume;
   }
   if (out.length === 0) return text;
   out.push(text.slice(last));
@@ -491,38 +514,28 @@ for (const entry of TOKEN_PREFIXES) {
 
 function redactPrefixedTokens(text: string): string {
   const n = text.length;
-  const out: string[] = [];
-  let last = 0;
-  let i = 0;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (!isLetter(c) || (i > 0 && isTokenWordChar(text.charCodeAt(i - 1)))) {
-      i++;
-      continue;
-    }
-    const match = PREFIXES_BY_FIRST.get(c)?.find((p) => text.startsWith(p.prefix, i));
+  return redactAtWordStarts(text, isTokenWordChar, (i) => {
+    const match = PREFIXES_BY_FIRST.get(text.charCodeAt(i))?.find((p) =>
+      text.startsWith(p.prefix, i),
+    );
     let end = i + 1;
-    if (match !== undefined) {
-      const bodyStart = i + match.prefix.length;
-      end = bodyStart;
-      let dots = 0;
-      while (end < n && isTokenWordChar(text.charCodeAt(end))) {
-        if (text.charCodeAt(end) === DOT) dots++;
-        end++;
-      }
-      const jwt = match.prefix === 'eyJ';
-      if (end - bodyStart >= match.min && (!jwt || dots >= 2)) {
-        out.push(text.slice(last, match.keep ? bodyStart : i), REDACTED);
-        last = end;
-      }
-    } else {
+    if (match === undefined) {
       while (end < n && isTokenWordChar(text.charCodeAt(end))) end++;
+      return { resume: end };
     }
-    i = end;
-  }
-  if (out.length === 0) return text;
-  out.push(text.slice(last));
-  return out.join('');
+    const bodyStart = i + match.prefix.length;
+    end = bodyStart;
+    let dots = 0;
+    while (end < n && isTokenWordChar(text.charCodeAt(end))) {
+      if (text.charCodeAt(end) === DOT) dots++;
+      end++;
+    }
+    const jwt = match.prefix === 'eyJ';
+    if (end - bodyStart >= match.min && (!jwt || dots >= 2)) {
+      return { resume: end, from: match.keep ? bodyStart : i };
+    }
+    return { resume: end };
+  });
 }
 
 /** Characters of a prefixed token: base64url and `.` (a JWT's separators). */

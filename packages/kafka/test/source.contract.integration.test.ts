@@ -4,19 +4,16 @@
  * is what the group has not committed past. Runs wherever a Kafka answers; skipped elsewhere
  * with the printed reason.
  */
-import { randomUUID } from 'node:crypto';
-import { silentLogger, systemClock } from '@queuebox/core';
+import { silentLogger } from '@queuebox/core';
 import { createBrokerIngest } from '@queuebox/inbox-service';
 import {
   brokerAddress,
   createKafkaKit,
-  createMemoryMetrics,
-  fakeTransformer,
   requireService,
   startFaultProxy,
   viaProxy,
 } from '@queuebox/testing';
-import { brokerSourceContract } from '@queuebox/testing/contracts';
+import { brokerSourceContract, contractIngest } from '@queuebox/testing/contracts';
 import { KafkaSourceConsumer } from '../src/index.js';
 import { kafkaSource } from './source-config.js';
 
@@ -27,16 +24,7 @@ const MAX_POLL_RECORDS = 4;
 brokerSourceContract({
   label: 'Kafka',
   skip: kafka.available ? false : kafka.reason,
-  ingest: ({ store, logger, maxBodyBytes }) =>
-    createBrokerIngest('contract', kafkaSource(), {
-      store,
-      transformer: fakeTransformer({}),
-      logger,
-      metrics: createMemoryMetrics().inbox,
-      clock: systemClock,
-      newId: randomUUID,
-      maxBodyBytes,
-    }),
+  ingest: contractIngest(createBrokerIngest, kafkaSource()),
   async open() {
     const kit = await createKafkaKit(brokers, 'qb-source-contract');
     const topic = await kit.topic(kit.name('in'), 2);

@@ -1,14 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { silentLogger, systemClock } from '@queuebox/core';
+import { silentLogger } from '@queuebox/core';
 import { createBrokerIngest } from '@queuebox/inbox-service';
-import {
-  createMemoryMetrics,
-  createNatsKit,
-  fakeTransformer,
-  requireService,
-  startFaultProxy,
-} from '@queuebox/testing';
-import { brokerSourceContract } from '@queuebox/testing/contracts';
+import { createNatsKit, requireService, startFaultProxy } from '@queuebox/testing';
+import { brokerSourceContract, contractIngest } from '@queuebox/testing/contracts';
 import { NatsSourceConsumer } from '../src/index.js';
 import { natsSource, serverAddress, viaProxy } from './nats-config.js';
 
@@ -24,16 +17,7 @@ const BATCH = 4;
 brokerSourceContract({
   label: 'NATS JetStream',
   skip: nats.available ? false : nats.reason,
-  ingest: ({ store, logger, maxBodyBytes }) =>
-    createBrokerIngest('contract', natsSource(), {
-      store,
-      transformer: fakeTransformer({}),
-      logger,
-      metrics: createMemoryMetrics().inbox,
-      clock: systemClock,
-      newId: randomUUID,
-      maxBodyBytes,
-    }),
+  ingest: contractIngest(createBrokerIngest, natsSource()),
   async open() {
     const kit = createNatsKit(url, 'qb-src-contract');
     const stream = await kit.stream(kit.name('S'), [kit.subject('in.>')]);

@@ -8,13 +8,7 @@
  * command), does not validate configuration beyond the identifiers it puts into SQL, and never
  * migrates renamed tables (config validation stops that combination).
  */
-import {
-  QueueBoxError,
-  type AppConfig,
-  type Database,
-  type DatabaseDeps,
-  type DatabaseProvider,
-} from '@queuebox/core';
+import { afterWaiting, sqlDatabaseProvider, type DatabaseProvider } from '@queuebox/core';
 import { createPool, poolOptions } from './connection/pool.js';
 import { warnAboutDriverFaults } from './connection/driver-check.js';
 import { createPostgresDatabase } from './postgres-database.js';
@@ -30,9 +24,8 @@ export {
   BASELINE_REFUSED,
   type RunMigrationsOptions,
 } from './migrator/migrate.js';
-export { flywayChecksum, crc32 } from './migrator/checksum.js';
+export { flywayChecksum, crc32, compareVersions } from '@queuebox/core';
 export { flywayLockKey } from './migrator/advisory-lock.js';
-export { compareVersions } from './migrator/versions.js';
 export { HISTORY_TABLE, BASELINE_DESCRIPTION } from './migrator/history.js';
 export { checkSchema } from './schema/schema-guard.js';
 export { tableNamesFrom, type TableNames } from './schema/table-names.js';
@@ -44,44 +37,25 @@ export { createPostgresOutboxStore } from './outbox/outbox-store.js';
 export { createPostgresInboxStore } from './inbox/inbox-store.js';
 export { createPostgresRetentionStore } from './retention/retention-store.js';
 
-async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
-  const database = config.database;
-  if (database.type !== 'postgresql') {
-    throw new QueueBoxError(
-      'config_invalid',
-      `The PostgreSQL provider was asked to open a '${database.type}' database.`,
+export const provider: DatabaseProvider = sqlDatabaseProvider({
+  name: 'postgresql',
+  label: 'PostgreSQL',
+  checks: [tableNamesFrom, poolOptions],
+  open(database, deps) {
+    const tables = tableNamesFrom(database);
+    warnAboutDriverFaults(deps.logger);
+    const sql = createPool(database);
+    if (deps.pool) observePool(sql, deps.pool);
+    return afterWaiting(
+      () =>
+        waitForDatabase(sql, {
+          startupTimeoutMs: database.startupTimeoutMs,
+          attemptTimeoutMs: database.connectionTimeoutMs,
+          logger: deps.logger,
+          secrets: [database.password.reveal()],
+        }),
+      () => sql.end({ timeout: 0 }),
+      () => createPostgresDatabase(sql, database, tables, deps),
     );
-  }
-  // Identifiers are checked before any I/O: a bad name is a configuration error, not an outage.
-  const tables = tableNamesFrom(database);
-  warnAboutDriverFaults(deps.logger);
-  const sql = createPool(database);
-  if (deps.pool) observePool(sql, deps.pool);
-  try {
-    await waitForDatabase(sql, {
-      startupTimeoutMs: database.startupTimeoutMs,
-      attemptTimeoutMs: database.connectionTimeoutMs,
-      logger: deps.logger,
-      secrets: [database.password.reveal()],
-    });
-  } catch (error: unknown) {
-    await sql.end({ timeout: 0 }).catch(() => undefined);
-    throw error;
-  }
-  return createPostgresDatabase(sql, database, tables, deps);
-}
-
-/** What `open` refuses before it connects, as problem lines; opens nothing. */
-function check(config: AppConfig): string[] {
-  const problems: string[] = [];
-  for (const run of [() => tableNamesFrom(config.database), () => poolOptions(config.database)]) {
-    try {
-      run();
-    } catch (error: unknown) {
-      problems.push(error instanceof Error ? error.message : String(error));
-    }
-  }
-  return problems;
-}
-
-export const provider: DatabaseProvider = { kind: 'database', name: 'postgresql', open, check };
+  },
+});

@@ -1,3 +1,4 @@
+import { withTimeout } from '@queuebox/core';
 import type {
   DatabaseConfig,
   Database,
@@ -15,7 +16,6 @@ import { createPostgresOutboxStore } from './outbox/outbox-store.js';
 import { createPostgresRetentionStore } from './retention/retention-store.js';
 import { checkSchema } from './schema/schema-guard.js';
 import type { TableNames } from './schema/table-names.js';
-import { withTimeout } from './connection/with-timeout.js';
 
 /** The `Database` port on one postgres.js pool; the pool is this object's to close. */
 export function createPostgresDatabase(

@@ -1,15 +1,12 @@
-import { randomUUID } from 'node:crypto';
-import { silentLogger, systemClock } from '@queuebox/core';
+import { silentLogger } from '@queuebox/core';
 import { createBrokerIngest } from '@queuebox/inbox-service';
 import {
-  createMemoryMetrics,
   createRabbitKit,
-  fakeTransformer,
   publishWithInt64Headers,
   requireService,
   startFaultProxy,
 } from '@queuebox/testing';
-import { brokerSourceContract } from '@queuebox/testing/contracts';
+import { brokerSourceContract, contractIngest } from '@queuebox/testing/contracts';
 import { RabbitSourceConsumer } from '../src/index.js';
 import { brokerAddress, rabbitSource, viaProxy } from './source-config.js';
 
@@ -22,16 +19,7 @@ brokerSourceContract({
   label: 'RabbitMQ',
   skip: rabbit.available ? false : rabbit.reason,
   int64Headers: true,
-  ingest: ({ store, logger, maxBodyBytes }) =>
-    createBrokerIngest('contract', rabbitSource(), {
-      store,
-      transformer: fakeTransformer({}),
-      logger,
-      metrics: createMemoryMetrics().inbox,
-      clock: systemClock,
-      newId: randomUUID,
-      maxBodyBytes,
-    }),
+  ingest: contractIngest(createBrokerIngest, rabbitSource()),
   async open() {
     const kit = await createRabbitKit(url, 'qb-source-contract');
     const queue = await kit.queue(kit.name('q'));

@@ -9,13 +9,7 @@
  * identifiers and URL properties it puts into a connection or SQL, and never migrates renamed
  * tables. The `sqlserver-cdc` capture mode is the separate entry `@queuebox/sqlserver/capture`.
  */
-import {
-  QueueBoxError,
-  type AppConfig,
-  type Database,
-  type DatabaseDeps,
-  type DatabaseProvider,
-} from '@queuebox/core';
+import { afterWaiting, sqlDatabaseProvider, type DatabaseProvider } from '@queuebox/core';
 import { connectionConfig } from './connection/connection-options.js';
 import { createPool } from './connection/pool.js';
 import { waitForDatabase } from './connection/wait-for-database.js';
@@ -47,7 +41,7 @@ export {
   type RunMigrationsOptions,
 } from './migrator/migrate.js';
 export { HISTORY_TABLE, BASELINE_DESCRIPTION, MIGRATION_LOCK } from './migrator/history-sql.js';
-export { flywayChecksum } from './migrator/checksum.js';
+export { flywayChecksum } from '@queuebox/core';
 export { checkSchema, requirementsOf } from './schema/schema-guard.js';
 export { tableNamesFrom, type TableNames } from './schema/table-names.js';
 export { IDENTIFIER_PATTERN, quoteIdentifier } from './schema/identifiers.js';
@@ -59,49 +53,26 @@ export { inboxStatements } from './inbox/inbox-statements.js';
 export { inboxClaimLock } from './inbox/inbox-relay-sql.js';
 export { createSqlServerRetentionStore } from './retention/retention-store.js';
 
-async function open(config: AppConfig, deps: DatabaseDeps): Promise<Database> {
-  const database = config.database;
-  if (database.type !== 'sqlserver') {
-    throw new QueueBoxError(
-      'config_invalid',
-      `The SQL Server provider was asked to open a '${database.type}' database.`,
+export const provider: DatabaseProvider = sqlDatabaseProvider({
+  name: 'sqlserver',
+  label: 'SQL Server',
+  checks: [tableNamesFrom, connectionConfig],
+  open(database, deps) {
+    const pool = createPool(
+      connectionConfig(database),
+      database.poolSize,
+      database.connectionTimeoutMs,
     );
-  }
-  // URL properties and identifiers are checked before any I/O: a configuration error.
-  tableNamesFrom(database);
-  const pool = createPool(
-    connectionConfig(database),
-    database.poolSize,
-    database.connectionTimeoutMs,
-  );
-  try {
-    await waitForDatabase(pool, {
-      startupTimeoutMs: database.startupTimeoutMs,
-      attemptTimeoutMs: database.connectionTimeoutMs,
-      logger: deps.logger,
-      secrets: [database.password.reveal()],
-    });
-  } catch (error: unknown) {
-    await pool.close().catch(() => undefined);
-    throw error;
-  }
-  return createSqlServerDatabase(pool, database, deps);
-}
-
-/** What `open` refuses before it connects, as problem lines; opens nothing. */
-function check(config: AppConfig): string[] {
-  const problems: string[] = [];
-  for (const run of [
-    () => tableNamesFrom(config.database),
-    () => connectionConfig(config.database),
-  ]) {
-    try {
-      run();
-    } catch (error: unknown) {
-      problems.push(error instanceof Error ? error.message : String(error));
-    }
-  }
-  return problems;
-}
-
-export const provider: DatabaseProvider = { kind: 'database', name: 'sqlserver', open, check };
+    return afterWaiting(
+      () =>
+        waitForDatabase(pool, {
+          startupTimeoutMs: database.startupTimeoutMs,
+          attemptTimeoutMs: database.connectionTimeoutMs,
+          logger: deps.logger,
+          secrets: [database.password.reveal()],
+        }),
+      () => pool.close(),
+      () => createSqlServerDatabase(pool, database, deps),
+    );
+  },
+});

@@ -1,4 +1,5 @@
 import {
+  withTimeout,
   type Database,
   type DatabaseConfig,
   type DatabaseDeps,
@@ -9,7 +10,6 @@ import {
   type RetentionStore,
 } from '@queuebox/core';
 import type { SqlServerPool } from './connection/pool.js';
-import { withTimeout } from './connection/with-timeout.js';
 import { runMigrations } from './migrator/migrate.js';
 import { checkSchema } from './schema/schema-guard.js';
 import { tableNamesFrom } from './schema/table-names.js';

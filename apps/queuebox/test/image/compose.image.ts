@@ -11,7 +11,7 @@ import {
 import { load } from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../service.js';
-import { IMAGE, ROOT, TEST_LABEL, containerName, engine, engineOk, inspect } from './engine.js';
+import { IMAGE, ROOT, containerName, engine, engineOk, inspect, runDetached } from './engine.js';
 
 /**
  * docker/compose.yml, as far as it runs here: validated against the Compose specification's
@@ -57,18 +57,7 @@ describe('docker/compose.yml', () => {
     const receiver = services.receiver!;
     const name = containerName('receiver');
     try {
-      await engineOk([
-        'run',
-        '--detach',
-        '--name',
-        name,
-        '--label',
-        TEST_LABEL,
-        '--network',
-        'none',
-        receiver.image!,
-        ...receiver.command!,
-      ]);
+      await runDetached(name, 'none', [receiver.image!, ...receiver.command!]);
       await eventually(async () => (await inspect<boolean>(name, '.State.Running')) === true);
       // Listening: SIGTERM then finds the script's handler, not a process still starting.
       await eventually(async () => {
@@ -121,15 +110,7 @@ describe('docker/compose.yml', () => {
       );
       const name = containerName('compose-queuebox');
       try {
-        await engineOk([
-          'run',
-          '--detach',
-          '--name',
-          name,
-          '--label',
-          TEST_LABEL,
-          '--network',
-          'host',
+        await runDetached(name, 'host', [
           ...Object.entries(environment).flatMap(([key, value]) => ['-e', `${key}=${value}`]),
           ...(service.volumes ?? []).flatMap((volume) => ['-v', volume]),
           IMAGE,

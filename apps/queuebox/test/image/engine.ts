@@ -55,6 +55,25 @@ export async function engineOk(args: readonly string[], timeoutMs?: number): Pro
 
 export const containerName = (role: string) => `qb-image-test-${RUN_ID}-${role}`;
 
+/** Starts a labelled container (so a later run can clean it up) on `network`, detached. */
+export function runDetached(
+  name: string,
+  network: string,
+  args: readonly string[],
+): Promise<string> {
+  return engineOk([
+    'run',
+    '--detach',
+    '--name',
+    name,
+    '--label',
+    TEST_LABEL,
+    '--network',
+    network,
+    ...args,
+  ]);
+}
+
 /** A configuration file the container's non-root user can read, to mount read-only. */
 export function configFile(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'queuebox-image-test-'));

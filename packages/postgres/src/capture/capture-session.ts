@@ -8,10 +8,12 @@ import {
   type ChangeStream,
   type DurableSlot,
   type LockAttempt,
+  registrationFrom,
+  withTimeout,
+  type CaptureRegistryRow,
 } from '@queuebox/core';
 import postgres from 'postgres';
 import { poolOptions } from '../connection/pool.js';
-import { withTimeout } from '../connection/with-timeout.js';
 import { captureLockKey, captureSql } from './capture-sql.js';
 import {
   captureConnectionSettings,
@@ -108,15 +110,8 @@ class PostgresCaptureSession implements CaptureSession {
   }
 
   async registration(identity: string): Promise<CaptureRegistration | null> {
-    const [row] = await this.sql.unsafe<
-      { identity_name: string; state_id: string; config_fingerprint: string }[]
-    >(captureSql.registration, [identity]);
-    if (row === undefined) return null;
-    return {
-      identity: row.identity_name,
-      stateId: row.state_id,
-      fingerprint: row.config_fingerprint,
-    };
+    const [row] = await this.sql.unsafe<CaptureRegistryRow[]>(captureSql.registration, [identity]);
+    return registrationFrom(row);
   }
 
   async register(registration: CaptureRegistration): Promise<void> {

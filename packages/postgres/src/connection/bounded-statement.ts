@@ -19,7 +19,7 @@
  * did if it ran after all must be safe to do again (the inbox insert is: a second row with the
  * same key is a duplicate; the relay's writes are fenced by the claim token).
  */
-import { QueueBoxError } from '@queuebox/core';
+import { settleWithin } from '@queuebox/core';
 import type postgres from 'postgres';
 import { answerBoundMs } from './reserved-connection.js';
 import type { Param } from './run-statement.js';
@@ -32,27 +32,14 @@ export async function runBounded<T extends object>(
 ): Promise<postgres.RowList<T[]>> {
   const boundMs = statementBoundMs(sql);
   const query = sql.unsafe<T[]>(text, params as Param[], { prepare: options.prepare });
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      // No cancel: postgres.js drops the promise of its cancel request (query.cancel() returns
-      // null), so a cancel that fails (the database is unreachable) is an unhandled rejection.
-      // A slow but live statement runs on; the caller's retry must be safe beside it.
-      reject(
-        new QueueBoxError(
-          'database_unavailable',
-          `The database did not answer a statement within ${boundMs} ms (twice database.connectionTimeoutMs); a retry can succeed.`,
-          { retryable: true },
-        ),
-      );
-    }, boundMs);
-  });
-  try {
-    // The race keeps a handler on the query, so its late rejection is never unhandled.
-    return await Promise.race([query, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+  // No cancel: postgres.js drops the promise of its cancel request (query.cancel() returns
+  // null), so a cancel that fails (the database is unreachable) is an unhandled rejection.
+  // A slow but live statement runs on; the caller's retry must be safe beside it.
+  return settleWithin(
+    query,
+    boundMs,
+    `a statement within ${boundMs} ms (twice database.connectionTimeoutMs)`,
+  );
 }
 
 /** Twice the pool's connect timeout: a connection, then the answer. */

@@ -13,9 +13,8 @@
  * `connectionTimeout`), a lost connection fails the transaction at once, and a connection is
  * handed back to the pool only when that cannot put a dead one into it.
  */
-import type { PoolObserver } from '@queuebox/core';
+import { withTimeout, type PoolObserver } from '@queuebox/core';
 import postgres from 'postgres';
-import { withTimeout } from './with-timeout.js';
 
 /**
  * The pool observer of each pool (`open` sets it): postgres.js exposes no pool statistics, so

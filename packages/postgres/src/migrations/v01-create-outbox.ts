@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Re-runnable (IF NOT EXISTS) like every file before V6, so a database where an operator ran
 // the DDL by hand can be baselined or re-applied without failing.

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Not re-runnable (spec §3.5). Requires every old worker stopped first: the old and the new
 // claim contracts must never run together.

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // The same plain DDL text on both databases (spec §3.4): no IF NOT EXISTS. The table exists even
 // when capture is never enabled and is never renamed by column mapping.

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Not re-runnable. A plain CREATE INDEX blocks inserts while it builds; on a large inbox create
 // the same indexes with CREATE INDEX CONCURRENTLY ahead of time (same names) and baseline.

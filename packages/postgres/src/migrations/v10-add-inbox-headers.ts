@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 export const v10AddInboxHeaders: Migration = {
   version: '10',

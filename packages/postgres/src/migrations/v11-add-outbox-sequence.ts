@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Requires every old replica stopped first: old replicas claim by created_at, new ones by key
 // and sequence, and the two must never run together. Do not roll an image back across it.

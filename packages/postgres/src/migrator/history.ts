@@ -1,12 +1,13 @@
+import { HISTORY_TABLE, type HistoryRow, type NewHistoryRow } from '@queuebox/core';
 import type postgres from 'postgres';
+
+export { HISTORY_TABLE, BASELINE_DESCRIPTION } from '@queuebox/core';
 
 /**
  * Flyway's schema history table, read and written the way Flyway 0.8.1's reference build did on
  * PostgreSQL (spec §3.5): same table, columns, types, primary key and index names, so a database
  * the reference migrated is read as it is, and one we migrate looks the same to Flyway.
  */
-export const HISTORY_TABLE = 'flyway_schema_history';
-export const BASELINE_DESCRIPTION = '<< Flyway Baseline >>';
 
 /** The DDL Flyway runs on PostgreSQL, in the connection's default schema. */
 const CREATE_HISTORY_TABLE = `CREATE TABLE flyway_schema_history (
@@ -24,22 +25,6 @@ const CREATE_HISTORY_TABLE = `CREATE TABLE flyway_schema_history (
 ALTER TABLE flyway_schema_history ADD CONSTRAINT flyway_schema_history_pk PRIMARY KEY (installed_rank);
 CREATE INDEX flyway_schema_history_s_idx ON flyway_schema_history (success);
 `;
-
-export interface HistoryRow {
-  readonly installedRank: number;
-  readonly version: string | null;
-  readonly type: string;
-  readonly success: boolean;
-}
-
-export interface NewHistoryRow {
-  readonly version: string;
-  readonly description: string;
-  readonly type: 'SQL' | 'BASELINE';
-  readonly script: string;
-  readonly checksum: number | null;
-  readonly executionTimeMs: number;
-}
 
 export async function historyTableExists(sql: postgres.ISql): Promise<boolean> {
   const rows = await sql<{ found: boolean }[]>`

@@ -1,11 +1,10 @@
-import { QueueBoxError } from '@queuebox/core';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
+import { QueueBoxError, flywayChecksum } from '@queuebox/core';
+import { createFreshDatabase, requireService, until, type FreshDatabase } from '@queuebox/testing';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordingLogger } from '../../test/support.js';
 import { migrations, type Migration } from '../migrations/index.js';
 import { flywayLockKey } from './advisory-lock.js';
-import { flywayChecksum } from './checksum.js';
 import { BASELINE_REFUSED, TABLES_WITHOUT_HISTORY, runMigrations } from './migrate.js';
 
 const pg = await requireService('postgres', 'postgres: migrator');
@@ -251,7 +250,8 @@ describe.skipIf(!pg.available)('the migrator', () => {
     let finished = false;
     const running = runMigrations(db.sql, { logger }).finally(() => (finished = true));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Waits for the outcome (the wait is logged), not a fixed time: a loaded machine is slow.
+      await until(() => logger.messages('info').length > 0, 30_000);
       expect(finished).toBe(false);
       expect(logger.messages('info')).toEqual([
         'Another process is migrating this database. QueueBox waits until it has finished.',

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import type { HistoryRow } from './history.js';
+import type { HistoryRow } from '@queuebox/core';
 import { pendingMigrations } from './migrate.js';
-import { compareVersions } from './versions.js';
+import { compareVersions } from '@queuebox/core';
 
 describe('compareVersions', () => {
   it('compares numerically, part by part', () => {

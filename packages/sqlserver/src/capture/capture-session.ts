@@ -1,4 +1,7 @@
 import {
+  registrationFrom,
+  withTimeout,
+  type CaptureRegistryRow,
   QueueBoxError,
   type AppConfig,
   type CaptureRegistration,
@@ -12,7 +15,6 @@ import type { Connection } from 'tedious';
 import { connectionConfig } from '../connection/connection-options.js';
 import { openConnection } from '../connection/pool.js';
 import type { Session } from '../connection/session.js';
-import { withTimeout } from '../connection/with-timeout.js';
 import { captureSql } from './capture-sql.js';
 import { openChangeTablePoller } from './change-table-poller.js';
 import {
@@ -129,18 +131,10 @@ class SqlServerCaptureSession implements CaptureSession {
   }
 
   async registration(identity: string): Promise<CaptureRegistration | null> {
-    const { rows } = await this.lock.session.run<{
-      identity_name: string;
-      state_id: string;
-      config_fingerprint: string;
-    }>(captureSql.registration(identity));
-    const row = rows[0];
-    if (row === undefined) return null;
-    return {
-      identity: row.identity_name,
-      stateId: row.state_id,
-      fingerprint: row.config_fingerprint,
-    };
+    const { rows } = await this.lock.session.run<CaptureRegistryRow>(
+      captureSql.registration(identity),
+    );
+    return registrationFrom(rows[0]);
   }
 
   async register(registration: CaptureRegistration): Promise<void> {

@@ -12,7 +12,7 @@
  * a request on it). What the call does if it ran after all is safe to repeat: an insert of the same
  * key is a duplicate, the relay's writes are fenced by the claim token.
  */
-import { QueueBoxError } from '@queuebox/core';
+import { settleWithin as settleWithinBound } from '@queuebox/core';
 import { REQUEST_TIMEOUT_MS } from './connection-options.js';
 
 /** tedious's default `cancelTimeout`: how long an attention (cancel) may wait for its answer. */
@@ -23,23 +23,11 @@ export function callBoundMs(connectionTimeoutMs: number): number {
   return connectionTimeoutMs + REQUEST_TIMEOUT_MS + CANCEL_TIMEOUT_MS;
 }
 
-export async function settleWithin<T>(call: Promise<T>, boundMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => {
-      reject(
-        new QueueBoxError(
-          'database_unavailable',
-          `The database did not answer within ${boundMs} ms (database.connectionTimeoutMs plus the driver's request and cancel timeouts); a retry can succeed.`,
-          { retryable: true },
-        ),
-      );
-    }, boundMs);
-  });
-  try {
-    // The race keeps a handler on the call, so its late rejection is never unhandled.
-    return await Promise.race([call, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** Core's statement deadline with the bound this package derives from tedious's timeouts. */
+export function settleWithin<T>(call: Promise<T>, boundMs: number): Promise<T> {
+  return settleWithinBound(
+    call,
+    boundMs,
+    `within ${boundMs} ms (database.connectionTimeoutMs plus the driver's request and cancel timeouts)`,
+  );
 }

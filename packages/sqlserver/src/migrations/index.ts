@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 import { v01CreateOutbox } from './v01-create-outbox.js';
 import { v02CreateInbox } from './v02-create-inbox.js';
 import { v03AddClaimedAt } from './v03-add-claimed-at.js';
@@ -11,7 +11,7 @@ import { v09AddAggregateType } from './v09-add-aggregate-type.js';
 import { v10AddInboxHeaders } from './v10-add-inbox-headers.js';
 import { v11AddOutboxSequence } from './v11-add-outbox-sequence.js';
 
-export type { Migration } from './migration.js';
+export type { Migration } from '@queuebox/core';
 
 /**
  * The bundled SQL Server migration set, in version order, with the version numbers and file names

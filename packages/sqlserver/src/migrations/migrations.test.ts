@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { migrations as postgresMigrations } from '@queuebox/postgres';
-import { flywayChecksum } from '../migrator/checksum.js';
+import { flywayChecksum } from '@queuebox/core';
 import { migrations } from './index.js';
 
 describe('the bundled SQL Server migrations', () => {

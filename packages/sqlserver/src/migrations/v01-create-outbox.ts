@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Re-runnable (OBJECT_ID / sys.indexes guards) like every file before V6, so a database where an
 // operator ran the DDL by hand can be baselined or re-applied without failing. One batch, no GO

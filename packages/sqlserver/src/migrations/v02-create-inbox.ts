@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Re-runnable. The unique constraint is the deduplication. SQL Server has idx_inbox_state
 // (unfiltered) where PostgreSQL has idx_inbox_pending, and no idx_inbox_source (spec §3.3);

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Re-runnable (COL_LENGTH guards). The indexes name a column this batch adds, which the batch
 // cannot compile against, so they run through EXEC (spec §3.5: no GO).

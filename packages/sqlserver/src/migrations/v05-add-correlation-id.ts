@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Re-runnable.
 export const v05AddCorrelationId: Migration = {

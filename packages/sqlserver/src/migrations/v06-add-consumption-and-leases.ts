@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Requires every old worker stopped first: old workers claim without a token or lease. Not
 // re-runnable (plain ALTER TABLE), like the reference's. One column per ALTER TABLE ADD, so each

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Not re-runnable. A plain CREATE INDEX blocks inserts while it builds; on a large inbox create
 // the same indexes WITH (ONLINE = ON) ahead of time (Enterprise edition), then apply this file

@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Not re-runnable, like the reference's.
 export const v09AddAggregateType: Migration = {

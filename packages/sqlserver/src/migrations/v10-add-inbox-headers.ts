@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 // Re-runnable. Custom (renamed) tables need the same column: the schema guard names the ALTER.
 export const v10AddInboxHeaders: Migration = {

@@ -1,3 +1,4 @@
+import type { NewHistoryRow } from '@queuebox/core';
 import { int, nvarchar, statement, type Statement } from '../sql/statement.js';
 
 /**
@@ -5,8 +6,7 @@ import { int, nvarchar, statement, type Statement } from '../sql/statement.js';
  * columns with NVARCHAR, DATETIME (default GETDATE()) and BIT, the same primary key and index
  * names, in the connection's default schema. A database the reference migrated is read as it is.
  */
-export const HISTORY_TABLE = 'flyway_schema_history';
-export const BASELINE_DESCRIPTION = '<< Flyway Baseline >>';
+export { HISTORY_TABLE, BASELINE_DESCRIPTION } from '@queuebox/core';
 
 export const createHistoryTable: Statement = statement(`CREATE TABLE flyway_schema_history (
     installed_rank INT NOT NULL,
@@ -32,15 +32,6 @@ export const historyTableExists: Statement = statement(
 export const readHistory: Statement = statement(
   `SELECT installed_rank, version, type, success FROM flyway_schema_history ORDER BY installed_rank`,
 );
-
-export interface NewHistoryRow {
-  readonly version: string;
-  readonly description: string;
-  readonly type: 'SQL' | 'BASELINE';
-  readonly script: string;
-  readonly checksum: number | null;
-  readonly executionTimeMs: number;
-}
 
 /** Appends one row; the caller holds the migration lock, so MAX + 1 cannot race. */
 export function insertHistoryRow(row: NewHistoryRow): Statement {

@@ -42,3 +42,4 @@ export {
   type PublishedMessage,
 } from './broker-source.js';
 export type { IngestFactory } from './broker-source-rules.js';
+export { contractIngest, type ContractIngestDeps } from './contract-ingest.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crc32, flywayChecksum } from './checksum.js';
+import { crc32, flywayChecksum } from './flyway-checksum.js';
 
 describe('crc32', () => {
   it('matches the IEEE check value', () => {

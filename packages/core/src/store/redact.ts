@@ -1,12 +1,13 @@
-import { sanitize, sanitizeError } from '@queuebox/core';
+import { sanitize, sanitizeError } from '../sanitizer.js';
 
 /**
- * Driver error texts as this package logs them and puts them into error messages: core's
+ * Driver error texts as the database adapters log them and put them into error messages: the
  * sanitizer (spec §16.4: key/value credentials, URL user-info, bearer tokens, length bound),
- * plus two things only this package knows to do. It masks the configured credentials wherever
- * they appear (a driver may echo a password without a key in front of it), and it reduces every
- * URL to its scheme and host, because a start failure must never print a full URL (database
- * name and parameters included).
+ * plus two things only an adapter knows to do. It masks the configured credentials wherever
+ * they appear (a driver may echo a password or the login name without a key in front of it),
+ * and it reduces every URL to its scheme and host, because a start failure must never print a
+ * full URL (database name and parameters included). One rule for every dialect, so an operator
+ * reads the same redaction whatever the database.
  */
 const URL_PATTERN = /\b([A-Za-z][A-Za-z0-9+.-]*):\/\/([^\s'"<>]*)/g;
 
@@ -29,7 +30,7 @@ export function redactReason(error: unknown, secrets: readonly string[] = []): s
 
 /**
  * Node reports some connection failures (every address of a host refused) as an error with an
- * empty message and only a `code`; the code is the useful part.
+ * empty message and only a `code`; the code is then the useful part.
  */
 function withCodeAsMessage(error: unknown): unknown {
   if (!(error instanceof Error) || error.message !== '') return error;
