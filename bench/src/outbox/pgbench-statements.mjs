@@ -7,12 +7,12 @@
  * a run measures the build in the tree.
  *
  *   node bench/src/outbox/pgbench-statements.mjs [--rows 100000] [--batch 100] [--keys 0]
- *        [--claims 200]
+ *        [--claims 200] [--claim-sql FILE]
  *
  * Prints pgbench's own report; the lines to read are the per-statement latencies.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -26,6 +26,8 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '100' },
     keys: { type: 'string', default: '0' },
     claims: { type: 'string', default: '200' },
+    /** A claim text of your own to measure instead ($1 app now, $2 lease ms, $3 limit). */
+    'claim-sql': { type: 'string' },
     host: { type: 'string', default: process.env.QUEUEBOX_BENCH_PGHOST ?? '127.0.0.1' },
     port: { type: 'string', default: process.env.QUEUEBOX_BENCH_PGPORT ?? '5432' },
     user: { type: 'string', default: process.env.QUEUEBOX_BENCH_PGUSER ?? 'postgres' },
@@ -75,7 +77,9 @@ try {
      FROM generate_series(1, ${rows}) AS i; ANALYZE outbox`,
   );
 
-  const claimText = claimModule.claimStatementFor
+  const claimText = values['claim-sql']
+    ? readFileSync(values['claim-sql'], 'utf8')
+    : claimModule.claimStatementFor
     ? claimModule.claimStatementFor(DEFAULT_TABLES, batch)
     : claimModule.claimStatement(DEFAULT_TABLES, claimModule.candidateWindow(batch));
   const settings = claimModule.CLAIM_SETTINGS ?? [
