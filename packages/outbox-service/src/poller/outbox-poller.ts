@@ -71,9 +71,13 @@ const COMPLETION_LINGER_MS = 5;
  * it never holds more rows unwritten. Measured on the 2-core bench, 30,000 unkeyed rows to a
  * RabbitMQ exchange at the defaults, three runs each: 5 ms → 3,210-3,570 msg/s with PostgreSQL at
  * 57-65 µs and QueueBox at 129-147 µs of CPU per message; 15 ms → 3,367-3,614, 49-54 µs, 119-136
- * µs; 30 ms → 3,571-3,700, 46-47 µs, 115-116 µs (two runs).
+ * µs; 30 ms → 3,571-3,700, 46-47 µs, 115-116 µs (two runs). Since claims grow under load
+ * (`maxClaimRows`), a group may hold as many rows as one grown claim, and the wait is 100 ms: a
+ * synchronous commit (a WAL flush) is what the database pays most per completion on a slow
+ * disk, and at a few thousand rows a second 30 ms made groups of a tenth of a claim. Nothing
+ * waits for an unkeyed row's write but its lease and the settling limit.
  */
-const UNKEYED_COMPLETION_LINGER_MS = 30;
+const UNKEYED_COMPLETION_LINGER_MS = 100;
 
 /**
  * Claims in flight at once. A second claim overlaps the first only when the buffer drains by
