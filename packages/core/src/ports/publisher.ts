@@ -15,6 +15,20 @@ export interface PublishRequest {
   /** RabbitMQ exchange / Kafka topic / NATS subject, resolved from the template or column. */
   readonly address: string | null;
   readonly signal: AbortSignal;
+  /**
+   * The same cancellation as `signal` without an AbortController, an event listener and its
+   * garbage per message: `listener.cancelled(reason)` runs once if the claim is lost while the
+   * listener is registered. Returns false (registering nothing) when the claim is already lost.
+   * Optional: a caller that has no claim leaves it out, and the publisher reads `signal`.
+   */
+  readonly watchCancel?: (listener: CancelListener) => boolean;
+  /** Unregisters a listener of `watchCancel`; a no-op when it is not registered. */
+  readonly unwatchCancel?: (listener: CancelListener) => void;
+}
+
+/** What `PublishRequest.watchCancel` calls when the claim on the message is lost. */
+export interface CancelListener {
+  cancelled(reason: unknown): void;
 }
 
 /**

@@ -2,7 +2,9 @@
  * One POST on a pooled connection through undici's `dispatch` with a handler of our own, instead
  * of `request()`: no response stream, no AbortController and no promise per body, because this
  * runs once per message (the publish path measured about 20 % cheaper per message). What it
- * keeps: a time budget over the whole exchange, cancellation by the caller's signal, a success
+ * keeps: a time budget over the whole exchange (a place in the destination's deadline queue, not
+ * a timer of its own), cancellation by the caller's claim (a listener slot on the claim when the
+ * request offers one, else the caller's signal), a success
  * body discarded up to a bound (past it the socket is closed rather than drained), an error body
  * kept up to a bound for the failure text.
  *
@@ -11,8 +13,9 @@
  * destination-pool.ts), since the refusal cost the pool a connection.
  */
 import type { Dispatcher } from 'undici';
-import { sanitize } from '@queuebox/core';
+import { sanitize, type CancelListener, type PublishRequest } from '@queuebox/core';
 import { describeNetworkError } from './deadline.js';
+import { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
 import type { DestinationPool } from './destination-pool.js';
 
 export type Exchange =
@@ -22,10 +25,17 @@ export type Exchange =
 export interface ExchangeRequest {
   readonly path: string;
   readonly headers: string[];
-  readonly body: string;
+  readonly body: string | Uint8Array;
+  /** The budget over the whole exchange; `deadlines` keeps it when given (its own budget). */
   readonly timeoutMs: number;
-  /** The caller's cancellation (the poller aborts work whose claim was lost). */
-  readonly signal: AbortSignal | undefined;
+  /** The destination's queue of budgets: one timer for all its requests. */
+  readonly deadlines?: DeadlineQueue;
+  /** The caller's cancellation (the poller aborts work whose claim was lost), if no `cancel`. */
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * The same from a publish request: its listener slot when it has one, else its signal.
+   */
+  readonly cancel?: Pick<PublishRequest, 'signal' | 'watchCancel' | 'unwatchCancel'>;
   /** Error-body bytes worth keeping: a longer body is cut off and its socket closed. */
   readonly maxErrorBytes: number;
 }
@@ -35,6 +45,7 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 const EMPTY = new Uint8Array(0);
 
 type Controller = Dispatcher.DispatchController;
+type Cancel = Partial<Pick<PublishRequest, 'signal' | 'watchCancel' | 'unwatchCancel'>>;
 
 /**
  * undici's codes for a request it will not build (`new Request` in its client): an invalid
@@ -45,25 +56,48 @@ const REFUSAL_CODES: ReadonlySet<unknown> = new Set([
   'UND_ERR_NOT_SUPPORTED',
 ]);
 
-class ExchangeHandler implements Dispatcher.DispatchHandler {
+class ExchangeHandler extends DeadlineEntry implements Dispatcher.DispatchHandler, CancelListener {
   private controller: Controller | null = null;
   private status = 0;
   private received = 0;
   private chunks: Buffer[] | null = null;
   private done = false;
   private why: 'timeout' | 'cancelled' | null = null;
-  private readonly timer: NodeJS.Timeout;
-  private readonly onOuterAbort = (): void => this.stop('cancelled');
+  /** Only when the request has no listener slot: the signal's listener. */
+  private onOuterAbort: (() => void) | null = null;
+
+  private readonly cancel: Cancel;
 
   constructor(
     private readonly request: ExchangeRequest,
+    private readonly deadlines: DeadlineQueue,
     private readonly settle: (exchange: Exchange) => void,
     private readonly onRefused: () => void,
   ) {
-    this.timer = setTimeout(() => this.stop('timeout'), request.timeoutMs);
-    const signal = request.signal;
-    if (signal?.aborted === true) this.stop('cancelled');
-    else signal?.addEventListener('abort', this.onOuterAbort, { once: true });
+    super();
+    deadlines.add(this);
+    const cancel: Cancel = request.cancel ?? { signal: request.signal };
+    this.cancel = cancel;
+    if (cancel.watchCancel !== undefined) {
+      if (!cancel.watchCancel(this)) this.stop('cancelled');
+      return;
+    }
+    const signal = cancel.signal;
+    if (signal === undefined) return;
+    if (signal.aborted) {
+      this.stop('cancelled');
+      return;
+    }
+    this.onOuterAbort = () => this.stop('cancelled');
+    signal.addEventListener('abort', this.onOuterAbort, { once: true });
+  }
+
+  expire(): void {
+    this.stop('timeout');
+  }
+
+  cancelled(): void {
+    this.stop('cancelled');
   }
 
   onRequestStart(controller: Controller): void {
@@ -118,7 +152,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   private explain(error: unknown): string {
-    if (this.why === 'timeout') return `Request timeout after ${this.request.timeoutMs}ms`;
+    if (this.why === 'timeout') return `Request timeout after ${this.deadlines.budgetMs}ms`;
     if (this.why === 'cancelled') return 'Publish cancelled: the claim on the message was lost';
     return `Publish failed: ${sanitize(describeNetworkError(error))}`;
   }
@@ -126,8 +160,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private finish(exchange: Exchange): void {
     if (this.done) return;
     this.done = true;
-    clearTimeout(this.timer);
-    this.request.signal?.removeEventListener('abort', this.onOuterAbort);
+    this.deadlines.remove(this);
+    const cancel = this.cancel;
+    if (cancel.unwatchCancel !== undefined) cancel.unwatchCancel(this);
+    else if (this.onOuterAbort !== null) {
+      cancel.signal?.removeEventListener('abort', this.onOuterAbort);
+    }
     this.settle(exchange);
   }
 }
@@ -135,7 +173,10 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 export function exchange(pool: DestinationPool, request: ExchangeRequest): Promise<Exchange> {
   const dispatcher = pool.dispatcher;
   return new Promise<Exchange>((resolve) => {
-    const handler = new ExchangeHandler(request, resolve, () => pool.replace(dispatcher));
+    const deadlines = request.deadlines ?? new DeadlineQueue(request.timeoutMs);
+    const handler = new ExchangeHandler(request, deadlines, resolve, () =>
+      pool.replace(dispatcher),
+    );
     try {
       dispatcher.dispatch(
         { path: request.path, method: 'POST', headers: request.headers, body: request.body },

@@ -27,7 +27,8 @@ import { httpErrorText } from './error-text.js';
 import { createOAuth2TokenManager, type OAuth2TokenManager } from './oauth2-token-manager.js';
 import { CLOSE_GRACE_MS } from './bounded-close.js';
 import { DestinationPool } from './destination-pool.js';
-import { requestHeaders, staticHeaderMap, wireEntry } from './publish-headers.js';
+import { DeadlineQueue } from './deadline-queue.js';
+import { requestHeaders, staticHeaderList, staticHeaderMap, wireEntry } from './publish-headers.js';
 import { exchange } from './http-exchange.js';
 import { statusClassOf, type HttpStatusClass } from './status-class.js';
 import { joinUrl, requestTarget } from './url-builder.js';
@@ -50,7 +51,11 @@ interface HttpTarget {
   readonly pool: DestinationPool;
   readonly path: string;
   readonly timeoutMs: number;
+  /** One timer for the budgets of every request to the destination. */
+  readonly deadlines: DeadlineQueue;
   readonly staticHeaders: HeaderMap;
+  /** The static headers merged once, for a message without headers of its own and no auth. */
+  readonly staticList: readonly string[];
   readonly auth: AuthHeaderSource;
 }
 
@@ -86,6 +91,7 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
       message,
       target.staticHeaders,
       authHeader === null ? null : wireEntry(authHeader),
+      target.staticList,
     );
     if (headers.unsent !== null) warnUnsent(options.logger, message.id, headers.unsent);
     const outcome = await exchange(target.pool, {
@@ -94,7 +100,8 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
       // The stored text as it is, unless a transform made a new payload.
       body: request.payload.text,
       timeoutMs: target.timeoutMs,
-      signal: request.signal,
+      deadlines: target.deadlines,
+      cancel: request,
       maxErrorBytes,
     });
     if (outcome.kind === 'error') return failure(outcome.text);
@@ -121,6 +128,7 @@ function target(
   connections: number,
 ): HttpTarget {
   const url = joinUrl(destination.baseUrl, destination.path);
+  const staticHeaders = staticHeaderMap(destination.headers);
   const pool = new DestinationPool(
     url.origin,
     {
@@ -139,7 +147,9 @@ function target(
     pool,
     path: requestTarget(url),
     timeoutMs: destination.timeoutMs,
-    staticHeaders: staticHeaderMap(destination.headers),
+    deadlines: new DeadlineQueue(destination.timeoutMs),
+    staticHeaders,
+    staticList: staticHeaderList(staticHeaders),
     auth: authHeaderSource(destination.auth, tokens, destination.timeoutMs),
   };
 }

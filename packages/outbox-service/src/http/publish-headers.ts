@@ -53,10 +53,26 @@ export function wireEntry(entry: HeaderEntry): HeaderEntry {
   return value === entry[1] ? entry : [entry[0], value];
 }
 
+/**
+ * A destination's static headers as they go on a message that has no headers of its own and no
+ * auth header: computed once per destination, so such a message merges nothing.
+ */
+export function staticHeaderList(staticHeaders: HeaderMap): string[] {
+  const list: string[] = [];
+  for (const [name, value] of mergeCustomHeaders(staticHeaders, null, new Map()).values())
+    list.push(name, value);
+  return list;
+}
+
+/**
+ * `staticList`: `staticHeaderList(staticHeaders)`, used as it is for a row without headers when
+ * there is no auth header (the common case: no per-message merge at all).
+ */
 export function requestHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
   authHeader: HeaderEntry | null,
+  staticList?: readonly string[],
 ): RequestHeaders {
   const list = [
     'Content-Type',
@@ -69,6 +85,10 @@ export function requestHeaders(
     String(message.attempt),
   ];
   if (message.key !== null) list.push(OwnedHeader.messageKey, wireValue(message.key));
+  if (authHeader === null && staticList !== undefined && isEmpty(message.headers)) {
+    for (const entry of staticList) list.push(entry);
+    return { list, unsent: null };
+  }
 
   // One pass over the row (this runs per message); the rare Connection header is undone after.
   const rowHeaders = objectOrEmpty(message.headers);
@@ -93,6 +113,13 @@ export function requestHeaders(
   for (const [name, value] of mergeCustomHeaders(staticHeaders, authHeader, row).values())
     list.push(name, value);
   return { list, unsent };
+}
+
+/** No header to send: `{}`, or a JSON value that names nothing (see objectOrEmpty). */
+function isEmpty(headers: Headers): boolean {
+  const object = objectOrEmpty(headers);
+  for (const name in object) if (Object.hasOwn(object, name)) return false;
+  return true;
 }
 
 /** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */

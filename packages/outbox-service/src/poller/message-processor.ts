@@ -4,6 +4,7 @@ import {
   sanitize,
   sanitizeError,
   sleep,
+  type CancelListener,
   type ClaimedOutboxMessage,
   type Fence,
   type JsonPayload,
@@ -335,6 +336,14 @@ class ClaimedPublishRequest implements PublishRequest {
 
   get signal(): AbortSignal {
     return this.#claim.signal;
+  }
+
+  watchCancel(listener: CancelListener): boolean {
+    return this.#claim.watch(listener);
+  }
+
+  unwatchCancel(listener: CancelListener): void {
+    this.#claim.unwatch(listener);
   }
 }
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { PublishRequest } from '@queuebox/core';
 import { delay, FakePublisher, until } from '@queuebox/testing';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
-import { maxClaimedUndelivered } from './outbox-poller.js';
+import { maxClaimedUndelivered, maxClaimRows } from './outbox-poller.js';
 
 let h: PollerHarness | undefined;
 afterEach(async () => {
@@ -119,7 +119,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     expect(Math.max(...sizes)).toBeGreaterThan(1);
   });
 
-  it('claims whole batches, never more than two at once, and holds at most a double buffer', async () => {
+  it('claims whole batches, growing under load up to 4 × batchSize, never more than two at once, and holds at most a double buffer', async () => {
     const publisher = new FakePublisher('http', 'all', () => delay(1).then(() => ({ ok: true })));
     h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
     const store = h.store;
@@ -140,13 +140,23 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     await h.insert(...Array.from({ length: 200 }, () => ({ topic: 't', payload: {} })));
     h.poller.start();
     await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
-    expect(new Set(h.store.calls.claim)).toEqual(new Set([20]));
+    const sizes = h.store.calls.claim;
+    expect(sizes[0]).toBe(20);
+    for (const size of sizes) {
+      expect(size).toBeGreaterThanOrEqual(20);
+      expect(size).toBeLessThanOrEqual(maxClaimRows({ batchSize: 20 }));
+    }
+    // Two slots kept busy by a backlog of 200: the claims grew past one batch.
+    expect(Math.max(...sizes)).toBeGreaterThan(20);
     expect(maxClaiming).toBeLessThanOrEqual(2);
-    // 2 × batchSize unstarted + concurrency publishing + the odd row waiting for its write.
-    expect(maxHeld).toBeLessThanOrEqual(2 * 20 + 2 + 8);
+    // Held: 2 × maxClaimRows unstarted + concurrency publishing (the strand bound), plus the
+    // delivered rows whose write is on its way, which pause claims past the same number.
+    expect(maxHeld).toBeLessThanOrEqual(
+      2 * maxClaimedUndelivered({ batchSize: 20, concurrency: 2 }),
+    );
   });
 
-  it('holds at most 2 × batchSize + concurrency rows claimed but undelivered (the crash strand bound)', async () => {
+  it('holds at most 2 × maxClaimRows + concurrency rows claimed but undelivered (the crash strand bound)', async () => {
     // Publishes that never answer: every claimed row stays undelivered, so the poller claims
     // until the bound stops it and then claims nothing more.
     let release: () => void = () => undefined;
@@ -164,7 +174,8 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     };
     await h.insert(...Array.from({ length: 500 }, () => ({ topic: 't', payload: {} })));
     const bound = maxClaimedUndelivered(config);
-    expect(bound).toBe(43);
+    // 2 × (4 × 20) + 3.
+    expect(bound).toBe(163);
     h.poller.start();
     await until(() => publisher.maxInFlight === 3, 5_000, 'every slot publishing');
     let maxHeld = 0;
@@ -172,9 +183,12 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
       await delay(5);
       maxHeld = Math.max(maxHeld, store.byState('processing').length);
     }
-    // Whole batches only: 40 rows buffered (two claims of 20) and 3 publishing.
+    // Claims grow while the slots stay busy and fill the buffer to within one batch of the
+    // bound (a claim takes only whole batches), never past it.
     expect(maxHeld).toBeLessThanOrEqual(bound);
-    expect(maxHeld).toBeGreaterThanOrEqual(bound - 3);
+    expect(maxHeld).toBeGreaterThan(bound - 20);
+    expect(Math.max(...store.calls.claim)).toBeGreaterThan(config.batchSize);
+    expect(Math.max(...store.calls.claim)).toBeLessThanOrEqual(maxClaimRows(config));
     const claimsBefore = store.calls.claim.length;
     await delay(60);
     // Full: idle cycles claim nothing (no claim call at all while there is no room).

@@ -71,9 +71,13 @@ const COMPLETION_LINGER_MS = 5;
  * it never holds more rows unwritten. Measured on the 2-core bench, 30,000 unkeyed rows to a
  * RabbitMQ exchange at the defaults, three runs each: 5 ms → 3,210-3,570 msg/s with PostgreSQL at
  * 57-65 µs and QueueBox at 129-147 µs of CPU per message; 15 ms → 3,367-3,614, 49-54 µs, 119-136
- * µs; 30 ms → 3,571-3,700, 46-47 µs, 115-116 µs (two runs).
+ * µs; 30 ms → 3,571-3,700, 46-47 µs, 115-116 µs (two runs). Since claims grow under load
+ * (`maxClaimRows`), a group may hold as many rows as one grown claim, and the wait is 100 ms: a
+ * synchronous commit (a WAL flush) is what the database pays most per completion on a slow
+ * disk, and at a few thousand rows a second 30 ms made groups of a tenth of a claim. Nothing
+ * waits for an unkeyed row's write but its lease and the settling limit.
  */
-const UNKEYED_COMPLETION_LINGER_MS = 30;
+const UNKEYED_COMPLETION_LINGER_MS = 100;
 
 /**
  * Claims in flight at once. A second claim overlaps the first only when the buffer drains by
@@ -83,29 +87,45 @@ const UNKEYED_COMPLETION_LINGER_MS = 30;
 const MAX_CLAIMS_IN_FLIGHT = 2;
 
 /**
- * The most rows one poller holds claimed but not delivered: `2 × batchSize` unstarted in the
+ * How far a claim grows past `batchSize` under a deep backlog (see `launchClaims`). Four: the
+ * claim's candidate window (outbox-claim.ts) stays 2.56 rows read per row claimed, as at 100,
+ * while a backlog costs a quarter of the claim round trips and commits; past it the window
+ * doubles again (500 rows read 2,048) and a row costs more, measured with pgbench.
+ */
+const CLAIM_GROWTH = 4;
+
+/** The largest claim one round trip makes: `CLAIM_GROWTH × batchSize`. At the defaults: 400. */
+export function maxClaimRows(config: Pick<OutboxPollerConfig, 'batchSize'>): number {
+  return CLAIM_GROWTH * config.batchSize;
+}
+
+/**
+ * The most rows one poller holds claimed but not delivered: `2 × maxClaimRows` unstarted in the
  * buffer or on their way in a claim, plus `concurrency` publishing. A replica that crashes
  * strands at most these (and the delivered rows whose terminal write was still on its way, at
- * most `2 × batchSize + concurrency` more, see `maxSettling`) until `claimTimeoutMs` lets the
- * reclaim step hand them to another replica. At the defaults (100, 8): 208.
+ * most `2 × maxClaimRows + concurrency` more, see `maxSettling`) until `claimTimeoutMs` lets the
+ * reclaim step hand them to another replica. At the defaults (100, 8): 808.
  *
- * Why it holds: a claim of `batchSize` starts only while `room()` ≥ `batchSize`, i.e. while
- * buffered + reserved + publishing ≤ batchSize + concurrency, so right after it buffered +
- * reserved + publishing ≤ 2 × batchSize + concurrency; rows only move from reserved to buffered
- * to publishing, and nothing else adds to the three.
+ * Why it holds: a claim of `limit` rows starts only while `room()` ≥ `limit`, i.e. while
+ * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency − limit, so right after it
+ * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency; rows only move from
+ * reserved to buffered to publishing, and nothing else adds to the three.
  */
 export function maxClaimedUndelivered(
   config: Pick<OutboxPollerConfig, 'batchSize' | 'concurrency'>,
 ): number {
-  return 2 * config.batchSize + config.concurrency;
+  return 2 * maxClaimRows(config) + config.concurrency;
 }
 
 /**
  * The outbox poller of spec §4.1–4.6, shaped for throughput:
  *
- * - Every claim asks for `batchSize` rows (a claim round trip costs about the same for 10 rows
- *   as for 100) into a double buffer of claimed-but-not-started rows (at most 2 × batchSize, in
- *   claim order), from which up to `concurrency` publishes run at once. The next claim starts as
+ * - A claim asks for `batchSize` rows (a claim round trip costs about the same for 10 rows as
+ *   for 100), and more under a deep backlog: while claims come back full and every publish slot
+ *   is busy, each claim asks for twice the last, up to `maxClaimRows` (4 × batchSize), and a
+ *   claim that comes back short starts again from `batchSize`. Rows go into a double buffer of
+ *   claimed-but-not-started rows (at most 2 × maxClaimRows, in claim order), from which up to
+ *   `concurrency` publishes run at once. The next claim starts as
  *   soon as a whole batch fits, i.e. while the previous batch is still being worked off, so the
  *   publishes never wait for a claim round trip; a claim that came back full is followed at
  *   once. Buffered rows are under the same renewed lease as running ones; on shutdown they are
@@ -124,8 +144,11 @@ export class OutboxPoller {
   private readonly slots: DeliverySlots;
   private readonly loopAbort = new AbortController();
   private readonly claims = new Set<Promise<void>>();
-  /** Unstarted rows held at most: double buffering, one batch being worked off, one ready. */
+  /** Unstarted rows held at most: double buffering, one claim being worked off, one ready. */
   private readonly bufferCapacity: number;
+  /** The size of the next claim: `batchSize`, doubled per full claim under load (launchClaims). */
+  private claimTarget: number;
+  private readonly maxClaim: number;
   /** Back-pressure: past this many messages waiting for their terminal write, claims pause. */
   private readonly maxSettling: number;
   private reservedRows = 0;
@@ -157,7 +180,8 @@ export class OutboxPoller {
       moreExpected: () => this.slots.publishing > 0,
       lingerMs: COMPLETION_LINGER_MS,
       unkeyedLingerMs: UNKEYED_COMPLETION_LINGER_MS,
-      lingerRows: config.batchSize,
+      // A grown claim's rows settle together: one terminal write for as many as one claim.
+      lingerRows: maxClaimRows(config),
     });
     this.leases = new LeaseKeeper(deps.store, {
       leaseMs: config.claimTimeoutMs,
@@ -178,8 +202,10 @@ export class OutboxPoller {
     this.slots = new DeliverySlots(config.concurrency, processor, this.leases, deps.logger, () => {
       if (this.room() >= config.batchSize) this.wakeSignal.wake();
     });
-    this.bufferCapacity = 2 * config.batchSize;
-    this.maxSettling = 2 * config.batchSize + config.concurrency;
+    this.maxClaim = maxClaimRows(config);
+    this.claimTarget = config.batchSize;
+    this.bufferCapacity = 2 * this.maxClaim;
+    this.maxSettling = 2 * this.maxClaim + config.concurrency;
   }
 
   /** True from `start()` until shutdown begins (the health check's flag). */
@@ -263,8 +289,9 @@ export class OutboxPoller {
       this.slots.settling <= this.maxSettling
     ) {
       // Only whole batches: a claim costs about the same round trip for 10 rows as for 100.
-      if (this.room() < this.config.batchSize) return;
-      const limit = this.config.batchSize;
+      const room = this.room();
+      if (room < this.config.batchSize) return;
+      const limit = Math.min(this.claimTarget, room);
       this.reservedRows += limit;
       const claim: Promise<void> = this.claim(limit).finally(() => {
         this.reservedRows -= limit;
@@ -286,6 +313,12 @@ export class OutboxPoller {
     }
     this.streak.succeeded();
     this.lastClaimFull = rows.length >= limit;
+    // Claim in proportion to demand: a full claim while every slot is busy means the backlog
+    // outruns one batch per round trip; a short one means it does not (any more).
+    if (!this.lastClaimFull) this.claimTarget = this.config.batchSize;
+    else if (this.slots.publishing >= this.config.concurrency) {
+      this.claimTarget = Math.min(2 * this.claimTarget, this.maxClaim);
+    }
     this.deps.claimLoad?.record(rows.length);
     if (this.stopping) {
       // The claim outlived the stop: nobody will start or renew these rows.

@@ -1,0 +1,85 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
+
+class Entry extends DeadlineEntry {
+  expiredAt: number | null = null;
+  constructor(private readonly clock: { now: number }) {
+    super();
+  }
+  expire(): void {
+    this.expiredAt = this.clock.now;
+  }
+}
+
+describe('DeadlineQueue', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('expires each entry its budget after it was added, in order, with one timer', () => {
+    vi.useFakeTimers();
+    const clock = { now: 0 };
+    const queue = new DeadlineQueue(100, () => clock.now);
+    const advance = (ms: number): void => {
+      clock.now += ms;
+      vi.advanceTimersByTime(ms);
+    };
+    const a = new Entry(clock);
+    const b = new Entry(clock);
+    const c = new Entry(clock);
+    queue.add(a);
+    advance(30);
+    queue.add(b);
+    advance(30);
+    queue.add(c);
+    expect(vi.getTimerCount()).toBe(1);
+    // a ends in time: the timer is left where it was and finds nothing due.
+    queue.remove(a);
+    advance(40);
+    expect([a.expiredAt, b.expiredAt, c.expiredAt]).toEqual([null, null, null]);
+    advance(30);
+    expect(b.expiredAt).toBe(130);
+    expect(c.expiredAt).toBe(null);
+    advance(30);
+    expect(c.expiredAt).toBe(160);
+    expect(queue.size).toBe(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('keeps no timer once the last entry is removed, and removing twice changes nothing', () => {
+    vi.useFakeTimers();
+    const clock = { now: 0 };
+    const queue = new DeadlineQueue(1000, () => clock.now);
+    const entries = [new Entry(clock), new Entry(clock), new Entry(clock)];
+    for (const entry of entries) queue.add(entry);
+    queue.remove(entries[1]!);
+    queue.remove(entries[1]!);
+    expect(queue.size).toBe(2);
+    queue.remove(entries[2]!);
+    queue.remove(entries[0]!);
+    expect(queue.size).toBe(0);
+    expect(queue.armed).toBe(false);
+    expect(vi.getTimerCount()).toBe(0);
+    // A fresh entry arms it again.
+    const late = new Entry(clock);
+    queue.add(late);
+    clock.now += 1000;
+    vi.advanceTimersByTime(1000);
+    expect(late.expiredAt).toBe(1000);
+  });
+
+  it('expires on the real clock', async () => {
+    const queue = new DeadlineQueue(20);
+    const expired = new Promise<void>((resolve) => {
+      queue.add(
+        new (class extends DeadlineEntry {
+          expire(): void {
+            resolve();
+          }
+        })(),
+      );
+    });
+    await expired;
+    expect(queue.size).toBe(0);
+  });
+});

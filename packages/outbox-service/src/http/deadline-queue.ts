@@ -1,0 +1,94 @@
+/**
+ * The time budgets of one destination's requests with one timer, instead of a `setTimeout` and
+ * its clear per request. Every entry of a queue has the same budget (the destination's
+ * `timeoutMs`), so entries expire in the order they were added: a doubly linked list in that
+ * order, an O(1) removal when a request ends in time, and one timer armed for the oldest entry.
+ * When that entry ends first, the timer is not moved; it fires at the old time, finds nothing
+ * expired, and is armed again for the new oldest entry, so a queue under steady load costs about
+ * one timer per `timeoutMs`, not one per request.
+ */
+/** One request's place in a queue; the request's own object extends it (no closure per request). */
+export abstract class DeadlineEntry {
+  /** performance.now() by which the entry expires. */
+  dueAt = 0;
+  prev: DeadlineEntry | null = null;
+  next: DeadlineEntry | null = null;
+  queued = false;
+
+  /** The budget ran out (the entry is already out of the queue). */
+  abstract expire(): void;
+}
+
+export class DeadlineQueue {
+  #head: DeadlineEntry | null = null;
+  #tail: DeadlineEntry | null = null;
+  #timer: NodeJS.Timeout | null = null;
+  /** When the armed timer fires (Infinity when none is armed). */
+  #timerAt = Number.POSITIVE_INFINITY;
+
+  constructor(
+    readonly budgetMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  /** Starts `entry`'s budget now; it must not be queued already. */
+  add(entry: DeadlineEntry): void {
+    entry.dueAt = this.now() + this.budgetMs;
+    entry.prev = this.#tail;
+    entry.next = null;
+    if (this.#tail === null) this.#head = entry;
+    else this.#tail.next = entry;
+    this.#tail = entry;
+    entry.queued = true;
+    if (this.#timer === null) this.arm(entry.dueAt);
+  }
+
+  /** The request ended within its budget; a no-op when the entry is not queued. */
+  remove(entry: DeadlineEntry): void {
+    if (!entry.queued) return;
+    entry.queued = false;
+    if (entry.prev === null) this.#head = entry.next;
+    else entry.prev.next = entry.next;
+    if (entry.next === null) this.#tail = entry.prev;
+    else entry.next.prev = entry.prev;
+    entry.prev = null;
+    entry.next = null;
+    // An empty queue keeps no timer, so it never holds the process up.
+    if (this.#head === null) this.disarm();
+  }
+
+  /** Entries waiting (for tests and the shutdown count). */
+  get size(): number {
+    let count = 0;
+    for (let entry = this.#head; entry !== null; entry = entry.next) count++;
+    return count;
+  }
+
+  private arm(at: number): void {
+    this.#timerAt = at;
+    this.#timer = setTimeout(() => this.fire(), Math.max(0, at - this.now()));
+  }
+
+  private disarm(): void {
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+  }
+
+  private fire(): void {
+    this.#timer = null;
+    this.#timerAt = Number.POSITIVE_INFINITY;
+    const now = this.now();
+    // An expiry may add or remove entries (a retry, a settled request): take each head afresh.
+    for (let entry = this.#head; entry !== null && entry.dueAt <= now; entry = this.#head) {
+      this.remove(entry);
+      entry.expire();
+    }
+    if (this.#head !== null && this.#timer === null) this.arm(this.#head.dueAt);
+  }
+
+  /** Whether a timer is armed (for tests). */
+  get armed(): boolean {
+    return this.#timerAt !== Number.POSITIVE_INFINITY;
+  }
+}
