@@ -79,16 +79,21 @@ routes:
     // Rows keep coming while the broker is down: they wait for it on the retry path.
     ids.push(...(await insert(total / 2 + 1, total)).map((row) => row.id));
     await eventually(
-      async () =>
-        (await count(db, `SELECT count(*)::int AS n FROM outbox WHERE attempt > 0`)) > 0,
+      async () => (await count(db, `SELECT count(*)::int AS n FROM outbox WHERE attempt > 0`)) > 0,
       30_000,
     );
     expect(await sent()).toBeLessThan(total);
     await broker.restart();
-    await eventually(async () => (await sent()) === total, 120_000);
-    expect(
-      await count(db, `SELECT count(*)::int AS n FROM outbox WHERE state <> 'sent'`),
-    ).toBe(0);
+    await eventually(async () => (await sent()) === total, 120_000).catch(
+      async (error: unknown) => {
+        // What the rows say is what a failure here needs.
+        const states = await db.sql`
+        SELECT state, count(*)::int AS n, max(attempt) AS attempts, max(last_error) AS error
+        FROM outbox GROUP BY state`;
+        throw new Error(`${String(error)}: ${JSON.stringify(states)}`);
+      },
+    );
+    expect(await count(db, `SELECT count(*)::int AS n FROM outbox WHERE state <> 'sent'`)).toBe(0);
 
     // The kit's admin connection died with the broker: a new one reads the topic.
     await kit?.cleanup().catch(() => undefined);
@@ -99,7 +104,10 @@ routes:
     await eventually(() => ids.every((id) => arrived().has(id)), 60_000);
     await read.stop();
     const duplicates = read.records.length - arrived().size;
-    const failedAttempts = await count(db, `SELECT coalesce(sum(attempt), 0)::int AS n FROM outbox`);
+    const failedAttempts = await count(
+      db,
+      `SELECT coalesce(sum(attempt), 0)::int AS n FROM outbox`,
+    );
     console.info(
       `Kafka broker SIGKILLed mid-publish: ${total} rows, ${read.records.length} records on the topic, ${duplicates} duplicate(s), ${failedAttempts} failed attempt(s) retried`,
     );

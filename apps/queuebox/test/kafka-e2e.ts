@@ -6,12 +6,7 @@
  * advertises after the first metadata answer, so a proxy named in `bootstrapServers` would carry
  * only that answer; kafkajs's `socketFactory` dials the proxy for every broker instead.
  */
-import type {
-  BrokerProvider,
-  DeliveryHandler,
-  DestinationConfig,
-  Publisher,
-} from '@queuebox/core';
+import type { BrokerProvider, DeliveryHandler, DestinationConfig, Publisher } from '@queuebox/core';
 import { createKafkaPublisher, KafkaSourceConsumer } from '@queuebox/kafka';
 import { requireService, viaProxy, type FaultProxy } from '@queuebox/testing';
 import { broker, providers, type ProviderRegistry } from '../src/providers.js';
