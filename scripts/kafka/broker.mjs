@@ -212,7 +212,9 @@ function java(args, options) {
 
 /** Whether `dir` holds a broker's formatted storage (Kafka's storage tool wrote meta.properties). */
 function formatted(dir) {
-  return existsSync(join(dir, 'data', 'meta.properties')) && existsSync(join(dir, 'server.properties'));
+  return (
+    existsSync(join(dir, 'data', 'meta.properties')) && existsSync(join(dir, 'server.properties'))
+  );
 }
 
 async function start(broker, { keepData = false } = {}) {
@@ -222,7 +224,9 @@ async function start(broker, { keepData = false } = {}) {
   if (pid === undefined && keepData && formatted(dir)) {
     // A broker that was killed comes back on its own log, as a crashed broker restarts.
     if (await answers(broker)) {
-      throw new Error(`${HOST}:${broker.port} already answers as a Kafka broker this script did not start`);
+      throw new Error(
+        `${HOST}:${broker.port} already answers as a Kafka broker this script did not start`,
+      );
     }
     pid = launch(broker, dir, join(dir, 'server.properties'), logConfig(broker, dir));
     say(`${label}: started again on its data (pid ${pid}) in ${dir}`);

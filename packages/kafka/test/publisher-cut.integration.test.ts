@@ -55,7 +55,7 @@ describe.skipIf(!kafka.available)(SUITE, () => {
       await eventually(() => read.records.length === 1, 'the first record');
       proxy.setLatency({ toClient: 30_000 });
 
-      const ids = Array.from({ length: 300 }, () => randomUUID());
+      const ids: string[] = Array.from({ length: 300 }, () => randomUUID());
       const outcomes = new Map<string, PublishOutcome>();
       const first = ids.map((id, n) =>
         publish(id, n).then((outcome) => void outcomes.set(id, outcome)),

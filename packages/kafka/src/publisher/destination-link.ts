@@ -92,7 +92,6 @@ export class DestinationLink {
   #queue: Pending[] = [];
   readonly #unsettled = new Set<Pending>();
   #sending = false;
-  #pumpScheduled = false;
   #slot: ProducerSlot | null = null;
   #closed = false;
   #brokerVerified = false;
@@ -142,7 +141,8 @@ export class DestinationLink {
     if (signal.aborted) onAbort();
     else signal.addEventListener('abort', onAbort, { once: true });
     this.#queue.push(pending);
-    this.#schedulePump();
+    // Rows published in the same tick share the batch: the pump starts on the next microtask.
+    queueMicrotask(() => this.#pump());
     return pending.done;
   }
 
@@ -156,22 +156,6 @@ export class DestinationLink {
     if (slot !== null) await closeWithin(slot.producer.disconnect());
   }
 
-  /**
-   * The next batch is cut once the event loop has run everything it has in hand (setImmediate),
-   * not on the next microtask: the rows an ack lets the poller start reach `publish` through a
-   * few promise continuations each, so a microtask pump sent the first of them alone and made the
-   * rest wait a whole round trip behind it (batches of 1 and 7 at a concurrency of 8, twice the
-   * requests). Order is untouched: the queue is sent in arrival order, one batch at a time.
-   */
-  #schedulePump(): void {
-    if (this.#pumpScheduled) return;
-    this.#pumpScheduled = true;
-    setImmediate(() => {
-      this.#pumpScheduled = false;
-      this.#pump();
-    });
-  }
-
   #pump(): void {
     if (this.#sending || this.#closed) return;
     const { batch, rest } = takeBatch(this.#queue);
@@ -180,7 +164,7 @@ export class DestinationLink {
     this.#sending = true;
     void this.#sendBounded(batch).finally(() => {
       this.#sending = false;
-      this.#schedulePump();
+      this.#pump();
     });
   }
 
