@@ -5,6 +5,11 @@
 //   node scripts/kafka/broker.mjs start [4|3.9 ...]   (pnpm kafka:start; both when none is named)
 //   node scripts/kafka/broker.mjs stop [4|3.9 ...]    (pnpm kafka:stop)
 //   node scripts/kafka/broker.mjs status
+//   node scripts/kafka/broker.mjs kill [4|3.9 ...]    (SIGKILL, data kept: the fault tests)
+//   node scripts/kafka/broker.mjs start --keep-data   (starts a killed broker on its data again)
+//
+// QUEUEBOX_KAFKA_PORT / QUEUEBOX_KAFKA39_PORT move a broker (and its data folder) to ports of its
+// own: the fault tests start, kill and restart a private broker that way, never the shared ones.
 //
 // `start` is idempotent: a broker already running from here is left as it is. It returns once the
 // broker answers a metadata request, and prints `export NAME=host:port` lines on stdout (its other
@@ -205,11 +210,27 @@ function java(args, options) {
   return spawnSync('java', args, { encoding: 'utf8', ...options });
 }
 
-async function start(broker) {
+/** Whether `dir` holds a broker's formatted storage (Kafka's storage tool wrote meta.properties). */
+function formatted(dir) {
+  return (
+    existsSync(join(dir, 'data', 'meta.properties')) && existsSync(join(dir, 'server.properties'))
+  );
+}
+
+async function start(broker, { keepData = false } = {}) {
   const label = `Kafka ${broker.version}`;
   const dir = stateDir(broker);
   let pid = runningPid(broker);
-  if (pid === undefined) {
+  if (pid === undefined && keepData && formatted(dir)) {
+    // A broker that was killed comes back on its own log, as a crashed broker restarts.
+    if (await answers(broker)) {
+      throw new Error(
+        `${HOST}:${broker.port} already answers as a Kafka broker this script did not start`,
+      );
+    }
+    pid = launch(broker, dir, join(dir, 'server.properties'), logConfig(broker, dir));
+    say(`${label}: started again on its data (pid ${pid}) in ${dir}`);
+  } else if (pid === undefined) {
     if (await answers(broker)) {
       throw new Error(
         `${HOST}:${broker.port} already answers as a Kafka broker this script did not start; stop it or choose another port`,
@@ -240,6 +261,32 @@ async function start(broker) {
           (format.error ? `: ${format.error.message}` : `:\n${format.stdout}${format.stderr}`),
       );
     }
+    pid = launch(broker, dir, properties, logging);
+    say(`${label}: started (pid ${pid}), data and logs in ${dir}`);
+  }
+  const deadline = Date.now() + Number(process.env.QUEUEBOX_KAFKA_START_TIMEOUT_MS ?? 180_000);
+  while (!(await answers(broker))) {
+    if (runningPid(broker) === undefined) {
+      throw new Error(`${label} exited while starting; the end of its log:\n${logTail(dir)}`);
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${label} did not answer a metadata request in time; its log:\n${logTail(dir)}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  say(`${label} answers on ${HOST}:${broker.port} (pid ${pid})`);
+  for (const variable of broker.variables) console.log(`export ${variable}=${HOST}:${broker.port}`);
+  for (const variable of broker.saslVariables) {
+    console.log(`export ${variable}=${HOST}:${broker.port + 2}`);
+  }
+}
+
+/** Starts the broker's JVM in the background and records its pid; returns the pid. */
+function launch(broker, dir, properties, logging) {
+  const classpath = `${libs(broker)}/*`;
+  {
     const out = openSync(join(dir, 'stdout.log'), 'a');
     const child = spawn(
       'java',
@@ -261,26 +308,8 @@ async function start(broker) {
     );
     closeSync(out);
     child.unref();
-    pid = child.pid;
-    writeFileSync(join(dir, 'pid'), `${pid}\n`);
-    say(`${label}: started (pid ${pid}), data and logs in ${dir}`);
-  }
-  const deadline = Date.now() + Number(process.env.QUEUEBOX_KAFKA_START_TIMEOUT_MS ?? 180_000);
-  while (!(await answers(broker))) {
-    if (runningPid(broker) === undefined) {
-      throw new Error(`${label} exited while starting; the end of its log:\n${logTail(dir)}`);
-    }
-    if (Date.now() > deadline) {
-      throw new Error(
-        `${label} did not answer a metadata request in time; its log:\n${logTail(dir)}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  say(`${label} answers on ${HOST}:${broker.port} (pid ${pid})`);
-  for (const variable of broker.variables) console.log(`export ${variable}=${HOST}:${broker.port}`);
-  for (const variable of broker.saslVariables) {
-    console.log(`export ${variable}=${HOST}:${broker.port + 2}`);
+    writeFileSync(join(dir, 'pid'), `${child.pid}\n`);
+    return child.pid;
   }
 }
 
@@ -312,8 +341,25 @@ async function stop(broker) {
   say(`Kafka ${broker.version}: stopped (pid ${pid})`);
 }
 
+/** SIGKILL, as a crash or the OOM killer ends a broker: its data stays for `start --keep-data`. */
+async function kill(broker) {
+  const pid = runningPid(broker);
+  if (pid === undefined) {
+    say(`Kafka ${broker.version}: not running`);
+    return;
+  }
+  process.kill(pid, 'SIGKILL');
+  const deadline = Date.now() + 30_000;
+  while (runningPid(broker) !== undefined && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  say(`Kafka ${broker.version}: killed (pid ${pid}), data kept in ${stateDir(broker)}`);
+}
+
 async function main() {
-  const [command, ...names] = process.argv.slice(2);
+  const args = process.argv.slice(2);
+  const keepData = args.includes('--keep-data');
+  const [command, ...names] = args.filter((arg) => arg !== '--keep-data');
   const chosen = (names.length > 0 ? names : Object.keys(BROKERS)).map((name) => {
     const broker = BROKERS[name];
     if (!broker)
@@ -322,7 +368,10 @@ async function main() {
   });
   switch (command) {
     case 'start':
-      for (const broker of chosen) await start(broker);
+      for (const broker of chosen) await start(broker, { keepData });
+      return;
+    case 'kill':
+      for (const broker of chosen) await kill(broker);
       return;
     case 'stop':
       for (const broker of chosen) await stop(broker);
@@ -339,7 +388,7 @@ async function main() {
       }
       return;
     default:
-      throw new Error('usage: broker.mjs start|stop|status [4|3.9 ...]');
+      throw new Error('usage: broker.mjs start [--keep-data]|stop|kill|status [4|3.9 ...]');
   }
 }
 

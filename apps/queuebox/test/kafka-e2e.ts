@@ -6,7 +6,7 @@
  * advertises after the first metadata answer, so a proxy named in `bootstrapServers` would carry
  * only that answer; kafkajs's `socketFactory` dials the proxy for every broker instead.
  */
-import type { BrokerProvider, DestinationConfig, Publisher } from '@queuebox/core';
+import type { BrokerProvider, DeliveryHandler, DestinationConfig, Publisher } from '@queuebox/core';
 import { createKafkaPublisher, KafkaSourceConsumer } from '@queuebox/kafka';
 import { requireService, viaProxy, type FaultProxy } from '@queuebox/testing';
 import { broker, providers, type ProviderRegistry } from '../src/providers.js';
@@ -37,6 +37,8 @@ export async function kafkaSuite(suite: string, tests: number): Promise<KafkaSui
 export interface KafkaRoutes {
   readonly destinations?: Readonly<Record<string, FaultProxy>>;
   readonly sources?: Readonly<Record<string, FaultProxy>>;
+  /** Wraps a source's inbox handler (by source name): a test sees each delivery and verdict. */
+  readonly handlers?: Readonly<Record<string, (handler: DeliveryHandler) => DeliveryHandler>>;
 }
 
 /** The app's provider registry with a Kafka provider that routes sockets as `routes` says. */
@@ -62,10 +64,11 @@ export function kafkaThrough(routes: KafkaRoutes): ProviderRegistry {
     },
     createSourceConsumer(name, source, deps) {
       const proxy = routes.sources?.[name];
+      const wrap = routes.handlers?.[name];
       return new KafkaSourceConsumer(
         name,
         source,
-        deps,
+        wrap === undefined ? deps : { ...deps, handler: wrap(deps.handler) },
         proxy === undefined ? {} : { socketFactory: viaProxy(proxy) },
       );
     },

@@ -2,7 +2,8 @@
  * The Kafka side of `pnpm bench kafka`: the broker (QUEUEBOX_BENCH_KAFKA_BROKERS, default the local
  * 127.0.0.1:9092), a topic of 6 partitions per scenario under a random prefix (deleted
  * afterwards), the count of records a topic holds (sum of end offsets), and a loader that fills a
- * topic with keyed records for the source scenario.
+ * topic with keyed records for the source scenario, and the plain producer that keeps QueueBox's
+ * in-flight count.
  */
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
@@ -75,6 +76,48 @@ export async function produceBatches(kafka, { topic, count, batch, body, key = (
       await producer.sendBatch({ acks: -1, topicMessages: [{ topic, messages }] });
     }
     return { t0, t1: performance.now() };
+  } finally {
+    await producer.disconnect();
+  }
+}
+
+/**
+ * The plain producer at QueueBox's in-flight count: kafkajs's idempotent producer cannot have two
+ * sends at once (packages/kafka/src/publisher/send-batches.ts), so `inFlight` records unacked at
+ * most is one sendBatch of `inFlight` records at a time, as QueueBox's publisher sends the rows
+ * its `outbox.concurrency` publishes hold. `onAcked(n)` takes the running count of acked records.
+ * kafkajs's idempotent producer sometimes loses its sequence numbers on a loaded machine (the
+ * broker answers OUT_OF_ORDER_SEQUENCE_NUMBER) and stays broken: as QueueBox does, the batch goes
+ * again on a new producer (`renewed` counts them; the time stays in the figure).
+ */
+export async function produceWindow(kafka, { topic, count, inFlight, body, onAcked }) {
+  const open = async () => {
+    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    return producer;
+  };
+  let producer = await open();
+  const t0 = performance.now();
+  let acked = 0;
+  let renewed = 0;
+  try {
+    for (let start = 0; start < count; start += inFlight) {
+      const messages = [];
+      for (let i = start; i < Math.min(count, start + inFlight); i++) messages.push({ key: null, value: body(i) });
+      for (;;) {
+        try {
+          await producer.sendBatch({ acks: -1, topicMessages: [{ topic, messages }] });
+          break;
+        } catch (error) {
+          if (renewed >= 20 || !/sequence number|producer id/i.test(String(error?.message))) throw error;
+          renewed += 1;
+          await producer.disconnect().catch(() => undefined);
+          producer = await open();
+        }
+      }
+      for (let i = 0; i < messages.length; i++) onAcked?.(++acked);
+    }
+    return { t0, t1: performance.now(), renewed };
   } finally {
     await producer.disconnect();
   }

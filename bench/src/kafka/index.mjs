@@ -1,18 +1,43 @@
 /**
- * `pnpm bench kafka`: the outbox to a topic of 6 partitions by QueueBox at its defaults
- * (`outbox.concurrency` 8) and with `outbox.concurrency: 64`, beside a plain kafkajs producer with
- * the same producer settings in the same run; then a loaded topic stored into the inbox by a
- * Kafka source at its defaults. Figures, conditions, the issue's targets (issue 21) and the JSON
- * in bench/results/. Without a broker it prints why it is skipped and exits 0.
+ * `pnpm bench kafka`: on one broker and in one run, `--runs` rounds (3) of, in this order:
+ *   kf-plain-8     the plain kafkajs producer, 1 KiB records, acks all, 8 in flight (QueueBox's
+ *                  default `outbox.concurrency`), alone;
+ *   kf-plain-8-db  the same with QueueBox's outbox SQL beside it (the ceiling of any outbox);
+ *   kf-qb-8        QueueBox at its defaults, outbox → topic of 6 partitions;
+ *   kf-src         a QueueBox Kafka source at its defaults storing a loaded topic into the inbox;
+ *   kf-src-plain   a plain kafkajs consumer storing through the inbox store (the source's
+ *                  yardstick).
+ * Each round's ratios, their medians beside the targets, conditions and the JSON in
+ * bench/results/. Rows per scenario: 10,000 unless `--rows` says otherwise. Without a broker it
+ * prints why it is skipped and exits 0.
  */
 import { wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
+import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 import { distCheck, fmtInt, fmtLoad, fmtRatio, printConditions, section, table, writeResults } from '../lib/report.mjs';
 import { log, round } from '../lib/util.mjs';
 import { KAFKA_BROKERS, PARTITIONS, brokerAnswers, openBroker } from './broker.mjs';
 import { plainThroughput } from './plain.mjs';
+import { plainSource } from './plain-source.mjs';
 import { queueboxPublish, queueboxSource } from './queuebox-kafka.mjs';
+
+const DEFAULT_ROWS = 10_000;
+const IN_FLIGHT = 8;
+
+const RATIOS = [
+  {
+    name: 'QueueBox defaults / plain producer, 8 in flight',
+    of: ['kf-qb-8', 'kf-plain-8'],
+    target: 0.6,
+  },
+  {
+    name: "plain producer with an outbox's SQL beside it / alone (the ceiling, recorded)",
+    of: ['kf-plain-8-db', 'kf-plain-8'],
+  },
+  { name: 'QueueBox defaults / that ceiling', of: ['kf-qb-8', 'kf-plain-8-db'] },
+  { name: 'source / plain consumer storing through the inbox store', of: ['kf-src', 'kf-src-plain'], target: 0.8 },
+];
 
 export async function runKafka(options) {
   if (!(await brokerAnswers())) {
@@ -21,6 +46,7 @@ export async function runKafka(options) {
     );
     return { benchmark: 'kafka', skipped: true, scenarios: [] };
   }
+  if (!process.argv.some((arg) => arg === '--rows' || arg.startsWith('--rows='))) options.rows = DEFAULT_ROWS;
   const ctx = await createContext(options);
   const broker = await openBroker();
   ctx.conditions.kafka = { server: broker.version, brokers: KAFKA_BROKERS, partitions: PARTITIONS };
@@ -28,14 +54,22 @@ export async function runKafka(options) {
   section('kafka benchmark: conditions');
   printConditions(ctx.conditions);
   console.log(`broker: ${broker.version} at ${KAFKA_BROKERS}`);
-  console.log(`rows per scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, null keys, ${PARTITIONS} partitions`);
-  const plan = [
-    ['kf-plain-100', () => plainThroughput(ctx, broker, { id: 'kf-plain-100', batch: 100 })],
-    ['kf-plain-500', () => plainThroughput(ctx, broker, { id: 'kf-plain-500', batch: 500 })],
-    ['kf-qb-8', () => queueboxPublish(ctx, broker, { id: 'kf-qb-8' })],
-    ['kf-qb-64', () => queueboxPublish(ctx, broker, { id: 'kf-qb-64', concurrency: 64 })],
-    ['kf-src', () => queueboxSource(ctx, broker, { id: 'kf-src' })],
+  console.log(
+    `rows per scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, null keys, ${PARTITIONS} partitions, ${options.runs} rounds`,
+  );
+  const round1 = [
+    ['kf-plain-8', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT })],
+    ['kf-plain-8-db', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT, outboxWork: true })],
+    ['kf-qb-8', (id) => queueboxPublish(ctx, broker, { id })],
+    ['kf-src', (id) => queueboxSource(ctx, broker, { id })],
+    ['kf-src-plain', (id) => plainSource(ctx, broker, { id })],
   ].filter(([id]) => wanted(options, id));
+  const plan = [];
+  for (let run = 1; run <= options.runs; run++) {
+    for (const [id, fn] of round1) {
+      plan.push([`${id}#${run}`, async () => ({ ...(await fn(id)), run })]);
+    }
+  }
   let scenarios;
   try {
     scenarios = await runScenarios(plan, options);
@@ -49,13 +83,32 @@ export async function runKafka(options) {
   return result;
 }
 
+const median = (values) => {
+  const sorted = values.filter((v) => v !== null).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : round((sorted[mid - 1] + sorted[mid]) / 2, 2);
+};
+
 function summarize(ctx, scenarios, startedMs) {
-  const ok = (id) => scenarios.find((s) => s.id === id && !s.error);
-  const rate = (id) => ok(id)?.figures?.messagesPerSecond ?? null;
-  const ratio = (a, b) => (rate(a) && rate(b) ? round(rate(a) / rate(b), 2) : null);
-  const src = ok('kf-src')?.figures;
-  const met = (value, test) => (value === null || value === undefined ? null : test(value));
-  const best = ratio('kf-qb-64', 'kf-plain-500');
+  const runs = ctx.options.runs;
+  const rate = (id, run) => {
+    const s = scenarios.find((x) => x.id === id && x.run === run && !x.error);
+    return s?.figures?.messagesPerSecond ?? s?.figures?.storedPerSecond ?? null;
+  };
+  const ratios = RATIOS.map(({ name, of: [a, b], target }) => {
+    const perRun = [];
+    for (let run = 1; run <= runs; run++) {
+      perRun.push(rate(a, run) && rate(b, run) ? round(rate(a, run) / rate(b, run), 2) : null);
+    }
+    const value = median(perRun);
+    return { name, perRun, median: value, target: target ?? null, met: target === undefined || value === null ? null : value >= target };
+  });
+  const medians = {};
+  for (const id of new Set(scenarios.filter((s) => !s.error).map((s) => s.id))) {
+    medians[id] = median(Array.from({ length: runs }, (_, i) => rate(id, i + 1)));
+  }
+  const sources = scenarios.filter((s) => s.id === 'kf-src' && !s.error);
   return {
     benchmark: 'kafka',
     startedAt: ctx.startedAt,
@@ -64,69 +117,67 @@ function summarize(ctx, scenarios, startedMs) {
     options: Object.fromEntries(Object.entries(ctx.options).filter(([k]) => k !== 'onlySet')),
     conditions: ctx.conditions,
     scenarios,
-    ratios: {
-      'QueueBox defaults / plain batches of 100': ratio('kf-qb-8', 'kf-plain-100'),
-      'QueueBox concurrency 64 / plain batches of 500': best,
-    },
-    targets: [
-      { target: 'QueueBox ≥ 0.5 × the plain producer', value: best, met: met(best, (v) => v >= 0.5) },
-      {
-        target: 'source: 0 lost, 0 stored twice',
-        value: src ? `${src.lost} lost, ${src.storedTwice} twice` : null,
-        met: src ? src.lost === 0 && src.storedTwice === 0 : null,
-      },
-    ],
+    medians,
+    ratios,
+    sourceIntegrity: sources.map((s) => ({ run: s.run, lost: s.figures.lost, storedTwice: s.figures.storedTwice })),
   };
 }
 
 function print(result) {
   const ok = result.scenarios.filter((s) => !s.error);
-  section('kafka benchmark: outbox → topic');
+  section('kafka benchmark: every scenario');
   console.log(
     table(
-      ['id', 'system', 'scenario', 'rows', 'msg/s', 'first→last s', 'in topic', 'lost', 'load before → after'],
-      ok
-        .filter((s) => s.figures?.messagesPerSecond !== undefined)
-        .map((s) => [
-          s.id,
-          s.system,
-          s.title,
-          fmtInt(s.rows),
-          fmtInt(s.figures.messagesPerSecond),
-          s.figures.firstToLastSeconds,
-          fmtInt(s.figures.inTopic),
-          s.figures.lost,
-          `${fmtLoad(s.loadAverage.before)} → ${fmtLoad(s.loadAverage.after)}`,
-        ]),
+      ['round', 'id', 'system', 'scenario', 'rows', 'msg/s', 'first→last s', 'lost', 'twice', 'load before → after'],
+      ok.map((s) => [
+        s.run,
+        s.id,
+        s.system,
+        s.title,
+        fmtInt(s.rows),
+        fmtInt(s.figures.messagesPerSecond ?? s.figures.storedPerSecond),
+        s.figures.firstToLastSeconds,
+        s.figures.lost,
+        s.figures.storedTwice ?? '—',
+        `${fmtLoad(s.loadAverage.before)} → ${fmtLoad(s.loadAverage.after)}`,
+      ]),
     ),
   );
-  const src = ok.find((s) => s.id === 'kf-src');
-  if (src) {
-    section('kafka benchmark: topic → inbox');
-    const f = src.figures;
-    console.log(
-      table(
-        ['rows', 'stored/s', 'first→last s', 'start→all s', 'stored', 'lost', 'twice', 'dead'],
-        [[fmtInt(src.rows), fmtInt(f.storedPerSecond), f.firstToLastSeconds, f.processStartToAllSeconds, f.stored, f.lost, f.storedTwice, f.dead]],
-      ),
-    );
+  for (const s of ok.filter((x) => x.id === 'kf-plain-8-db')) {
+    const line = outboxWorkLine(s.figures);
+    if (line) console.log(`round ${s.run} ${s.id}: ${line}`);
   }
   section('settings');
-  for (const s of ok.filter((x) => x.system === 'QueueBox')) {
-    console.log(`${s.id}: YAML (${s.settings.env.QUEUEBOX_CONFIG_FILE}):\n${toYaml(s.settings.yaml, 4)}`);
-    console.log(`  ${s.settings.note}`);
+  const seen = new Set();
+  for (const s of ok) {
+    if (seen.has(s.id)) continue;
+    seen.add(s.id);
+    if (s.system === 'QueueBox') {
+      console.log(`${s.id}: YAML (${s.settings.env.QUEUEBOX_CONFIG_FILE}):\n${toYaml(s.settings.yaml, 4)}`);
+      console.log(`  ${s.settings.note}`);
+    } else {
+      console.log(`${s.id}: ${s.settings.client}${s.settings.outboxWork ? `; ${s.settings.outboxWork}` : ''}`);
+    }
   }
-  for (const s of ok.filter((x) => x.system === 'kafkajs')) console.log(`${s.id}: ${s.settings.client}`);
   for (const s of result.scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
-  section('ratios');
-  for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section('targets (issue 21)');
+  section('medians of the rounds (msg/s, stored/s)');
+  for (const [id, value] of Object.entries(result.medians)) console.log(`${id}: ${fmtInt(value)}`);
+  section('ratios: each round, the median, the target');
   console.log(
     table(
-      ['target', 'measured', 'met'],
-      result.targets.map((t) => [t.target, t.value, t.met === null ? 'not run' : t.met ? 'yes' : 'NO']),
+      ['ratio', 'rounds', 'median', 'target', 'met'],
+      result.ratios.map((r) => [
+        r.name,
+        r.perRun.map(fmtRatio).join(' '),
+        fmtRatio(r.median),
+        r.target === null ? 'recorded' : `≥ ${r.target}`,
+        r.met === null ? '—' : r.met ? 'yes' : 'NO',
+      ]),
     ),
   );
+  for (const s of result.sourceIntegrity) console.log(`kf-src round ${s.run}: ${s.lost} lost, ${s.storedTwice} stored twice`);
+  section('conditions at the end');
+  printConditions(result.conditions);
   distCheck(result.scenarios);
   log(`kafka benchmark took ${result.runtimeSeconds} s`);
 }

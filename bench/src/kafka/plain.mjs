@@ -1,37 +1,57 @@
-/** The plain kafkajs producer beside QueueBox: 1 KiB records, QueueBox's producer settings. */
+/**
+ * The plain kafkajs producer beside QueueBox: 1 KiB records, QueueBox's producer settings
+ * (idempotent, acks all, one request in flight) and its in-flight count; with `outboxWork`, the
+ * database work an outbox does per record runs beside it in a process of its own
+ * (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 100 rows per 100 acks), so the run
+ * shows what that work alone costs the broker path on this machine: the ceiling of any outbox.
+ */
 import { loadAverage } from '../lib/machine.mjs';
+import { outboxWorkSetting, recordOutboxWork, withOutboxWork } from '../lib/outbox-ceiling.mjs';
 import { log, round } from '../lib/util.mjs';
-import { PARTITIONS, produceBatches } from './broker.mjs';
+import { PARTITIONS, produceWindow } from './broker.mjs';
 
-export async function plainThroughput(ctx, broker, { id, batch }) {
+export async function plainThroughput(ctx, broker, { id, inFlight, outboxWork = false }) {
+  if (!outboxWork) return plainRun(ctx, broker, { id, inFlight, onAcked: undefined });
+  const { result, work } = await withOutboxWork(ctx, (onAcked) =>
+    plainRun(ctx, broker, { id, inFlight, onAcked }),
+  );
+  result.title = `plain producer, ${inFlight} in flight, with an outbox's claims and completions beside it`;
+  result.settings.outboxWork = outboxWorkSetting('acks');
+  recordOutboxWork(result.figures, work, { rows: result.rows, seconds: result.figures.firstToLastSeconds });
+  return result;
+}
+
+async function plainRun(ctx, broker, { id, inFlight, onAcked }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await broker.scratch(id);
-  log(`${id}: plain kafkajs producer, ${rows} records in batches of ${batch} — ${scratch.topic}`);
+  log(`${id}: plain kafkajs producer, ${rows} records, ${inFlight} in flight — ${scratch.topic}`);
   try {
     const loadBefore = loadAverage();
-    const { t0, t1 } = await produceBatches(broker.kafka, {
+    const { t0, t1, renewed } = await produceWindow(broker.kafka, {
       topic: scratch.topic,
       count: rows,
-      batch,
+      inFlight,
       body: (i) => ctx.payloads.text(i, null),
+      onAcked,
     });
     const depth = await scratch.depth();
     const seconds = (t1 - t0) / 1000;
     return {
       id,
       system: 'kafkajs',
-      title: `plain producer, sendBatch of ${batch}, one in flight`,
+      title: `plain producer, ${inFlight} records in flight (one sendBatch of ${inFlight} at a time)`,
       rows,
       payloadBytes: options['body-bytes'],
       settings: {
-        client: `kafkajs 2.2.4 idempotent producer, acks -1, maxInFlightRequests 1, null keys, ${PARTITIONS} partitions`,
+        client: `kafkajs 2.2.4 idempotent producer, acks -1, maxInFlightRequests 1, sendBatch of ${inFlight}, null keys, ${PARTITIONS} partitions`,
       },
       figures: {
         messagesPerSecond: round(rows / seconds, 0),
         firstToLastSeconds: round(seconds, 2),
         inTopic: depth,
-        lost: rows - depth,
+        lost: Math.max(0, rows - depth),
+        producersRenewed: renewed,
       },
       loadAverage: { before: loadBefore, after: loadAverage() },
       cpu: ctx.cpu.window(t0, t1),

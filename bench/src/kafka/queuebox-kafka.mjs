@@ -6,6 +6,7 @@
  * inbox count every `POLL_MS` and reports first → last.
  */
 import { METRIC_FAMILIES, runQueueBox as runShared, watch } from '../lib/broker-run.mjs';
+import { cpuProfiling } from '../lib/cpuprofile.mjs';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import { pickMetrics, startQueueBox } from '../lib/queuebox.mjs';
@@ -21,6 +22,8 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await broker.scratch(id);
+  // --cpu-prof: QueueBox runs under node --cpu-prof and the run prints where its time went.
+  const profile = cpuProfiling(ctx, id, log);
   try {
     return await withDatabase('qb_bench', options['keep-db'], async (db) => {
       log(`${id}: QueueBox outbox → Kafka, ${rows} rows, outbox.concurrency ${concurrency ?? '8 (default)'} — database ${db}`);
@@ -42,7 +45,13 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
           log(`  loaded ${rows} rows in ${loading.seconds} s`);
           const loadBefore = loadAverage();
           const t0 = now();
-          queuebox = await startQueueBox({ label: `${ctx.stamp}-${id}-queuebox`, database: db, configFile, httpPort });
+          queuebox = await startQueueBox({
+            label: `${ctx.stamp}-${id}-queuebox`,
+            database: db,
+            configFile,
+            httpPort,
+            nodeArgs: profile.nodeArgs,
+          });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const seen = await watch(scratch.depth, rows, options.timeout * 1000, id);
           const metrics = pickMetrics((await queuebox.metrics()) ?? '', METRIC_FAMILIES);
@@ -77,6 +86,7 @@ export async function queueboxPublish(ctx, broker, { id, concurrency }) {
         } finally {
           await queuebox?.stop();
           await sql.end();
+          profile.report();
         }
       });
     });
@@ -89,6 +99,7 @@ export async function queueboxSource(ctx, broker, { id }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await broker.scratch(id);
+  const profile = cpuProfiling(ctx, id, log);
   try {
     log(`${id}: ${rows} records into ${scratch.topic}, then a QueueBox Kafka source`);
     const published = await produceBatches(broker.kafka, {
@@ -113,7 +124,13 @@ export async function queueboxSource(ctx, broker, { id }) {
         try {
           const loadBefore = loadAverage();
           const t0 = now();
-          queuebox = await startQueueBox({ label: `${ctx.stamp}-${id}-queuebox`, database: db, configFile, httpPort });
+          queuebox = await startQueueBox({
+            label: `${ctx.stamp}-${id}-queuebox`,
+            database: db,
+            configFile,
+            httpPort,
+            nodeArgs: profile.nodeArgs,
+          });
           ctx.cpu.setRole(queuebox.pid, 'queuebox');
           const count = async () => (await sql`select count(*)::int as n from inbox`)[0].n;
           const seen = await watch(count, rows, options.timeout * 1000, id);
@@ -150,6 +167,7 @@ export async function queueboxSource(ctx, broker, { id }) {
         } finally {
           await queuebox?.stop();
           await sql.end();
+          profile.report();
         }
       });
     });

@@ -29,6 +29,7 @@ const NUMERIC = new Set([
   'pull-concurrency',
   'commit-connections',
   'lock-hold',
+  'runs',
 ]);
 const BOOLEAN = new Set([
   'no-analyze',
@@ -76,6 +77,8 @@ export const DEFAULTS = {
   lock: '',
   // Longest exclusive hold before the lock is released between scenarios (HELPERS: under ~8 min).
   'lock-hold': 300,
+  // Rounds of a bench that takes the median of its ratios (pnpm bench kafka).
+  runs: 3,
 };
 
 /** @param {string[]} argv */

@@ -15,6 +15,10 @@ import { QUEUEBOX_MAIN, RESULTS_DIR, REPO_DIR, now, sleep, waitFor } from './uti
 /** A small YAML writer for maps, lists and scalars (strings are JSON-quoted, valid YAML). */
 export function toYaml(value, indent = 0) {
   const pad = ' '.repeat(indent);
+  // A scalar item of a list (a source's `topics`).
+  if (value === null || typeof value !== 'object') {
+    return `${pad}${typeof value === 'string' ? JSON.stringify(value) : String(value)}`;
+  }
   if (Array.isArray(value)) {
     return value
       .map((item) => {

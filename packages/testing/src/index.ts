@@ -43,3 +43,4 @@ export { publishWithInt64Headers } from './amqp-raw-publish.js';
 export * from './fixtures/broker-source.js';
 export * from './nats-kit.js';
 export * from './kafka-kit.js';
+export * from './kafka-private-broker.js';

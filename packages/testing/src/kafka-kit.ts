@@ -117,10 +117,23 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
       const records: ConsumedRecord[] = [];
       const groupId = `${prefix}.${run}.collect.${randomUUID().slice(0, 8)}`;
       groups.push(groupId);
-      const consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+      let consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
       const started = (async () => {
-        await consumer.connect();
-        await consumer.subscribe({ topics: [topic], fromBeginning: true });
+        // A broker that has just started again may not serve the topic for a moment
+        // (UNKNOWN_TOPIC_OR_PARTITION): the subscription is tried again for a while.
+        const deadline = Date.now() + 60_000;
+        for (;;) {
+          try {
+            await consumer.connect();
+            await consumer.subscribe({ topics: [topic], fromBeginning: true });
+            break;
+          } catch (error: unknown) {
+            await consumer.disconnect().catch(() => undefined);
+            if (Date.now() > deadline) throw error;
+            consumer = kafka.consumer({ groupId, maxWaitTimeInMs: 100 });
+            await new Promise((resolve) => setTimeout(resolve, 250));
+          }
+        }
         await consumer.run({
           eachMessage: ({ message, partition }) => {
             const headers = Object.entries(message.headers ?? {}).flatMap(([name, value]) =>
@@ -139,6 +152,8 @@ export async function createKafkaKit(brokers: string, prefix: string): Promise<K
           },
         });
       })();
+      // A collection that never started shows as records missing, not as an unhandled rejection.
+      started.catch(() => undefined);
       const stop = async () => {
         await started.catch(() => undefined);
         await consumer.disconnect();

@@ -28,6 +28,7 @@ import {
 import { checkBrokerSpeaks, KafkaBrokerUnsupportedError } from '../broker-check.js';
 import { closeWithin, createClient, errorText } from '../connection.js';
 import type { Consumer, EachBatchPayload, ISocketFactory, KafkaMessage } from '../kafkajs.js';
+import { consumeRefusal } from './consume-refusal.js';
 import { InHandSlots } from './in-hand-slots.js';
 import { OffsetLedger, type Ticket } from './offset-ledger.js';
 import { recordDelivery } from './record-delivery.js';
@@ -124,10 +125,13 @@ export class KafkaSourceConsumer implements SourceConsumer {
     try {
       await this.#connect();
     } catch (error: unknown) {
+      const refusal = consumeRefusal(this.source, this.#config, error);
       this.#logger.warn(
-        error instanceof KafkaBrokerUnsupportedError
-          ? `Source '${this.source}' cannot consume, and tries again in the background: ${errorText(error)}`
-          : `Source '${this.source}' cannot reach Kafka yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
+        refusal !== undefined
+          ? `${refusal} It tries again in the background.`
+          : error instanceof KafkaBrokerUnsupportedError
+            ? `Source '${this.source}' cannot consume, and tries again in the background: ${errorText(error)}`
+            : `Source '${this.source}' cannot reach Kafka yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
       );
       this.#scheduleReconnect();
     }
@@ -243,8 +247,11 @@ export class KafkaSourceConsumer implements SourceConsumer {
       this.#connect().then(
         () => this.#logger.info(`Source '${this.source}' consumes from Kafka again.`),
         (error: unknown) => {
+          const refusal = consumeRefusal(this.source, this.#config, error);
           this.#logger.warn(
-            `Source '${this.source}' could not reconnect to Kafka; it tries again in ${this.#reconnectDelayMs} ms. Reason: ${errorText(error)}`,
+            refusal !== undefined
+              ? `${refusal} It tries again in ${this.#reconnectDelayMs} ms.`
+              : `Source '${this.source}' could not reconnect to Kafka; it tries again in ${this.#reconnectDelayMs} ms. Reason: ${errorText(error)}`,
           );
           this.#scheduleReconnect();
         },

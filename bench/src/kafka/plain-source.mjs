@@ -1,0 +1,144 @@
+/**
+ * The yardstick of the Kafka source (kf-src-plain): a plain kafkajs consumer that keeps the source
+ * contract of spec §7.7 and does nothing else. Auto-commit off; at most 100 records in hand over
+ * the whole consumer (the source's default `maxPollRecords`), 4 partitions at once (as the
+ * source); each record stored through QueueBox's own inbox store (its grouped INSERT, one commit
+ * for the records stored together), and the offset past a batch committed only after every
+ * record of it is stored. No transform, no header conversion, no health, no metrics: what is left
+ * is the broker, the database and the records the contract allows in hand.
+ */
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS, JsonPayload, silentLogger, systemClock } from '@queuebox/core';
+import { createPostgresInboxStore, runMigrations, tableNamesFrom } from '@queuebox/postgres';
+import { loadAverage } from '../lib/machine.mjs';
+import { connect, withDatabase } from '../lib/pg.mjs';
+import { log, now, round, sleep } from '../lib/util.mjs';
+import { produceBatches } from './broker.mjs';
+
+const IN_HAND = 100;
+const PARTITIONS_AT_ONCE = 4;
+
+/** A counting semaphore: the records in hand over every partition. */
+function slots(size) {
+  let free = size;
+  const waiting = [];
+  return {
+    acquire: () => (free > 0 ? (free--, Promise.resolve()) : new Promise((resolve) => waiting.push(resolve))),
+    release: () => {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    },
+  };
+}
+
+export async function plainSource(ctx, broker, { id }) {
+  const { options } = ctx;
+  const rows = options.rows;
+  const scratch = await broker.scratch(id);
+  try {
+    log(`${id}: ${rows} records into ${scratch.topic}, then a plain consumer storing them (${IN_HAND} in hand)`);
+    await produceBatches(broker.kafka, {
+      topic: scratch.topic,
+      count: rows,
+      batch: 500,
+      body: (i) => ctx.payloads.text(i, null),
+      key: (i) => `m-${i}`,
+    });
+    return await withDatabase('qb_bench', options['keep-db'], async (db) => {
+      const sql = connect(db, { max: 10 });
+      const consumer = broker.kafka.consumer({ groupId: `${scratch.topic}.plain`, maxWaitTimeInMs: 500 });
+      try {
+        await runMigrations(sql, { logger: silentLogger });
+        const tables = tableNamesFrom({
+          outboxTableName: 'outbox',
+          inboxTableName: 'inbox',
+          columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
+        });
+        const store = createPostgresInboxStore(sql, tables, systemClock);
+        const hand = slots(IN_HAND);
+        const loadBefore = loadAverage();
+        let stored = 0;
+        let first = null;
+        let last = null;
+        let finish;
+        const done = new Promise((resolve) => (finish = resolve));
+        const storeOne = (message) =>
+          store.store(
+            {
+              id: randomUUID(),
+              source: 'kf',
+              idempotencyKey: message.key.toString('utf8'),
+              aggregateId: null,
+              eventType: null,
+              payload: JsonPayload.fromText(message.value.toString('utf8')),
+              headers: {},
+              correlationId: null,
+              consumption: 'push',
+              publishTime: null,
+            },
+            { initialDelayMs: 0 },
+          );
+        await consumer.connect();
+        await consumer.subscribe({ topics: [scratch.topic], fromBeginning: true });
+        await consumer.run({
+          autoCommit: false,
+          partitionsConsumedConcurrently: PARTITIONS_AT_ONCE,
+          eachBatchAutoResolve: false,
+          eachBatch: async ({ batch, resolveOffset, heartbeat }) => {
+            first ??= now();
+            const tasks = [];
+            for (const message of batch.messages) {
+              await hand.acquire();
+              tasks.push(
+                storeOne(message).finally(() => {
+                  hand.release();
+                  stored += 1;
+                }),
+              );
+            }
+            await Promise.all(tasks);
+            const lastOffset = batch.messages.at(-1)?.offset;
+            if (lastOffset !== undefined) {
+              resolveOffset(lastOffset);
+              await consumer.commitOffsets([
+                { topic: batch.topic, partition: batch.partition, offset: String(BigInt(lastOffset) + 1n) },
+              ]);
+            }
+            last = now();
+            await heartbeat();
+            if (stored >= rows) finish();
+          },
+        });
+        await done;
+        await sleep(500);
+        const [count] = await sql`select count(*)::int as n, count(distinct idempotency_key)::int as keys from inbox`;
+        const seconds = (last - first) / 1000;
+        return {
+          id,
+          system: 'kafkajs',
+          title: `plain consumer keeping the source contract, ${IN_HAND} in hand`,
+          rows,
+          payloadBytes: options['body-bytes'],
+          settings: {
+            client: `kafkajs consumer, auto-commit off, ${PARTITIONS_AT_ONCE} partitions at once, ${IN_HAND} records in hand, each stored by QueueBox's inbox store (grouped INSERT), offsets committed after the batch's commits; nothing else`,
+          },
+          figures: {
+            storedPerSecond: round(rows / seconds, 0),
+            firstToLastSeconds: round(seconds, 2),
+            stored: count.n,
+            lost: Math.max(0, rows - count.keys),
+            storedTwice: count.n - count.keys,
+          },
+          loadAverage: { before: loadBefore, after: loadAverage() },
+          cpu: ctx.cpu.window(first, last),
+        };
+      } finally {
+        await consumer.disconnect().catch(() => undefined);
+        await sql.end({ timeout: 5 });
+      }
+    });
+  } finally {
+    await scratch.drop();
+  }
+}
