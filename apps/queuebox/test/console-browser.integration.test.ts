@@ -95,10 +95,15 @@ admin:
     await db?.drop();
   });
 
-  const cells = (selector: string) =>
-    page.$$eval(selector, (rows) =>
-      rows.map((row) => Array.from(row.querySelectorAll('td'), (td) => td.textContent ?? '')),
-    );
+  /** The cells of each row the selector matches, as text (locators: no DOM types in Node). */
+  const cells = async (selector: string) => {
+    const rows = page.locator(selector);
+    const out: string[][] = [];
+    for (let i = 0; i < (await rows.count()); i += 1)
+      out.push(await rows.nth(i).locator('td').allTextContents());
+    return out;
+  };
+  const textOf = async (selector: string) => (await page.textContent(selector)) ?? '';
 
   it('shows dead rows, filters, opens one, replays it, and the sink receives it', async () => {
     await db.sql`
@@ -132,20 +137,15 @@ admin:
     await page.selectOption('#filter-state', 'dead');
     await page.fill('#filter-group', 'order.paid');
     await page.click('#search');
-    await page.waitForFunction(() => {
-      const rows = document.querySelectorAll('#rows tbody tr');
-      return (
-        rows.length === 3 && Array.from(rows).every((r) => r.textContent?.includes('order.paid'))
-      );
-    });
+    await eventually(async () => {
+      const rows = await cells('#rows tbody tr');
+      return rows.length === 3 && rows.every((row) => row[2] === 'order.paid');
+    }, 30_000);
 
     // Open one: its detail is the stored row.
-    const id = await page.$eval('#rows tbody tr', (row) => (row as HTMLElement).dataset.id ?? '');
+    const id = (await page.locator('#rows tbody tr').first().getAttribute('data-id')) ?? '';
     await page.click(`#rows tbody tr[data-id="${id}"] button`);
-    await page.waitForFunction(
-      (wanted) => document.getElementById('detail')?.textContent?.includes(wanted) ?? false,
-      `"id": "${id}"`,
-    );
+    await eventually(async () => (await textOf('#detail')).includes(`"id": "${id}"`), 30_000);
     const detail = JSON.parse((await page.textContent('#detail')) ?? '{}') as Record<
       string,
       unknown
@@ -158,9 +158,7 @@ admin:
     const refused = forId().length;
     expect(refused).toBeGreaterThan(0);
     await page.click('#replay');
-    await page.waitForFunction(
-      () => document.getElementById('status')?.textContent?.includes('1 row(s) moved') ?? false,
-    );
+    await eventually(async () => (await textOf('#status')).includes('1 row(s) moved'), 30_000);
     const delivered = await eventually(() => forId()[refused], 90_000);
     // A replay starts the count again: the delivery is a first attempt.
     expect(delivered.headers['x-attempt']).toBe('0');

@@ -7,7 +7,8 @@ import type { TableNames } from '../schema/table-names.js';
  * continues after a position with a row comparison, so a page is one range of an index
  * (V13's dead-row indexes for state `dead`, `idx_inbox_state_created` for the inbox) and never
  * a sort of the table. One state or one topic is bound as a plain equality, not `= ANY`, so the
- * planner can match a partial index's predicate.
+ * planner can match a partial index's predicate. ORDER BY names the table's columns through its
+ * alias: bare, `id` would be the output column (`id::text`), a text sort no index serves.
  */
 
 interface Shape {
@@ -106,8 +107,8 @@ export function listStatement(
   const text = `SELECT ${s.id}::text AS "id", ${s.state} AS "state", ${s.group} AS "group",
   ${s.key} AS "key", ${s.attempt} AS "attempt", ${s.createdAt} AS "createdAt",
   ${s.createdAt}::text AS "position", left(${s.lastError}, 500) AS "lastError"
-FROM ${s.table}
-${where.length === 0 ? '' : `WHERE ${where.join('\n  AND ')}\n`}ORDER BY ${s.createdAt} DESC, ${s.id} DESC
+FROM ${s.table} AS t
+${where.length === 0 ? '' : `WHERE ${where.join('\n  AND ')}\n`}ORDER BY t.${s.createdAt} DESC, t.${s.id} DESC
 LIMIT $${params.length}`;
   return { text, params };
 }
@@ -143,7 +144,7 @@ export function countByStateStatement(tables: TableNames, table: ConsoleTable): 
 export function deadGroupsStatement(tables: TableNames, table: ConsoleTable): string {
   const s = shapeOf(tables, table);
   return `SELECT ${s.group} AS "group",
-  COALESCE(NULLIF(btrim(substring(${s.lastError} from '^[^:]{1,120}')), ''), '(no error)') AS "reason",
+  COALESCE(NULLIF(btrim(left(split_part(${s.lastError}, ':', 1), 120)), ''), '(no error)') AS "reason",
   count(*)::int8 AS "count"
 FROM ${s.table}
 WHERE ${s.state} = 'dead'
