@@ -248,8 +248,9 @@ describe.skipIf(!pg.available)('the dead-letter console API on a real database',
       limit: 20,
     });
     expect(await done.json()).toEqual({ discarded: 20 });
-    const left =
-      await db.sql`SELECT state, count(*)::int AS n FROM outbox WHERE topic = 'order.created' GROUP BY state ORDER BY state`;
+    const left = await db.sql<
+      { state: string; n: number }[]
+    >`SELECT state, count(*)::int AS n FROM outbox WHERE topic = 'order.created' GROUP BY state ORDER BY state`;
     expect(left.map((r) => [r.state, r.n])).toEqual([
       ['dead', 10],
       ['pending', 3],
