@@ -11,6 +11,7 @@ import { runNats } from './nats/index.mjs';
 import { runKafka } from './kafka/index.mjs';
 import { runClient } from './client/index.mjs';
 import { runBurst } from './burst/index.mjs';
+import { runConsole } from './console/index.mjs';
 
 const { command, options } = parseArgs(process.argv.slice(2));
 const commands = {
@@ -21,11 +22,12 @@ const commands = {
   kafka: [runKafka],
   client: [runClient],
   burst: [runBurst],
+  console: [runConsole],
   all: [runOutbox, runInbox],
 };
 if (!(command in commands)) {
   console.error(
-    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|kafka|client|burst|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
+    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|kafka|client|burst|console|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
   );
   process.exit(2);
 }

@@ -3,6 +3,7 @@ import type {
   DatabaseConfig,
   Database,
   DatabaseDeps,
+  ConsoleStore,
   InboxStore,
   MigrateOptions,
   MigrationReport,
@@ -10,6 +11,7 @@ import type {
   RetentionStore,
 } from '@queuebox/core';
 import type postgres from 'postgres';
+import { createPostgresConsoleStore } from './console/console-store.js';
 import { createPostgresInboxStore } from './inbox/inbox-store.js';
 import { runMigrations } from './migrator/migrate.js';
 import { createPostgresOutboxStore } from './outbox/outbox-store.js';
@@ -55,6 +57,9 @@ export function createPostgresDatabase(
     },
     retentionStore(): RetentionStore {
       return createPostgresRetentionStore(sql, tables, deps.clock);
+    },
+    consoleStore(): ConsoleStore {
+      return createPostgresConsoleStore(sql, tables, deps.clock);
     },
     async close(): Promise<void> {
       await sql.end({ timeout: 5 });

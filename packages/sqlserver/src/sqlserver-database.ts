@@ -8,7 +8,9 @@ import {
   type MigrationReport,
   type OutboxStore,
   type RetentionStore,
+  type ConsoleStore,
 } from '@queuebox/core';
+import { createSqlServerConsoleStore } from './console/console-store.js';
 import type { SqlServerPool } from './connection/pool.js';
 import { runMigrations } from './migrator/migrate.js';
 import { checkSchema } from './schema/schema-guard.js';
@@ -61,6 +63,9 @@ export function createSqlServerDatabase(
     },
     retentionStore(): RetentionStore {
       return createSqlServerRetentionStore(pool, tables);
+    },
+    consoleStore(): ConsoleStore {
+      return createSqlServerConsoleStore(pool, tables, deps.clock);
     },
     close(): Promise<void> {
       return pool.close();

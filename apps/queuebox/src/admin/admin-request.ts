@@ -43,3 +43,16 @@ export async function readAdminRequest(
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The front of a read (GET) admin route: the same validator on an empty body, so a bearer token
+ * or API key works as on the writes, and an HMAC signs the empty body.
+ */
+export function authorizeRead(
+  c: Context,
+  auth: AuthValidator | null,
+): { readonly ok: true } | { readonly ok: false; readonly error: string } {
+  if (auth === null) return { ok: true };
+  const verdict = auth.validate((name) => c.req.header(name), new Uint8Array(0));
+  return verdict.ok ? { ok: true } : { ok: false, error: verdict.reason };
+}

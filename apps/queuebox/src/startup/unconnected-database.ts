@@ -20,6 +20,7 @@ export function unconnectedDatabase(): Database {
     outboxStore: store,
     inboxStore: store,
     retentionStore: store,
+    consoleStore: store,
     close: () => Promise.resolve(),
   };
 }

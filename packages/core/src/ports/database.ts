@@ -4,6 +4,7 @@ import type { Logger } from './logger.js';
 import type { InboxStore } from './inbox-store.js';
 import type { OutboxStore } from './outbox-store.js';
 import type { RetentionStore } from './retention-store.js';
+import type { ConsoleStore } from './console-store.js';
 
 export interface MigrateOptions {
   /** `migrate --baseline <version>`: record this version as applied without running it. */
@@ -27,6 +28,8 @@ export interface Database {
   outboxStore(): OutboxStore;
   inboxStore(): InboxStore;
   retentionStore(): RetentionStore;
+  /** The dead-letter console's queries, where the dialect has them. */
+  consoleStore?(): ConsoleStore;
   close(): Promise<void>;
 }
 

@@ -11,3 +11,4 @@ export * from './source-consumer.js';
 export * from './broker.js';
 export * from './metrics.js';
 export * from './capture.js';
+export * from './console-store.js';

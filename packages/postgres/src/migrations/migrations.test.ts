@@ -17,11 +17,13 @@ const REFERENCE_SCRIPTS = [
 ];
 
 describe('the bundled migration set', () => {
-  it('is V1..V11 under the reference file names', () => {
-    expect(migrations.map((m) => m.script)).toEqual(REFERENCE_SCRIPTS);
-    expect(migrations.map((m) => m.version)).toEqual(
+  it('is V1..V11 under the reference file names, then the files added after them', () => {
+    expect(migrations.slice(0, 11).map((m) => m.script)).toEqual(REFERENCE_SCRIPTS);
+    expect(migrations.slice(0, 11).map((m) => m.version)).toEqual(
       REFERENCE_SCRIPTS.map((_s, i) => String(i + 1)),
     );
+    expect(migrations.map((m) => m.script)).toContain('V13__add_dead_letter_indexes.sql');
+    for (const m of migrations) expect(m.script.startsWith(`V${m.version}__`)).toBe(true);
   });
 
   it('describes each file as Flyway does: the name after "__" with "_" as space', () => {

@@ -110,6 +110,28 @@ const EXPECTED_INDEXES: Record<string, string> = {
     'key, sequence',
     "((state)::text = ANY ((ARRAY['pending'::character varying, 'processing'::character varying])::text[]))",
   ),
+  // V13, beyond the reference: the console's dead-letter pages.
+  idx_outbox_dead_created: btree(
+    false,
+    'idx_outbox_dead_created',
+    'outbox',
+    'created_at, id',
+    stateIs('dead'),
+  ),
+  idx_outbox_dead_topic_created: btree(
+    false,
+    'idx_outbox_dead_topic_created',
+    'outbox',
+    'topic, created_at, id',
+    stateIs('dead'),
+  ),
+  idx_inbox_dead_source_created: btree(
+    false,
+    'idx_inbox_dead_source_created',
+    'inbox',
+    'source, created_at, id',
+    stateIs('dead'),
+  ),
   inbox_pkey: btree(true, 'inbox_pkey', 'inbox', 'id'),
   uq_inbox_source_idempotency: btree(
     true,

@@ -9,7 +9,11 @@ import { BASELINE_REFUSED, TABLES_WITHOUT_HISTORY, runMigrations } from './migra
 
 const pg = await requireService('postgres', 'postgres: migrator');
 
-const ALL = ['1', '2', '3', '4', '5', '6', '7', '8', '9', '10', '11'];
+// Every bundled version: the reference's V1..V11 and the files added after them.
+const ALL = migrations.map((m) => m.version);
+const APPLIED_ALL = `Applied ${ALL.length} migration(s): ${ALL.join(', ')}.`;
+/** The versions after `version`, in order. */
+const after = (version: string) => ALL.slice(ALL.indexOf(version) + 1);
 
 interface HistoryLine {
   installed_rank: number;
@@ -55,18 +59,16 @@ describe.skipIf(!pg.available)('the migrator', () => {
     throw new Error('expected the migration to fail');
   };
 
-  it('applies V1..V11 on an empty database, logs them, and a second run applies nothing', async () => {
+  it('applies every bundled version on an empty database, logs them, and a second run applies nothing', async () => {
     const db = await fresh();
     const logger = recordingLogger();
     const first = await runMigrations(db.sql, { logger });
     expect(first).toEqual({ applied: ALL, baseline: null });
-    expect(logger.messages('info')).toContain(
-      'Applied 11 migration(s): 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.',
-    );
+    expect(logger.messages('info')).toContain(APPLIED_ALL);
 
     const second = await runMigrations(db.sql, { logger });
     expect(second).toEqual({ applied: [], baseline: null });
-    expect(await history(db)).toHaveLength(11);
+    expect(await history(db)).toHaveLength(ALL.length);
   });
 
   it('writes history rows the way Flyway does', async () => {
@@ -75,7 +77,7 @@ describe.skipIf(!pg.available)('the migrator', () => {
     const [me] = await db.sql<{ user: string }[]>`SELECT current_user AS user`;
     const user = me?.user;
     const rows = await history(db);
-    expect(rows.map((r) => r.installed_rank)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(rows.map((r) => r.installed_rank)).toEqual(ALL.map((_v, i) => i + 1));
     rows.forEach((row, i) => {
       const migration = migrations[i]!;
       expect(row).toMatchObject({
@@ -137,9 +139,7 @@ describe.skipIf(!pg.available)('the migrator', () => {
       success: true,
     });
     expect(rows.slice(1).map((r) => r.version)).toEqual(ALL);
-    expect(rows.slice(1).map((r) => r.installed_rank)).toEqual([
-      2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-    ]);
+    expect(rows.slice(1).map((r) => r.installed_rank)).toEqual(ALL.map((_v, i) => i + 2));
     const [kept] = await db.sql<{ outbox_note: string }[]>`SELECT outbox_note FROM orders`;
     expect(kept?.outbox_note).toBe('kept');
   });
@@ -149,10 +149,10 @@ describe.skipIf(!pg.available)('the migrator', () => {
     await applyByHand(db, 6);
     const logger = recordingLogger();
     const report = await runMigrations(db.sql, { logger, baseline: '6' });
-    expect(report).toEqual({ applied: ['7', '8', '9', '10', '11'], baseline: '6' });
+    expect(report).toEqual({ applied: after('6'), baseline: '6' });
     expect(logger.messages('info')).toEqual([
       'Recorded the baseline at version 6.',
-      'Applied 5 migration(s): 7, 8, 9, 10, 11.',
+      `Applied ${after('6').length} migration(s): ${after('6').join(', ')}.`,
     ]);
     const rows = await history(db);
     expect(rows.map((r) => [r.installed_rank, r.version, r.type, r.script])).toEqual([
@@ -162,6 +162,7 @@ describe.skipIf(!pg.available)('the migrator', () => {
       [4, '9', 'SQL', 'V9__add_aggregate_type.sql'],
       [5, '10', 'SQL', 'V10__add_inbox_headers.sql'],
       [6, '11', 'SQL', 'V11__add_outbox_sequence.sql'],
+      ...migrations.slice(11).map((m, i) => [7 + i, m.version, 'SQL', m.script]),
     ]);
     expect(rows[0]).toMatchObject({
       description: '<< Flyway Baseline >>',
@@ -187,10 +188,10 @@ describe.skipIf(!pg.available)('the migrator', () => {
   it('refuses a baseline version it does not bundle, listing the bundled versions', async () => {
     const db = await fresh();
     const error = await failure(
-      runMigrations(db.sql, { logger: recordingLogger(), baseline: '12' }),
+      runMigrations(db.sql, { logger: recordingLogger(), baseline: '99' }),
     );
-    expect(error.message).toContain("Version '12' is not a bundled migration");
-    expect(error.message).toContain('The bundled versions are: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11.');
+    expect(error.message).toContain("Version '99' is not a bundled migration");
+    expect(error.message).toContain(`The bundled versions are: ${ALL.join(', ')}.`);
     const [found] = await db.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'flyway_schema_history'`;
     expect(found?.n).toBe(0);
@@ -214,9 +215,9 @@ describe.skipIf(!pg.available)('the migrator', () => {
            'reference', now(), 12, true)`;
     }
     const report = await runMigrations(db.sql, { logger: recordingLogger() });
-    expect(report.applied).toEqual(['11']);
+    expect(report.applied).toEqual(after('10'));
     const rows = await history(db);
-    expect(rows.at(-1)).toMatchObject({
+    expect(rows[10]).toMatchObject({
       installed_rank: 11,
       version: '11',
       checksum: flywayChecksum(migrations[10]!.sql),
@@ -233,7 +234,7 @@ describe.skipIf(!pg.available)('the migrator', () => {
       const reports = await Promise.all(
         replicas.map((sql) => runMigrations(sql, { logger: recordingLogger() })),
       );
-      expect(reports.map((r) => r.applied.length).sort((a, b) => a - b)).toEqual([0, 11]);
+      expect(reports.map((r) => r.applied.length).sort((a, b) => a - b)).toEqual([0, ALL.length]);
     } finally {
       await Promise.all(replicas.map((sql) => sql.end()));
     }
@@ -302,7 +303,9 @@ describe.skipIf(!pg.available)('the migrator', () => {
     for (const [id, createdAt] of rows) {
       await db.sql`INSERT INTO outbox (id, topic, key, payload, created_at) VALUES (${id}, 't', 'k', '{}', ${createdAt})`;
     }
-    expect((await runMigrations(db.sql, { logger: recordingLogger() })).applied).toEqual(['11']);
+    expect((await runMigrations(db.sql, { logger: recordingLogger() })).applied).toEqual(
+      after('10'),
+    );
     const numbered = await db.sql<{ id: string; sequence: string }[]>`
       SELECT id::text AS id, sequence::text AS sequence FROM outbox ORDER BY sequence`;
     expect(numbered).toEqual([

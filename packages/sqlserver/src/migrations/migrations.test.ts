@@ -20,6 +20,7 @@ describe('the bundled SQL Server migrations', () => {
       '9',
       '10',
       '11',
+      '13',
     ]);
   });
 
@@ -49,6 +50,9 @@ describe('the bundled SQL Server migrations', () => {
       'idx_inbox_pull_pending',
       'idx_inbox_pull_busy',
       'queuebox_capture_state',
+      'idx_outbox_dead_created',
+      'idx_outbox_dead_topic_created',
+      'idx_inbox_dead_source_created',
     ]) {
       expect(all).toContain(name);
     }

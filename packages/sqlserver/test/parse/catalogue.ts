@@ -3,6 +3,7 @@ import { captureSql } from '../../src/capture/capture-sql.js';
 import { migrations } from '../../src/migrations/index.js';
 import * as history from '../../src/migrator/history-sql.js';
 import { outboxStatements } from '../../src/outbox/outbox-statements.js';
+import { consoleEntries } from './console-catalogue.js';
 import { inboxEntries } from './inbox-catalogue.js';
 import { retentionEntries } from './retention-catalogue.js';
 import { pullEntries } from './pull-catalogue.js';
@@ -61,6 +62,7 @@ export function catalogue(): Entry[] {
     entries.push(...outboxEntries(layout, config));
     entries.push(...inboxEntries(layout, config));
     entries.push(...retentionEntries(layout, config));
+    entries.push(...consoleEntries(layout, config));
     for (const requirement of requirementsOf(config)) {
       entries.push({
         name: `schema guard (${layout}): column lookup of ${requirement.table}`,
