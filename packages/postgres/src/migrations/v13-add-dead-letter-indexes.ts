@@ -1,4 +1,4 @@
-import type { Migration } from './migration.js';
+import type { Migration } from '@queuebox/core';
 
 /** The one place this file's number is written: renumbering it is this line. */
 const VERSION = '13';
