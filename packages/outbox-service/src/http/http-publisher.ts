@@ -13,7 +13,9 @@
  */
 import {
   sanitize,
+  SIGNING_HEADERS,
   type AppConfig,
+  type Clock,
   type Logger,
   type HeaderMap,
   type HttpDestinationConfig,
@@ -31,6 +33,7 @@ import { requestHeaders, staticHeaderMap, wireEntry } from './publish-headers.js
 import { exchange } from './http-exchange.js';
 import { statusClassOf, type HttpStatusClass } from './status-class.js';
 import { joinUrl, requestTarget } from './url-builder.js';
+import { createWebhookSigner, type WebhookSigner } from './webhook-signer.js';
 
 export interface HttpPublisherOptions {
   readonly config: Pick<AppConfig, 'destinations' | 'http'> & {
@@ -44,6 +47,8 @@ export interface HttpPublisherOptions {
   readonly connections?: number;
   /** Where a row header that cannot be sent is reported; silent by default. */
   readonly logger?: Logger;
+  /** The time a signing destination signs; the system clock by default. */
+  readonly clock?: Clock;
 }
 
 interface HttpTarget {
@@ -52,6 +57,8 @@ interface HttpTarget {
   readonly timeoutMs: number;
   readonly staticHeaders: HeaderMap;
   readonly auth: AuthHeaderSource;
+  /** Null unless the destination signs: the unsigned path does no signing work per message. */
+  readonly signer: WebhookSigner | null;
 }
 
 export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
@@ -64,7 +71,8 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
 
   const targets = new Map<string, HttpTarget>();
   for (const [name, destination] of Object.entries(config.destinations)) {
-    if (destination.type === 'http') targets.set(name, target(destination, tokens, connections));
+    if (destination.type === 'http')
+      targets.set(name, target(destination, tokens, connections, options.clock));
   }
 
   async function publish(request: PublishRequest): Promise<PublishOutcome> {
@@ -82,17 +90,21 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
       );
     }
     const { message } = request;
+    const { signer } = target;
     const headers = requestHeaders(
       message,
       target.staticHeaders,
       authHeader === null ? null : wireEntry(authHeader),
+      signer === null ? undefined : SIGNING_HEADERS,
     );
     if (headers.unsent !== null) warnUnsent(options.logger, message.id, headers.unsent);
+    // The stored text as it is, unless a transform made a new payload; signed as sent.
+    const body = request.payload.text;
+    if (signer !== null) signer(message.id, body, headers.list);
     const outcome = await exchange(target.pool, {
       path: target.path,
       headers: headers.list,
-      // The stored text as it is, unless a transform made a new payload.
-      body: request.payload.text,
+      body,
       timeoutMs: target.timeoutMs,
       signal: request.signal,
       maxErrorBytes,
@@ -119,8 +131,11 @@ function target(
   destination: HttpDestinationConfig,
   tokens: OAuth2TokenManager,
   connections: number,
+  clock: Clock | undefined,
 ): HttpTarget {
   const url = joinUrl(destination.baseUrl, destination.path);
+  // `?? null`: a hand-built configuration written before signing existed has no such key.
+  const signing = destination.signing ?? null;
   const pool = new DestinationPool(
     url.origin,
     {
@@ -141,6 +156,7 @@ function target(
     timeoutMs: destination.timeoutMs,
     staticHeaders: staticHeaderMap(destination.headers),
     auth: authHeaderSource(destination.auth, tokens, destination.timeoutMs),
+    signer: signing === null ? null : createWebhookSigner(signing, clock),
   };
 }
 

@@ -57,6 +57,8 @@ export function requestHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
   authHeader: HeaderEntry | null,
+  /** Lower-case names the destination also owns (the signing headers where it signs). */
+  alsoOwned?: readonly string[],
 ): RequestHeaders {
   const list = [
     'Content-Type',
@@ -90,7 +92,12 @@ export function requestHeaders(
   if (typeof connection === 'string') {
     for (const option of connectionOptions(connection)) row.delete(option);
   }
-  for (const [name, value] of mergeCustomHeaders(staticHeaders, authHeader, row).values())
+  for (const [name, value] of mergeCustomHeaders(
+    staticHeaders,
+    authHeader,
+    row,
+    alsoOwned,
+  ).values())
     list.push(name, value);
   return { list, unsent };
 }
