@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpDestinationConfig, HttpSourceConfig } from '@queuebox/core';
-import { ConfigError, loadConfig } from './index.js';
+import { ConfigError, explainConfig, loadConfig } from './index.js';
 
 const DB_ENV = {
   QUEUEBOX_CONFIG_FILE: '/cfg.yml',
@@ -155,5 +155,29 @@ describe('sources.<name>.auth: the senders’ schemes', () => {
   it('is not an admin auth type', () => {
     const [problem] = problems('admin: {enabled: true, auth: {type: github, secret: a}}\n');
     expect(problem).toMatch(/^admin\.auth\.type: unknown type github/);
+  });
+});
+
+describe('config print of the new keys', () => {
+  it('masks every secret and tells where each came from', () => {
+    const { settings } = explainConfig({
+      env: DB_ENV,
+      readFile: (path) =>
+        path === '/cfg.yml'
+          ? `${destination(`{scheme: standard-webhooks, secrets: [${SECRET}, whsec_AAAA]}`)}${source('{type: github, secret: gh-secret-1}')}`
+          : undefined,
+    });
+    const find = (path: string) => settings.find((s) => s.path === path);
+    expect(find('destinations.d.signing.secrets[1]')).toMatchObject({
+      value: 'Secret(***)',
+      origin: { kind: 'file' },
+    });
+    // A single `secret` is the list of one, and still comes from the file.
+    expect(find('sources.s.auth.secrets[0]')).toMatchObject({
+      value: 'Secret(***)',
+      origin: { kind: 'file' },
+    });
+    expect(find('sources.s.idempotencyKeyHeader')?.value).toBe('"X-GitHub-Delivery"');
+    expect(JSON.stringify(settings)).not.toMatch(/gh-secret-1|MfKQ9r8|whsec_AAAA/);
   });
 });
