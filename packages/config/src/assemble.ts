@@ -8,6 +8,7 @@
  */
 import {
   Secret,
+  senderScheme,
   type AppConfig,
   type CaptureConnectionConfig,
   type DatabaseConfig,
@@ -18,6 +19,7 @@ import {
   type HeaderFilterRule,
   type InboundAuthConfig,
   type RetentionPolicyConfig,
+  type SourceAuthConfig,
   type SourceConfig,
   type TransformConfig,
 } from '@queuebox/core';
@@ -28,6 +30,7 @@ import type {
   RawDestination,
   RawInboundAuth,
   RawSource,
+  RawSourceAuth,
   RawTransform,
 } from './schema/config.js';
 import { maskUrl, parseDuration } from './values.js';
@@ -118,7 +121,16 @@ function assembleDestination(raw: RawDestination): DestinationConfig {
   const common = { headers: raw.headers, transform: transform(raw.transform) };
   switch (raw.type) {
     case 'http':
-      return { ...raw, ...common, baseUrl: raw.baseUrl.trim(), auth: destinationAuth(raw.auth) };
+      return {
+        ...raw,
+        ...common,
+        baseUrl: raw.baseUrl.trim(),
+        auth: destinationAuth(raw.auth),
+        signing:
+          raw.signing === null
+            ? null
+            : { scheme: raw.signing.scheme, secrets: secretsOf(raw.signing) },
+      };
     case 'rabbitmq':
       return { ...raw, ...common, url: raw.url.trim(), exchange: raw.exchange ?? '' };
     case 'kafka':
@@ -159,17 +171,29 @@ function assembleSource(raw: RawSource): SourceConfig {
     filter: raw.filter === null ? null : filter(raw.filter),
   };
   switch (raw.type) {
-    case 'http':
+    case 'http': {
+      // A sender's own event id is the key when the source names none (its retries reuse it).
+      const eventId =
+        raw.idempotencyKeyHeader === null &&
+        raw.idempotencyKeyPath === null &&
+        raw.idempotencyKeyExpression === null &&
+        raw.auth !== null
+          ? (senderScheme(raw.auth.type)?.eventId ?? null)
+          : null;
       return {
         ...common,
         type: 'http',
         path: raw.path,
-        idempotencyKeyHeader: raw.idempotencyKeyHeader,
+        idempotencyKeyHeader:
+          eventId !== null && 'header' in eventId ? eventId.header : raw.idempotencyKeyHeader,
+        idempotencyKeyPath:
+          eventId !== null && 'path' in eventId ? [eventId.path] : common.idempotencyKeyPath,
         eventTypeHeader: raw.eventTypeHeader,
         aggregateIdHeader: raw.aggregateIdHeader,
-        auth: inboundAuth(raw.auth),
+        auth: sourceAuth(raw.auth),
         rateLimit: raw.rateLimit,
       };
+    }
     case 'rabbitmq':
       return {
         ...common,
@@ -233,6 +257,29 @@ function rule(raw: RawRule): HeaderFilterRule {
 /** Blocks that sources, destinations, routes and the admin routes share. */
 function transform(raw: RawTransform | null): TransformConfig | null {
   return raw === null ? null : { ...raw };
+}
+
+/** `secret` or `secrets` as one list; the rules make sure exactly one of the two is set. */
+function secretsOf(raw: { secret: Secret | null; secrets: Secret[] | null }): readonly Secret[] {
+  return raw.secrets ?? (raw.secret === null ? [] : [raw.secret]);
+}
+
+function sourceAuth(raw: RawSourceAuth | null): SourceAuthConfig | null {
+  if (raw === null) return null;
+  switch (raw.type) {
+    case 'standard-webhooks':
+    case 'stripe':
+      return {
+        type: raw.type,
+        secrets: secretsOf(raw),
+        timestampToleranceMs: raw.timestampTolerance,
+      };
+    case 'github':
+    case 'shopify':
+      return { type: raw.type, secrets: secretsOf(raw) };
+    default:
+      return inboundAuth(raw);
+  }
 }
 
 function inboundAuth(raw: RawInboundAuth | null | undefined): InboundAuthConfig | null {

@@ -186,6 +186,7 @@ destinations:
         path: '/',
         timeoutMs: 30_000,
         auth: null,
+        signing: null,
         headers: {},
         transform: null,
       },

@@ -96,8 +96,13 @@ function childOf(raw: RawNode | undefined, key: string | number): RawNode | unde
   if (raw.kind !== 'map') return undefined;
   const find = (name: string) =>
     raw.entries.find((entry) => normalizeKey(entry.written) === normalizeKey(name))?.node;
+  const found = find(key);
+  if (found !== undefined) return found;
+  // A single `secret` is assembled as a list of one (`secrets`).
+  const single = key === 'secrets' ? find('secret') : undefined;
+  if (single !== undefined) return { kind: 'list', items: [single] };
   // Durations are written `maxAge: 7d` and assembled as `maxAgeMs`.
-  return find(key) ?? (key.endsWith('Ms') ? find(key.slice(0, -2)) : undefined);
+  return key.endsWith('Ms') ? find(key.slice(0, -2)) : undefined;
 }
 
 function originOf(raw: RawNode | undefined, path: string, file: string): SettingOrigin {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeCustomHeaders, type HeaderMap } from './header-precedence.js';
-import { OWNED_HEADERS, isOwnedHeader } from './owned-headers.js';
+import { OWNED_HEADERS, SIGNING_HEADERS, isOwnedHeader, isSigningHeader } from './owned-headers.js';
 
 const map = (entries: Record<string, string>): HeaderMap =>
   new Map(Object.entries(entries).map(([name, value]) => [name.toLowerCase(), [name, value]]));
@@ -67,6 +67,29 @@ describe('header precedence', () => {
       expect([...merged.keys()].filter((name) => isOwnedHeader(name))).toEqual([]);
       expect(values(merged)).toMatchObject({ 'X-Static': 'static', 'X-Row': 'row' });
     }
+  });
+});
+
+describe('signing headers', () => {
+  it('are owned only where the destination says so: no row, static or auth copy then', () => {
+    const statics = map({ 'Webhook-Signature': 'v1,static', 'X-Static': 's' });
+    const auth = ['webhook-timestamp', '1'] as const;
+    const row = () => map({ 'WEBHOOK-ID': 'msg_row', 'X-Row': 'r' });
+    expect(values(mergeCustomHeaders(statics, auth, row(), SIGNING_HEADERS))).toEqual({
+      'X-Row': 'r',
+      'X-Static': 's',
+    });
+    // Without the extra list the merge is what it always was.
+    expect(values(mergeCustomHeaders(statics, auth, row()))).toEqual({
+      'WEBHOOK-ID': 'msg_row',
+      'X-Row': 'r',
+      'Webhook-Signature': 'v1,static',
+      'X-Static': 's',
+      'webhook-timestamp': '1',
+    });
+    expect(SIGNING_HEADERS).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(isSigningHeader('Webhook-Signature')).toBe(true);
+    expect(isOwnedHeader('webhook-id')).toBe(false);
   });
 });
 

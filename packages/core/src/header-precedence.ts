@@ -34,8 +34,21 @@ export function mergeCustomHeaders(
   staticHeaders: HeaderMap,
   auth: HeaderEntry | null,
   row: HeaderMap,
+  /** Lower-case names also owned on this destination (the signing headers where it signs). */
+  alsoOwned?: readonly string[],
 ): HeaderMap {
   for (const owned of ownedHeaderKeys()) row.delete(owned);
+  if (alsoOwned !== undefined) {
+    // Dropped after the merge too: a static or auth copy must not come back in.
+    for (const owned of alsoOwned) row.delete(owned);
+    mergeInto(staticHeaders, auth, row);
+    for (const owned of alsoOwned) row.delete(owned);
+    return row;
+  }
+  return mergeInto(staticHeaders, auth, row);
+}
+
+function mergeInto(staticHeaders: HeaderMap, auth: HeaderEntry | null, row: HeaderMap): HeaderMap {
   const relayed = row.has(RELAYED_ROW_HEADER);
   const authName = auth === null ? null : auth[0].toLowerCase();
   // On an application's row a row header keeps its place; checked before static ones are added.

@@ -26,6 +26,25 @@ export const OwnedHeader = {
   messageKey: 'X-Message-Key',
 } as const;
 
+/**
+ * The Standard Webhooks headers, owned on an HTTP destination that signs (`signing`): a row's,
+ * a static or an auth copy of them would sit beside the signature QueueBox computed, and a
+ * receiver that reads the other copy would reject every message (or, worse, accept a sender's).
+ * Only a signing destination owns them, so a destination without `signing` sends a row's
+ * `webhook-id` as it did before.
+ */
+export const SigningHeader = {
+  /** The outbox row id, as `X-Message-Id`. */
+  id: 'webhook-id',
+  /** Unix seconds when the attempt was signed. */
+  timestamp: 'webhook-timestamp',
+  /** `v1,<base64>` per secret, space-separated. */
+  signature: 'webhook-signature',
+} as const;
+
+/** The signing headers, lower-case, as header maps key them. */
+export const SIGNING_HEADERS: readonly string[] = Object.freeze(Object.values(SigningHeader));
+
 /** Every owned header, in its HTTP spelling. */
 export const OWNED_HEADERS: readonly string[] = Object.freeze(Object.values(OwnedHeader));
 
@@ -39,4 +58,9 @@ export function isOwnedHeader(name: string): boolean {
 /** The owned names in lower case, as header maps key them. */
 export function ownedHeaderKeys(): Iterable<string> {
   return OWNED_LOWER;
+}
+
+/** Whether a header name (any letter case) is a signing header (owned where a destination signs). */
+export function isSigningHeader(name: string): boolean {
+  return SIGNING_HEADERS.includes(name.toLowerCase());
 }

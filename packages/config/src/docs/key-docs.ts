@@ -111,6 +111,9 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
     path: { rule: 'no `.` or `..` segment' },
     timeoutMs: { rule: '> 0 (connect timeout is half)' },
     auth: { rule: '`type` required: `oauth2` | `basic` | `header`' },
+    signing: {
+      rule: '`scheme: standard-webhooks` and `secret` or `secrets` (`whsec_<base64>`); see [Signing](#signing-what-queuebox-sends)',
+    },
   },
   'destinations.rabbitmq': {
     url: { rule: '`amqp://` or `amqps://` URI with a host (never printed)' },
@@ -183,11 +186,13 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
       rule: 'non-blank; unique among HTTP sources; the route is `POST <inbox.basePath><path>`',
     },
     idempotencyKeyHeader: {
-      rule: 'a source needs one of `idempotencyKeyPath`, `idempotencyKeyHeader`, `idempotencyKeyExpression`',
+      rule: 'a source needs one of `idempotencyKeyPath`, `idempotencyKeyHeader`, `idempotencyKeyExpression`, unless its `auth.type` gives the event id',
     },
     eventTypeHeader: { rule: '', key: '`eventTypeHeader`, `aggregateIdHeader`' },
     aggregateIdHeader: null,
-    auth: { rule: '`type` required: `bearer` | `api-key` | `hmac`' },
+    auth: {
+      rule: '`type` required: `bearer` | `api-key` | `hmac` | `standard-webhooks` | `stripe` | `github` | `shopify`',
+    },
   },
   transform: {
     expression: { rule: 'non-blank JSONata (compiled at start)' },

@@ -3,7 +3,7 @@
  * (spec §6), the `routes` that name them (spec §5.1, §12.2) and `sources` (spec §7.1–7.3,
  * §7.5–7.8).
  */
-import { addressTemplateProblems } from '@queuebox/core';
+import { addressTemplateProblems, SIGNING_HEADERS, senderScheme } from '@queuebox/core';
 import { displayPath, type Path } from '../problems.js';
 import type { RawConfig, RawDestination, RawSource } from '../schema/config.js';
 import { parseDuration } from '../values.js';
@@ -12,6 +12,7 @@ import {
   checkInboundAuth,
   checkKafkaSecurity,
   checkNatsCredentials,
+  checkSecrets,
   requireText,
   type Rules,
 } from './shared.js';
@@ -29,6 +30,7 @@ function checkDestination(destination: RawDestination, path: Path, rules: Rules)
     case 'http': {
       const { auth } = destination;
       const at = [...path, 'auth'];
+      checkSigning(destination, path, rules);
       checkHttpUrl(
         rules,
         [...path, 'baseUrl'],
@@ -48,6 +50,25 @@ function checkDestination(destination: RawDestination, path: Path, rules: Rules)
     case 'nats':
       checkAddress(rules, path, 'subject', destination.subject, destination.subjectFrom);
       return checkNatsCredentials(rules, path, destination);
+  }
+}
+
+type HttpDestination = Extract<RawDestination, { type: 'http' }>;
+
+/** A signing destination owns the signing headers: a static copy would never be sent. */
+function checkSigning(destination: HttpDestination, path: Path, rules: Rules): void {
+  const { signing } = destination;
+  const at = [...path, 'signing'];
+  if (signing === null || rules.blocked(at)) return;
+  checkSecrets(rules, at, signing, true);
+  if (rules.has([...path, 'headers'])) return;
+  for (const name of Object.keys(destination.headers)) {
+    if (SIGNING_HEADERS.includes(name.toLowerCase())) {
+      rules.add(
+        [...path, 'headers', name],
+        `'${name}' is a header QueueBox sets itself when ${displayPath(at)} is set, so this value would never be sent; remove it`,
+      );
+    }
   }
 }
 
@@ -178,17 +199,19 @@ function checkHttp(
       paths.set(source.path, name);
     }
   }
+  const auth = rules.blocked([...path, 'auth']) ? null : source.auth;
+  const scheme = auth === null ? undefined : senderScheme(auth.type);
   if (
     source.idempotencyKeyPath === null &&
     source.idempotencyKeyHeader === null &&
-    source.idempotencyKeyExpression === null
+    source.idempotencyKeyExpression === null &&
+    (scheme?.eventId ?? null) === null
   ) {
     rules.add(
       path,
       `has no idempotency key; set ${key(path, 'idempotencyKeyPath')} to a JSONPath in the body, ${key(path, 'idempotencyKeyHeader')} to a request header, or ${key(path, 'idempotencyKeyExpression')} to a JSONata expression`,
     );
   }
-  const auth = rules.blocked([...path, 'auth']) ? null : source.auth;
   const authHeader = auth?.type === 'api-key' || auth?.type === 'hmac' ? auth.headerName : null;
   for (const field of [
     'idempotencyKeyHeader',
@@ -205,6 +228,11 @@ function checkHttp(
         [...path, field],
         `'${header}' names a credential header, which QueueBox never stores, so the value would never be found; name another header`,
       );
+    } else if (scheme?.signatureHeaders.includes(lower) === true) {
+      rules.add(
+        [...path, field],
+        `'${header}' carries the ${auth?.type ?? ''} signature that ${key(path, 'auth')} reads, which QueueBox never stores, so the value would never be found; name another header`,
+      );
     } else if (typeof authHeader === 'string' && lower === authHeader.trim().toLowerCase()) {
       rules.add(
         [...path, field],
@@ -212,5 +240,14 @@ function checkHttp(
       );
     }
   }
-  checkInboundAuth(rules, [...path, 'auth'], auth);
+  if (auth === null) return;
+  switch (auth.type) {
+    case 'standard-webhooks':
+    case 'stripe':
+    case 'github':
+    case 'shopify':
+      return checkSecrets(rules, [...path, 'auth'], auth, auth.type === 'standard-webhooks');
+    default:
+      return checkInboundAuth(rules, [...path, 'auth'], auth);
+  }
 }

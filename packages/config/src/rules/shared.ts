@@ -5,6 +5,7 @@
  * type says, so a rule asks `has` before it reads one, as the reference's rules stay quiet on a
  * broken value instead of piling a second line onto the first.
  */
+import type { Secret } from '@queuebox/core';
 import type * as v from 'valibot';
 import { comparable, displayPath, isPrefix, type Path } from '../problems.js';
 import type { RawInboundAuth } from '../schema/config.js';
@@ -69,6 +70,54 @@ export function checkInboundAuth(rules: Rules, path: Path, auth: RawInboundAuth 
       `${format} needs ${displayPath([...path, 'timestampHeader'])}; every request would fail with a missing timestamp header, so set the timestamp header or use BODY`,
     );
   }
+}
+
+/** What a block with `secret` or `secrets` holds after the parse. */
+interface SecretKeys {
+  readonly secret: Secret | null;
+  readonly secrets: readonly Secret[] | null;
+}
+
+/**
+ * Exactly one of `secret` and `secrets`; with `whsec` each must be a Standard Webhooks secret,
+ * whose HMAC key is the base64 after `whsec_` (a secret that is no base64 signs with the wrong
+ * key, and every receiver would reject every request).
+ */
+export function checkSecrets(rules: Rules, path: Path, block: SecretKeys, whsec: boolean): void {
+  if (rules.blocked(path) || rules.has([...path, 'secret']) || rules.has([...path, 'secrets']))
+    return;
+  const [one, many] = [displayPath([...path, 'secret']), displayPath([...path, 'secrets'])];
+  if (block.secret === null && block.secrets === null) {
+    rules.add([...path, 'secret'], `required; set ${one}, or ${many} (a list) during a rotation`);
+    return;
+  }
+  if (block.secret !== null && block.secrets !== null) {
+    rules.add(
+      [...path, 'secrets'],
+      `cannot be combined with ${one}; put every secret in ${many}, or keep only ${one}`,
+    );
+    return;
+  }
+  if (!whsec) return;
+  const written = block.secrets ?? (block.secret === null ? [] : [block.secret]);
+  written.forEach((secret, index) => {
+    const key = block.secrets === null ? [...path, 'secret'] : [...path, 'secrets', index];
+    if (!isWebhookSecret(secret.reveal())) {
+      rules.add(
+        key,
+        "is not a Standard Webhooks secret; write 'whsec_' followed by the base64 of the key (the value is not printed)",
+      );
+    }
+  });
+}
+
+const BASE64 =
+  /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+
+/** `whsec_<base64>` (the prefix may be left out, as the Standard Webhooks libraries accept). */
+export function isWebhookSecret(secret: string): boolean {
+  const body = secret.startsWith('whsec_') ? secret.slice('whsec_'.length) : secret;
+  return body.length >= 4 && BASE64.test(body);
 }
 
 /** An absolute http(s) URL without credentials (spec §6.1, §16.2); `hint` says where they go. */

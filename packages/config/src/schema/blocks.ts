@@ -4,7 +4,19 @@
  */
 import { v, optKinded, optSection } from './kit.js';
 import { headerName, nonBlank, secretHeaderValue, secretNotBlank } from './checks.js';
-import { int, ms, oneOf, opt, optOneOf, optText, secret, str, text, textMap } from './scalars.js';
+import {
+  int,
+  ms,
+  oneOf,
+  opt,
+  optOneOf,
+  optText,
+  picklist,
+  secret,
+  str,
+  text,
+  textMap,
+} from './scalars.js';
 
 const nonBlankSecret = v.pipe(secret, secretNotBlank);
 
@@ -15,7 +27,7 @@ export const transformBlock = optSection({
   onError: oneOf(['Fail', 'Skip', 'Dead'], 'Fail'),
 });
 
-export const inboundAuthBlock = optKinded({
+const inboundKinds = {
   bearer: { token: nonBlankSecret },
   'api-key': { key: nonBlankSecret, headerName: v.optional(nonBlank, 'X-API-Key') },
   hmac: {
@@ -28,6 +40,36 @@ export const inboundAuthBlock = optKinded({
     // `BODY|TIMESTAMP_DOT_BODY`, and since 0.4.1 also `body|timestamp-dot-body`.
     signaturePayloadFormat: optOneOf(['BODY', 'TIMESTAMP_DOT_BODY', 'body', 'timestamp-dot-body']),
   },
+};
+
+/** `bearer`, `api-key`, `hmac`: sources and the admin routes. */
+export const inboundAuthBlock = optKinded(inboundKinds);
+
+/** One or more secrets; `file:<path>` reads each. */
+const secretList = v.pipe(
+  v.array(nonBlankSecret, 'must be a list of secrets'),
+  v.check((items) => items.length > 0, 'the list must not be empty'),
+);
+
+/** `secret`, or `secrets` during a rotation: exactly one of the two (source and signing rules). */
+export const secretKeys = { secret: opt(nonBlankSecret), secrets: opt(secretList) };
+
+/**
+ * Sources also take the common senders' own schemes; the admin routes do not (nobody signs an
+ * admin call the way Stripe signs an event).
+ */
+export const sourceAuthBlock = optKinded({
+  ...inboundKinds,
+  'standard-webhooks': { ...secretKeys, timestampTolerance: ms(300_000) },
+  stripe: { ...secretKeys, timestampTolerance: ms(300_000) },
+  github: secretKeys,
+  shopify: secretKeys,
+});
+
+/** `destinations.<name>.signing` (HTTP): Standard Webhooks signatures on every request. */
+export const signingBlock = optSection({
+  scheme: picklist(['standard-webhooks']),
+  ...secretKeys,
 });
 
 export const destinationAuthBlock = optKinded({

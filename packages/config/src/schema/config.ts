@@ -124,4 +124,5 @@ export type RawDestination = RawConfig['destinations'][string];
 export type RawSource = RawConfig['sources'][string];
 export type RawRoute = RawConfig['routes'][number];
 export type RawInboundAuth = NonNullable<RawConfig['admin']['auth']>;
+export type RawSourceAuth = NonNullable<Extract<RawSource, { type: 'http' }>['auth']>;
 export type RawTransform = NonNullable<RawRoute['transform']>;

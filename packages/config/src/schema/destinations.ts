@@ -3,7 +3,7 @@
  * entry of `destinationKinds` (and its rules in `rules/kinds.ts`).
  */
 import { v, kinded, mapOf } from './kit.js';
-import { destinationAuthBlock, transformBlock } from './blocks.js';
+import { destinationAuthBlock, signingBlock, transformBlock } from './blocks.js';
 import {
   amqpUri,
   headerName,
@@ -55,6 +55,7 @@ export const destinationKinds = {
     path: v.optional(v.pipe(text, noDotSegment), '/'),
     timeoutMs: ms(30_000),
     auth: destinationAuthBlock,
+    signing: signingBlock,
     ...destinationCommon,
     // Each static header goes on every request: one HTTP cannot carry would fail every message.
     headers: textMap(v.pipe(v.string(), headerName), v.pipe(text, headerValue)),

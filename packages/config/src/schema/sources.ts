@@ -3,7 +3,7 @@
  * (and its rules in `rules/kinds.ts`).
  */
 import { v, defaulted, kinded, listOf, mapOf, optSection, section } from './kit.js';
-import { inboundAuthBlock, transformBlock } from './blocks.js';
+import { sourceAuthBlock, transformBlock } from './blocks.js';
 import { amqpUri, delay, glob, jsonPaths, nonBlank, nonEmptyList, rule } from './checks.js';
 import { kafkaSecurity, natsCredentials } from './destinations.js';
 import { bool, boolean, int, integer, list, ms, oneOf, opt, optText, text } from './scalars.js';
@@ -87,7 +87,7 @@ export const sourceKinds = {
     idempotencyKeyHeader: optText,
     eventTypeHeader: optText,
     aggregateIdHeader: optText,
-    auth: inboundAuthBlock,
+    auth: sourceAuthBlock,
     ...sourceShared,
   },
   // spec §7.6

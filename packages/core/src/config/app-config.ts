@@ -187,6 +187,21 @@ export interface HttpDestinationConfig extends DestinationCommon {
   readonly path: string;
   readonly timeoutMs: number;
   readonly auth: DestinationAuthConfig | null;
+  /**
+   * Signs each request (Standard Webhooks); null or absent sends unsigned, as QueueBox always
+   * did. Optional so a configuration built by hand (tests, embedders) needs no new key.
+   */
+  readonly signing?: SigningConfig | null;
+}
+
+/**
+ * `destinations.<name>.signing`: the Standard Webhooks scheme. Each secret (`whsec_<base64>`)
+ * gives one `v1,` signature, so a receiver keeps verifying through a rotation.
+ */
+export interface SigningConfig {
+  readonly scheme: 'standard-webhooks';
+  /** One or more; every one signs. */
+  readonly secrets: readonly Secret[];
 }
 
 export interface RabbitDestinationConfig extends DestinationCommon {
@@ -273,6 +288,21 @@ export type InboundAuthConfig =
       readonly signaturePayloadFormat: 'BODY' | 'TIMESTAMP_DOT_BODY';
     };
 
+/**
+ * The schemes of the common webhook senders, for HTTP sources only. A request passes when a
+ * signature it carries matches one of `secrets` (several during a rotation).
+ */
+export type SenderAuthConfig =
+  | {
+      readonly type: 'standard-webhooks' | 'stripe';
+      readonly secrets: readonly Secret[];
+      readonly timestampToleranceMs: number;
+    }
+  | { readonly type: 'github' | 'shopify'; readonly secrets: readonly Secret[] };
+
+/** What an HTTP source may check: the generic kinds plus the senders' own schemes. */
+export type SourceAuthConfig = InboundAuthConfig | SenderAuthConfig;
+
 // ---- sources (§7) ----
 
 export type SourceType = 'http' | 'rabbitmq' | 'kafka' | 'nats';
@@ -316,7 +346,7 @@ export interface HttpSourceConfig extends SourceCommon {
   readonly idempotencyKeyHeader: string | null;
   readonly eventTypeHeader: string | null;
   readonly aggregateIdHeader: string | null;
-  readonly auth: InboundAuthConfig | null;
+  readonly auth: SourceAuthConfig | null;
   readonly rateLimit: { readonly requestsPerMinute: number } | null;
 }
 

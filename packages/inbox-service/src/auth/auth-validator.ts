@@ -3,9 +3,16 @@
  * admin routes. Each 401 reason names the check that failed, never a credential, and every
  * credential comparison runs in constant time.
  */
-import { QueueBoxError, systemClock, type Clock, type InboundAuthConfig } from '@queuebox/core';
+import {
+  QueueBoxError,
+  systemClock,
+  type Clock,
+  type InboundAuthConfig,
+  type SourceAuthConfig,
+} from '@queuebox/core';
 import { constantTimeEquals } from './constant-time.js';
 import { hmacSignature } from './hmac-signature.js';
+import { createSenderValidator } from './sender-signatures.js';
 
 /** Reads one request header by name, in any letter case; `undefined` when it is absent. */
 export type HeaderLookup = (name: string) => string | undefined;
@@ -30,7 +37,7 @@ const LONG_MAX = 2n ** 63n - 1n;
  *   by the one configuration error this can throw.
  */
 export function createAuthValidator(
-  config: InboundAuthConfig,
+  config: SourceAuthConfig,
   clock: Clock = systemClock,
   keyPath = 'auth',
 ): AuthValidator {
@@ -41,6 +48,11 @@ export function createAuthValidator(
       return apiKeyValidator(config.headerName, config.key.reveal());
     case 'hmac':
       return hmacValidator(config, clock, keyPath);
+    case 'standard-webhooks':
+    case 'stripe':
+    case 'github':
+    case 'shopify':
+      return createSenderValidator(config, clock);
   }
 }
 

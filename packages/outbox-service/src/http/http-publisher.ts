@@ -13,7 +13,9 @@
  */
 import {
   sanitize,
+  SIGNING_HEADERS,
   type AppConfig,
+  type Clock,
   type Logger,
   type HeaderMap,
   type HttpDestinationConfig,
@@ -32,6 +34,7 @@ import { requestHeaders, staticHeaderList, staticHeaderMap, wireEntry } from './
 import { exchange } from './http-exchange.js';
 import { statusClassOf, type HttpStatusClass } from './status-class.js';
 import { joinUrl, requestTarget } from './url-builder.js';
+import { createWebhookSigner, type WebhookSigner } from './webhook-signer.js';
 
 export interface HttpPublisherOptions {
   readonly config: Pick<AppConfig, 'destinations' | 'http'> & {
@@ -45,6 +48,8 @@ export interface HttpPublisherOptions {
   readonly connections?: number;
   /** Where a row header that cannot be sent is reported; silent by default. */
   readonly logger?: Logger;
+  /** The time a signing destination signs; the system clock by default. */
+  readonly clock?: Clock;
 }
 
 interface HttpTarget {
@@ -57,6 +62,8 @@ interface HttpTarget {
   /** The static headers merged once, for a message without headers of its own and no auth. */
   readonly staticList: readonly string[];
   readonly auth: AuthHeaderSource;
+  /** Null unless the destination signs: the unsigned path does no signing work per message. */
+  readonly signer: WebhookSigner | null;
 }
 
 export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
@@ -69,7 +76,8 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
 
   const targets = new Map<string, HttpTarget>();
   for (const [name, destination] of Object.entries(config.destinations)) {
-    if (destination.type === 'http') targets.set(name, target(destination, tokens, connections));
+    if (destination.type === 'http')
+      targets.set(name, target(destination, tokens, connections, options.clock));
   }
 
   async function publish(request: PublishRequest): Promise<PublishOutcome> {
@@ -87,18 +95,22 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
       );
     }
     const { message } = request;
+    const { signer } = target;
     const headers = requestHeaders(
       message,
       target.staticHeaders,
       authHeader === null ? null : wireEntry(authHeader),
       target.staticList,
+      signer === null ? undefined : SIGNING_HEADERS,
     );
     if (headers.unsent !== null) warnUnsent(options.logger, message.id, headers.unsent);
+    // The stored text as it is, unless a transform made a new payload; signed as sent.
+    const body = request.payload.text;
+    if (signer !== null) signer(message.id, body, headers.list);
     const outcome = await exchange(target.pool, {
       path: target.path,
       headers: headers.list,
-      // The stored text as it is, unless a transform made a new payload.
-      body: request.payload.text,
+      body,
       timeoutMs: target.timeoutMs,
       deadlines: target.deadlines,
       cancel: request,
@@ -126,9 +138,12 @@ function target(
   destination: HttpDestinationConfig,
   tokens: OAuth2TokenManager,
   connections: number,
+  clock: Clock | undefined,
 ): HttpTarget {
   const url = joinUrl(destination.baseUrl, destination.path);
   const staticHeaders = staticHeaderMap(destination.headers);
+  // `?? null`: a hand-built configuration written before signing existed has no such key.
+  const signing = destination.signing ?? null;
   const pool = new DestinationPool(
     url.origin,
     {
@@ -151,6 +166,7 @@ function target(
     staticHeaders,
     staticList: staticHeaderList(staticHeaders),
     auth: authHeaderSource(destination.auth, tokens, destination.timeoutMs),
+    signer: signing === null ? null : createWebhookSigner(signing, clock),
   };
 }
 

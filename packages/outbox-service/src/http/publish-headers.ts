@@ -73,6 +73,8 @@ export function requestHeaders(
   staticHeaders: HeaderMap,
   authHeader: HeaderEntry | null,
   staticList?: readonly string[],
+  /** Lower-case names the destination also owns (the signing headers where it signs). */
+  alsoOwned?: readonly string[],
 ): RequestHeaders {
   const list = [
     'Content-Type',
@@ -110,7 +112,12 @@ export function requestHeaders(
   if (typeof connection === 'string') {
     for (const option of connectionOptions(connection)) row.delete(option);
   }
-  for (const [name, value] of mergeCustomHeaders(staticHeaders, authHeader, row).values())
+  for (const [name, value] of mergeCustomHeaders(
+    staticHeaders,
+    authHeader,
+    row,
+    alsoOwned,
+  ).values())
     list.push(name, value);
   return { list, unsent };
 }
