@@ -18,3 +18,4 @@ export * from './statement-deadline.js';
 export * from './retention-store.js';
 export * from './database-provider.js';
 export * from './capture-registry.js';
+export * from './capture-server.js';

@@ -1,4 +1,4 @@
-import { QueueBoxError, type AppConfig, type Secret } from '@queuebox/core';
+import { captureServer, type AppConfig, type Secret } from '@queuebox/core';
 
 /** Where the replication connection goes (spec §10.1 "Connector settings"). */
 export interface CaptureConnectionSettings {
@@ -13,11 +13,7 @@ export interface CaptureConnectionSettings {
 
 const DEFAULT_PORT = 5432;
 
-/** The reference's errors when the settings name no single server (plain errors, retried). */
-export const CAPTURE_NEEDS_HOST_AND_DATABASE =
-  'Capture requires hostname and database connection settings';
-export const CAPTURE_NEEDS_SINGLE_HOST =
-  'Set a single capture.connection.hostname for multi-host URLs';
+export { CAPTURE_NEEDS_HOST_AND_DATABASE, CAPTURE_NEEDS_SINGLE_HOST } from '@queuebox/core';
 
 /**
  * Host, port and database from `database.url` unless `outbox.capture.connection.*` overrides
@@ -26,12 +22,7 @@ export const CAPTURE_NEEDS_SINGLE_HOST =
 export function captureConnectionSettings(config: AppConfig): CaptureConnectionSettings {
   const given = config.outbox.capture.connection;
   const hosts = config.database.connection.hosts;
-  const host = given.hostname ?? (hosts.length > 1 ? hosts.map((h) => h.host).join(',') : null);
-  if (host?.includes(',')) throw new QueueBoxError('config_invalid', CAPTURE_NEEDS_SINGLE_HOST);
-  const database = given.database ?? config.database.connection.database;
-  if (host === null || host.trim() === '' || database.trim() === '') {
-    throw new QueueBoxError('config_invalid', CAPTURE_NEEDS_HOST_AND_DATABASE);
-  }
+  const { host, database } = captureServer(config);
   return {
     host,
     port: given.port ?? hosts.find((h) => h.host === host)?.port ?? DEFAULT_PORT,

@@ -1,12 +1,8 @@
-import { QueueBoxError, type AppConfig } from '@queuebox/core';
+import { captureServer, type AppConfig } from '@queuebox/core';
 import type { ConnectionConfiguration } from 'tedious';
 import { connectionConfig } from '../connection/connection-options.js';
 
-/** The reference's errors when the settings name no single server (plain errors, retried). */
-export const CAPTURE_NEEDS_HOST_AND_DATABASE =
-  'Capture requires hostname and database connection settings';
-export const CAPTURE_NEEDS_SINGLE_HOST =
-  'Set a single capture.connection.hostname for multi-host URLs';
+export { CAPTURE_NEEDS_HOST_AND_DATABASE, CAPTURE_NEEDS_SINGLE_HOST } from '@queuebox/core';
 
 /** Where the change-table reader connects (spec §10.1 "Connector settings", SQL Server). */
 export interface CaptureConnectionSettings {
@@ -24,12 +20,7 @@ export function captureSchema(config: AppConfig): string {
 export function captureConnectionSettings(config: AppConfig): CaptureConnectionSettings {
   const given = config.outbox.capture.connection;
   const hosts = config.database.connection.hosts;
-  const host = given.hostname ?? (hosts.length > 1 ? hosts.map((h) => h.host).join(',') : null);
-  if (host?.includes(',')) throw new QueueBoxError('config_invalid', CAPTURE_NEEDS_SINGLE_HOST);
-  const database = given.database ?? config.database.connection.database;
-  if (host === null || host.trim() === '' || database.trim() === '') {
-    throw new QueueBoxError('config_invalid', CAPTURE_NEEDS_HOST_AND_DATABASE);
-  }
+  const { host, database } = captureServer(config);
   const same = hosts.find((h) => h.host === host);
   // The loader fills capture.connection.port from the URL; a port that differs was set for capture.
   const explicitPort = given.port !== null && given.port !== same?.port;
