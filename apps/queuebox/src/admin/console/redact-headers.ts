@@ -1,12 +1,12 @@
 import { sanitize, type AppConfig, type Headers } from '@queuebox/core';
-import { CREDENTIAL_HEADERS } from '@queuebox/inbox-service';
+import { CREDENTIAL_HEADERS, neverStoredHeaders } from '@queuebox/inbox-service';
 
 const REDACTED = '[REDACTED]';
 
 /**
  * The header names whose whole value the console never shows, lower-cased: the credential
- * headers, cookies both ways, and every header an api-key or hmac auth of this configuration
- * reads (a source's or the admin routes'). A stored row can carry one when an application wrote
+ * headers, cookies both ways, and every header an auth of this configuration reads
+ * or a sender's scheme signs with (a source's or the admin routes'). A stored row can carry one when an application wrote
  * it into an outbox row itself.
  */
 export function secretHeaderNames(config: AppConfig): ReadonlySet<string> {
@@ -15,9 +15,7 @@ export function secretHeaderNames(config: AppConfig): ReadonlySet<string> {
     config.admin.auth,
     ...Object.values(config.sources).map((s) => (s.type === 'http' ? s.auth : null)),
   ];
-  for (const auth of auths) {
-    if (auth !== null && auth.type !== 'bearer') names.add(auth.headerName.toLowerCase());
-  }
+  for (const auth of auths) for (const name of neverStoredHeaders(auth)) names.add(name);
   return names;
 }
 
