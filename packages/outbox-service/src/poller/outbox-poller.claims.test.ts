@@ -198,6 +198,17 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     await until(() => store.byState('sent').length === 500, 10_000, 'all sent');
   });
 
+  it('keeps whole batches of batchSize while the claims hold keyed rows', async () => {
+    const publisher = new FakePublisher('http', 'all', () => delay(1).then(() => ({ ok: true })));
+    h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
+    await h.insert(
+      ...Array.from({ length: 200 }, (_, i) => ({ topic: 't', key: `k${i}`, payload: {} })),
+    );
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
+    expect(new Set(h.store.calls.claim)).toEqual(new Set([20]));
+  });
+
   it('costs one claim per poll interval when idle', async () => {
     h = pollerHarness({ config: { pollIntervalMs: 50 } });
     h.poller.start();

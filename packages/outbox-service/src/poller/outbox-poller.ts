@@ -117,15 +117,19 @@ export function maxClaimedUndelivered(
   return 2 * maxClaimRows(config) + config.concurrency;
 }
 
+function hasKey(message: ClaimedOutboxMessage): boolean {
+  return message.key !== null && message.key !== '';
+}
+
 /**
  * The outbox poller of spec §4.1–4.6, shaped for throughput:
  *
  * - A claim asks for `batchSize` rows (a claim round trip costs about the same for 10 rows as
  *   for 100), and more under a deep backlog: while claims come back full and every publish slot
  *   is busy, each claim asks for twice the last, up to `maxClaimRows` (4 × batchSize), and a
- *   claim that comes back short starts again from `batchSize`. Rows go into a double buffer of
- *   claimed-but-not-started rows (at most 2 × maxClaimRows, in claim order), from which up to
- *   `concurrency` publishes run at once. The next claim starts as
+ *   claim that comes back short or with a keyed row starts again from `batchSize`. Rows go into
+ *   a double buffer of claimed-but-not-started rows (at most twice the claim size, so at most
+ *   2 × maxClaimRows, in claim order), from which up to `concurrency` publishes run at once. The next claim starts as
  *   soon as a whole batch fits, i.e. while the previous batch is still being worked off, so the
  *   publishes never wait for a claim round trip; a claim that came back full is followed at
  *   once. Buffered rows are under the same renewed lease as running ones; on shutdown they are
@@ -144,8 +148,13 @@ export class OutboxPoller {
   private readonly slots: DeliverySlots;
   private readonly loopAbort = new AbortController();
   private readonly claims = new Set<Promise<void>>();
-  /** Unstarted rows held at most: double buffering, one claim being worked off, one ready. */
-  private readonly bufferCapacity: number;
+  /**
+   * Unstarted rows held at most: double buffering, one claim being worked off, one ready, so
+   * `2 × claimTarget` (at most `2 × maxClaim`).
+   */
+  private get bufferCapacity(): number {
+    return 2 * this.claimTarget;
+  }
   /** The size of the next claim: `batchSize`, doubled per full claim under load (launchClaims). */
   private claimTarget: number;
   private readonly maxClaim: number;
@@ -204,7 +213,6 @@ export class OutboxPoller {
     });
     this.maxClaim = maxClaimRows(config);
     this.claimTarget = config.batchSize;
-    this.bufferCapacity = 2 * this.maxClaim;
     this.maxSettling = 2 * this.maxClaim + config.concurrency;
   }
 
@@ -314,8 +322,10 @@ export class OutboxPoller {
     this.streak.succeeded();
     this.lastClaimFull = rows.length >= limit;
     // Claim in proportion to demand: a full claim while every slot is busy means the backlog
-    // outruns one batch per round trip; a short one means it does not (any more).
-    if (!this.lastClaimFull) this.claimTarget = this.config.batchSize;
+    // outruns one batch per round trip; a short one means it does not (any more). Rows with a
+    // key keep whole batches: every key held in the buffer is one more the claim's head test
+    // reads past, so a deeper buffer of keyed rows makes each claim dearer, not cheaper.
+    if (!this.lastClaimFull || rows.some(hasKey)) this.claimTarget = this.config.batchSize;
     else if (this.slots.publishing >= this.config.concurrency) {
       this.claimTarget = Math.min(2 * this.claimTarget, this.maxClaim);
     }
