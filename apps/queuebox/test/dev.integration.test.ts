@@ -216,11 +216,10 @@ describe('queuebox dev', () => {
     const main = join(checkout, 'apps', 'queuebox', 'dist', 'main.js');
     const run = (signal: NodeJS.Signals) => async (check: (output: string) => Promise<void>) => {
       const qb = startQueueBox(['dev'], env, { cwd: checkout, main });
-      let output = '';
-      let pid = 0;
+      let pid: number;
       try {
         await qb.waitFor(READY, START_MS);
-        output = qb.output();
+        const output = qb.output();
         pid = printed(output).postmasterPid;
         await check(output);
       } finally {

@@ -39,7 +39,7 @@ export function startCpuSampler({ intervalMs = 500, dbBackendPids = () => new Se
     const deltas = {};
     const userDeltas = {};
     const backends = dbBackendPids();
-    let entries = [];
+    let entries;
     try {
       entries = readdirSync('/proc');
     } catch {

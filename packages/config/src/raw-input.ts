@@ -3,7 +3,18 @@
  * tree before the schema reads it. Every scalar remembers the variable that set it (if any),
  * because a problem must name the variable rather than a YAML path the operator never wrote.
  */
-import * as yaml from 'js-yaml';
+import {
+  boolCoreTag,
+  FAILSAFE_SCHEMA,
+  floatCoreTag,
+  intCoreTag,
+  loadAll,
+  mapTag,
+  mergeTag,
+  nullCoreTag,
+  type ScalarTagDefinition,
+  YAMLException,
+} from 'js-yaml';
 import {
   CONFIG_FILE_VARIABLE,
   ENV_PREFIX,
@@ -95,18 +106,25 @@ export function hasFileContent(node: RawNode): boolean {
 /*
  * Reads one YAML document into the raw tree. Every scalar stays text (failsafe schema plus
  * `null` and merge keys): the schema decides what a value means, exactly as for variables, so
- * `password: 0123` keeps its leading zero and `"8080"` and `8080` both read as a port.
+ * `password: 0123` keeps its leading zero, `enabled: yes` stays the text `yes` (no YAML 1.1
+ * booleans), and `"8080"` and `8080` both read as a port. `!!bool`, `!!int` and `!!float` are
+ * honoured only when written explicitly, with YAML 1.2 core forms (`!!bool yes` is an error).
  * `${NAME}` and `${NAME:-fallback}` placeholders are resolved here from the environment.
  */
-// js-yaml exports its built-in types at run time; @types/js-yaml does not declare them.
-const builtin = (
-  yaml as unknown as { types: Record<'null' | 'merge' | 'bool' | 'int' | 'float', yaml.Type> }
-).types;
-
-const SCHEMA = yaml.FAILSAFE_SCHEMA.extend({
-  implicit: [builtin.null, builtin.merge],
-  explicit: [builtin.bool, builtin.int, builtin.float],
+const explicitOnly = <T>(tag: ScalarTagDefinition<T>): ScalarTagDefinition<T> => ({
+  ...tag,
+  implicit: false,
 });
+
+// mapTag: plain-object maps; a complex key (`? [a, b]`) is a YAML error rather than the text "a,b".
+const SCHEMA = FAILSAFE_SCHEMA.withTags(
+  mapTag,
+  nullCoreTag,
+  mergeTag,
+  explicitOnly(boolCoreTag),
+  explicitOnly(intCoreTag),
+  explicitOnly(floatCoreTag),
+);
 
 const PLACEHOLDER = /\$\{([^}:\s]+)(?::-([^}]*))?\}/g;
 
@@ -126,18 +144,26 @@ export function parseYaml(
   env: Env,
   problems: Problems,
 ): RawMap | null {
-  let document: unknown;
+  let documents: unknown[];
   try {
-    document = yaml.load(text, { schema: SCHEMA, filename: source });
+    // loadAll, since load refuses a file that is empty or holds only comments: that is no settings.
+    documents = loadAll(text, { schema: SCHEMA, filename: source });
   } catch (error: unknown) {
-    if (error instanceof yaml.YAMLException) {
-      const { line, column } = error.mark;
-      throw new YamlSyntaxError(
-        `${source}: not valid YAML: ${error.reason} (line ${line + 1}, column ${column + 1})`,
-      );
+    if (error instanceof YAMLException) {
+      const at =
+        error.mark === undefined
+          ? ''
+          : ` (line ${error.mark.line + 1}, column ${error.mark.column + 1})`;
+      throw new YamlSyntaxError(`${source}: not valid YAML: ${error.reason}${at}`);
     }
     throw error;
   }
+  if (documents.length > 1) {
+    throw new YamlSyntaxError(
+      `${source}: not valid YAML: the file holds ${documents.length} documents (separated by ---); QueueBox reads one`,
+    );
+  }
+  const document = documents[0];
   if (document === null || document === undefined) return null;
   if (!isPlainObject(document)) {
     throw new YamlSyntaxError(

@@ -57,6 +57,24 @@ describe('what an application may write (spec §4.7)', () => {
     expect(() => row(message)).toThrow(text);
   });
 
+  it("keeps the parser's or serializer's error as the cause", () => {
+    const caught = (message: unknown): unknown => {
+      try {
+        row(message);
+      } catch (error: unknown) {
+        return error;
+      }
+      throw new Error('expected a throw');
+    };
+    const parse = caught({ topic: 't', payloadJson: '{nope' });
+    expect(parse).toBeInstanceOf(TypeError);
+    expect((parse as Error).cause).toBeInstanceOf(SyntaxError);
+    const serialize = caught({ topic: 't', payload: { n: 1n } });
+    expect(serialize).toBeInstanceOf(TypeError);
+    expect((serialize as Error).cause).toBeInstanceOf(TypeError);
+    expect(((serialize as Error).cause as Error).message).toMatch(/BigInt/);
+  });
+
   it('accepts any JSON value and a string that is not JSON text', () => {
     for (const payload of [{ a: 1 }, [1], 'plain text', '{not json', 0, false, null]) {
       expect(row({ topic: 't', payload }).payload).toBe(JSON.stringify(payload));

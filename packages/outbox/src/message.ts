@@ -174,7 +174,9 @@ function payloadText(
       parsed = JSON.parse(m.payloadJson);
     } catch (error: unknown) {
       const reason = error instanceof Error ? error.message : String(error);
-      throw new TypeError(`${at} has a payloadJson that is not JSON text: ${reason}`);
+      throw new TypeError(`${at} has a payloadJson that is not JSON text: ${reason}`, {
+        cause: error,
+      });
     }
     refuseEncodedTwice(parsed, at);
     return m.payloadJson;
@@ -190,6 +192,7 @@ function payloadText(
     const reason = error instanceof Error ? error.message : String(error);
     throw new TypeError(
       `${at} has a payload that JSON.stringify cannot serialize (${reason}); for numbers past 2^53 pass the JSON text as payloadJson.`,
+      { cause: error },
     );
   }
   if (text === undefined) {

@@ -41,8 +41,6 @@ function workOf(root: PlanNode): Work {
   return { claimed: root['Actual Rows'], maxLoops, maxRows };
 }
 
-class Rollback extends Error {}
-
 let statementNumber = 0;
 
 /** EXPLAIN ANALYZE of `text` with SQL-literal `params`, rolled back. */
@@ -55,7 +53,6 @@ async function explainClaim(
 ): Promise<Work> {
   const name = `qb_claim_plan_${(statementNumber += 1)}`;
   const connection = await sql.reserve();
-  let work: Work | null = null;
   try {
     await connection.unsafe(`PREPARE ${name} AS ${text}`);
     await connection`BEGIN`;
@@ -65,7 +62,7 @@ async function explainClaim(
       const [row] = await connection.unsafe<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
         `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${params.join(', ')})`,
       );
-      work = workOf(row!['QUERY PLAN'][0].Plan);
+      return workOf(row!['QUERY PLAN'][0].Plan);
     } finally {
       await connection`ROLLBACK`;
     }
@@ -73,8 +70,6 @@ async function explainClaim(
     await connection.unsafe(`DEALLOCATE ${name}`).catch(() => undefined);
     connection.release();
   }
-  if (work === null) throw new Rollback('EXPLAIN returned no plan');
-  return work;
 }
 
 const appNow = () => `'${new Date(Date.now() + 1_000).toISOString()}'::timestamptz`;
