@@ -5,7 +5,7 @@ import type { TableNames } from '../schema/table-names.js';
 /**
  * The dead-letter console's statements. Every list is newest first on (created_at, id) and
  * continues after a position with a row comparison, so a page is one range of an index
- * (V13's dead-row indexes for state `dead`, `idx_inbox_state_created` for the inbox) and never
+ * (V12's dead-row indexes for state `dead`, `idx_inbox_state_created` for the inbox) and never
  * a sort of the table. One state or one topic is bound as a plain equality, not `= ANY`, so the
  * planner can match a partial index's predicate. ORDER BY names the table's columns through its
  * alias: bare, `id` would be the output column (`id::text`), a text sort no index serves.

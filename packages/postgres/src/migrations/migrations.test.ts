@@ -22,7 +22,7 @@ describe('the bundled migration set', () => {
     expect(migrations.slice(0, 11).map((m) => m.version)).toEqual(
       REFERENCE_SCRIPTS.map((_s, i) => String(i + 1)),
     );
-    expect(migrations.map((m) => m.script)).toContain('V13__add_dead_letter_indexes.sql');
+    expect(migrations.map((m) => m.script)).toContain('V12__add_dead_letter_indexes.sql');
     for (const m of migrations) expect(m.script.startsWith(`V${m.version}__`)).toBe(true);
   });
 

@@ -110,7 +110,7 @@ const EXPECTED_INDEXES: Record<string, string> = {
     'key, sequence',
     "((state)::text = ANY ((ARRAY['pending'::character varying, 'processing'::character varying])::text[]))",
   ),
-  // V13, beyond the reference: the console's dead-letter pages.
+  // V12, beyond the reference: the console's dead-letter pages.
   idx_outbox_dead_created: btree(
     false,
     'idx_outbox_dead_created',

@@ -10,7 +10,7 @@ import { v08AddPullClaimIndexes } from './v08-add-pull-claim-indexes.js';
 import { v09AddAggregateType } from './v09-add-aggregate-type.js';
 import { v10AddInboxHeaders } from './v10-add-inbox-headers.js';
 import { v11AddOutboxSequence } from './v11-add-outbox-sequence.js';
-import { v13AddDeadLetterIndexes } from './v13-add-dead-letter-indexes.js';
+import { v12AddDeadLetterIndexes } from './v12-add-dead-letter-indexes.js';
 
 export type { Migration } from '@queuebox/core';
 
@@ -31,5 +31,5 @@ export const migrations: readonly Migration[] = Object.freeze([
   v09AddAggregateType,
   v10AddInboxHeaders,
   v11AddOutboxSequence,
-  v13AddDeadLetterIndexes,
+  v12AddDeadLetterIndexes,
 ]);

@@ -20,7 +20,7 @@ describe('the bundled SQL Server migrations', () => {
       '9',
       '10',
       '11',
-      '13',
+      '12',
     ]);
   });
 

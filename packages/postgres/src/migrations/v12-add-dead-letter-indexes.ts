@@ -1,13 +1,13 @@
 import type { Migration } from '@queuebox/core';
 
 /** The one place this file's number is written: renumbering it is this line. */
-const VERSION = '13';
+const VERSION = '12';
 
 // Partial indexes: only dead rows enter them, so the delivery path (pending, processing, sent)
 // never writes to them. A plain CREATE INDEX blocks writes to the table while it builds; on a
 // large outbox create the same indexes with CREATE INDEX CONCURRENTLY ahead of time (same names)
 // and apply this file with --baseline.
-export const v13AddDeadLetterIndexes: Migration = {
+export const v12AddDeadLetterIndexes: Migration = {
   version: VERSION,
   description: 'add dead letter indexes',
   script: `V${VERSION}__add_dead_letter_indexes.sql`,

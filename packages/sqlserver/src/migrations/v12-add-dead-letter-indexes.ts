@@ -1,12 +1,12 @@
 import type { Migration } from '@queuebox/core';
 
 /** The one place this file's number is written: renumbering it is this line. */
-const VERSION = '13';
+const VERSION = '12';
 
 // Filtered indexes: only dead rows enter them, so the delivery path never writes to them. A
 // plain CREATE INDEX blocks writes while it builds; on a large outbox create the same indexes
 // WITH (ONLINE = ON) ahead of time (Enterprise edition), then apply this file with --baseline.
-export const v13AddDeadLetterIndexes: Migration = {
+export const v12AddDeadLetterIndexes: Migration = {
   version: VERSION,
   description: 'add dead letter indexes',
   script: `V${VERSION}__add_dead_letter_indexes.sql`,
