@@ -53,4 +53,10 @@ process.on('message', (request: WorkerRequest) => {
 });
 // The service is gone (or closed the channel): nothing is left to answer.
 process.on('disconnect', () => process.exit(0));
+// Ready means warm: the engine loads (it loads on its first compile) and runs once here, not
+// inside the first request's deadline (timeoutMs plus a short grace), which that cold start
+// overran on a busy machine and so failed a trivial request with the timeout reason.
+await createJsonataTransformer({ cacheSize: 1 })
+  .compile('$string($count([1, 2]) + 1)', { timeoutMs: 60_000, maxDepth: 10 })
+  .evaluate({}, {});
 send({ kind: 'ready' });

@@ -120,13 +120,24 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
   });
 
   it('claims whole batches, growing under load up to 4 × batchSize, never more than two at once, and holds at most a double buffer', async () => {
-    const publisher = new FakePublisher('http', 'all', () => delay(1).then(() => ({ ok: true })));
-    h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
+    // Rows whose publish answered: still `processing` until their grouped terminal write lands,
+    // but delivered. How many wait so depends on how late the write's timer fires (the load),
+    // so the strand bound is checked on the others, the claimed-but-undelivered rows.
+    const published = new Set<string>();
+    const publisher = new FakePublisher('http', 'all', (request) =>
+      delay(1).then(() => {
+        published.add(request.message.id);
+        return { ok: true };
+      }),
+    );
+    const config = { batchSize: 20, concurrency: 2 };
+    h = pollerHarness({ publishers: [publisher], config });
     const store = h.store;
     const claim = store.claim.bind(store);
     let claiming = 0;
     let maxClaiming = 0;
     let maxHeld = 0;
+    let maxUndelivered = 0;
     store.claim = async (limit, leaseMs) => {
       maxClaiming = Math.max(maxClaiming, ++claiming);
       try {
@@ -134,7 +145,12 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
         return await claim(limit, leaseMs);
       } finally {
         claiming--;
-        maxHeld = Math.max(maxHeld, store.byState('processing').length);
+        const processing = store.byState('processing');
+        maxHeld = Math.max(maxHeld, processing.length);
+        maxUndelivered = Math.max(
+          maxUndelivered,
+          processing.filter((row) => !published.has(row.id)).length,
+        );
       }
     };
     await h.insert(...Array.from({ length: 200 }, () => ({ topic: 't', payload: {} })));
@@ -149,11 +165,11 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     // Two slots kept busy by a backlog of 200: the claims grew past one batch.
     expect(Math.max(...sizes)).toBeGreaterThan(20);
     expect(maxClaiming).toBeLessThanOrEqual(2);
-    // Held: 2 × maxClaimRows unstarted + concurrency publishing (the strand bound), plus the
-    // delivered rows whose write is on its way, which pause claims past the same number.
-    expect(maxHeld).toBeLessThanOrEqual(
-      2 * maxClaimedUndelivered({ batchSize: 20, concurrency: 2 }),
-    );
+    // Undelivered: 2 × maxClaimRows unstarted + concurrency publishing (the strand bound).
+    expect(maxUndelivered).toBeLessThanOrEqual(maxClaimedUndelivered(config));
+    // Held in all: that, plus the delivered rows whose write is on its way, which pause claims
+    // past the same number.
+    expect(maxHeld).toBeLessThanOrEqual(2 * maxClaimedUndelivered(config));
   });
 
   it('holds at most 2 × maxClaimRows + concurrency rows claimed but undelivered (the crash strand bound)', async () => {
@@ -211,10 +227,13 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
 
   it('costs one claim per poll interval when idle', async () => {
     h = pollerHarness({ config: { pollIntervalMs: 50 } });
+    const started = performance.now();
     h.poller.start();
-    await delay(320);
-    expect(h.store.calls.claim.length).toBeGreaterThanOrEqual(4);
-    expect(h.store.calls.claim.length).toBeLessThanOrEqual(8);
+    // It keeps polling; on a busy machine the timers fire late, so fewer intervals pass.
+    await until(() => h!.store.calls.claim.length >= 4, 5_000, 'four idle claims');
+    const intervals = (performance.now() - started) / 50;
+    // And never more than one claim per interval (plus the first, at start).
+    expect(h.store.calls.claim.length).toBeLessThanOrEqual(Math.floor(intervals) + 1);
   });
 
   it('never runs more publishes at once than outbox.concurrency', async () => {
