@@ -22,7 +22,6 @@ export {
   type RabbitConsumerDeps,
   type RabbitConsumerOptions,
 } from './source/rabbit-consumer.js';
-export { RetryBackoff } from './source/retry-backoff.js';
 export { convertHeaders, headerText as amqpHeaderText } from './source/header-conversion.js';
 export { MAX_HEADER_TABLE_BYTES, MAX_SHORT_STRING_BYTES } from './publisher/wire-message.js';
 

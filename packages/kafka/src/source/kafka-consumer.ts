@@ -16,6 +16,7 @@
  * and the consumer disconnects within 5 s (§7.7, §19.3).
  */
 import {
+  DoublingBackoff,
   sanitize,
   sleep,
   toError,
@@ -84,7 +85,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
   #consumer: Consumer | null = null;
   #joined = false;
   #lastActivity = 0;
-  #retryDelayMs = 0;
+  readonly #retryBackoff = new DoublingBackoff(1, RETRY_BACKOFF_INITIAL_MS, RETRY_BACKOFF_MAX_MS);
   #reconnectDelayMs = RECONNECT_INITIAL_MS;
   #reconnectTimer: NodeJS.Timeout | null = null;
   #connecting: Promise<void> | null = null;
@@ -303,7 +304,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
     }
     await this.#commit(consumer);
     if (seekTo !== null) await this.#backOff();
-    else if (tasks.length > 0) this.#retryDelayMs = 0;
+    else if (tasks.length > 0) this.#retryBackoff.reset();
     await payload.heartbeat().catch(() => undefined);
   }
 
@@ -340,11 +341,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
 
   /** 100 ms doubling to 5 s while records keep failing, so an outage is no hot loop. */
   async #backOff(): Promise<void> {
-    this.#retryDelayMs =
-      this.#retryDelayMs === 0
-        ? RETRY_BACKOFF_INITIAL_MS
-        : Math.min(RETRY_BACKOFF_MAX_MS, this.#retryDelayMs * 2);
-    await sleep(this.#retryDelayMs, this.#stop.signal);
+    await sleep(this.#retryBackoff.next(), this.#stop.signal);
   }
 
   #track(task: Promise<void>): Promise<void> {

@@ -6,7 +6,7 @@
  * and raised again once they are small.
  *
  * A delivery is acked only after the handler reports it durably handled (stored, duplicate, a
- * dead row, filtered); a `retry` is requeued after a backoff (retry-backoff.ts). The settle goes
+ * dead row, filtered); a `retry` is requeued after a backoff (core's DoublingBackoff). The settle goes
  * through the session the delivery came on; when that session is gone the settle is dropped with
  * a WARN and the broker delivers the message again, which the inbox deduplicates.
  *
@@ -17,9 +17,11 @@
  * broker refuses stops the start, since waiting would not change it.
  */
 import {
+  DoublingBackoff,
   InHandWindow,
   QueueBoxError,
   sanitize,
+  sleep,
   toError,
   type DeliveryHandler,
   type DeliveryVerdict,
@@ -32,7 +34,6 @@ import type { ConsumeMessage } from 'amqplib';
 import { errorText } from '../connection.js';
 import { ConsumerSession } from './consumer-session.js';
 import { convertHeaders } from './header-conversion.js';
-import { pause, RetryBackoff } from './retry-backoff.js';
 
 /** How long `close()` lets deliveries in hand settle, as the Kafka and NATS sources do (§7.7, §7.8). */
 export const SETTLE_TIMEOUT_MS = 30_000;
@@ -47,7 +48,7 @@ export interface RabbitConsumerDeps {
 export interface RabbitConsumerOptions {
   /** Test seams. */
   readonly settleTimeoutMs?: number;
-  readonly retryBackoff?: RetryBackoff;
+  readonly retryBackoff?: DoublingBackoff;
 }
 
 export class RabbitSourceConsumer implements SourceConsumer {
@@ -57,7 +58,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
   readonly #handler: DeliveryHandler;
   readonly #logger: Logger;
   readonly #settleTimeoutMs: number;
-  readonly #backoff: RetryBackoff;
+  readonly #backoff: DoublingBackoff;
   /** The prefetch: `prefetchCount`, less while bodies are large (the handler's byte budget). */
   readonly #window: InHandWindow;
   /** Aborted by close(): ends backoff waits and the reconnect loop. */
@@ -81,7 +82,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
     this.#handler = deps.handler;
     this.#logger = deps.logger;
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
-    this.#backoff = options.retryBackoff ?? new RetryBackoff(config.prefetchCount);
+    this.#backoff = options.retryBackoff ?? new DoublingBackoff(config.prefetchCount);
     this.#window = new InHandWindow(config.prefetchCount, deps.handler.inHandBytes);
     // The first prefetch is asked for before any size is known: sized for the largest body.
     const { inHandBytes, maxBodyBytes } = deps.handler;
@@ -224,7 +225,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
       this.#settle(session, message, 'ack');
       return;
     }
-    await pause(this.#backoff.next(), this.#stop.signal);
+    await sleep(this.#backoff.next(), this.#stop.signal);
     this.#settle(session, message, 'requeue');
   }
 
