@@ -61,6 +61,14 @@ export function toError(error: unknown): Error {
  */
 export type ErrorClass = 'transient' | 'permanent';
 
+/** What an adapter's classifier says of one driver or client error. */
+export interface ErrorClassification {
+  readonly errorClass: ErrorClass;
+  readonly code: ErrorCode;
+  /** The driver's own name for it (a SQLSTATE, an AMQP reply code, a Kafka error type), if any. */
+  readonly driverCode: string | null;
+}
+
 /**
  * The class of anything thrown. A QueueBoxError says so through `retryable`; anything else was
  * not classified where it arose and counts as transient, because retrying an unknown failure
