@@ -17,6 +17,7 @@
  */
 import {
   DoublingBackoff,
+  ReconnectSchedule,
   sanitize,
   sleep,
   toError,
@@ -86,8 +87,11 @@ export class KafkaSourceConsumer implements SourceConsumer {
   #joined = false;
   #lastActivity = 0;
   readonly #retryBackoff = new DoublingBackoff(1, RETRY_BACKOFF_INITIAL_MS, RETRY_BACKOFF_MAX_MS);
-  #reconnectDelayMs = RECONNECT_INITIAL_MS;
-  #reconnectTimer: NodeJS.Timeout | null = null;
+  readonly #reconnect = new ReconnectSchedule(
+    this.#stop.signal,
+    RECONNECT_INITIAL_MS,
+    RECONNECT_MAX_MS,
+  );
   #connecting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
   readonly #socketFactory: ISocketFactory | undefined;
@@ -154,7 +158,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
 
   async #shutdown(): Promise<void> {
     this.#stop.abort();
-    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
+    this.#reconnect.cancel();
     await this.#connecting?.catch(() => undefined);
     const consumer = this.#consumer;
     // Records in hand settle (the batch that took them then commits their run), at most 30 s.
@@ -229,7 +233,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
       throw error;
     }
     this.#consumer = consumer;
-    this.#reconnectDelayMs = RECONNECT_INITIAL_MS;
+    this.#reconnect.connected();
   }
 
   /** kafkajs gave up on the consumer (a crash it does not restart): start a new one. */
@@ -240,24 +244,20 @@ export class KafkaSourceConsumer implements SourceConsumer {
   }
 
   #scheduleReconnect(): void {
-    if (this.#stop.signal.aborted || this.#reconnectTimer !== null) return;
-    const delay = this.#reconnectDelayMs;
-    this.#reconnectDelayMs = Math.min(RECONNECT_MAX_MS, delay * 2);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = null;
-      this.#connect().then(
-        () => this.#logger.info(`Source '${this.source}' consumes from Kafka again.`),
-        (error: unknown) => {
-          const refusal = consumeRefusal(this.source, this.#config, error);
-          this.#logger.warn(
-            refusal !== undefined
-              ? `${refusal} It tries again in ${this.#reconnectDelayMs} ms.`
-              : `Source '${this.source}' could not reconnect to Kafka; it tries again in ${this.#reconnectDelayMs} ms. Reason: ${errorText(error)}`,
-          );
-          this.#scheduleReconnect();
-        },
-      );
-    }, delay);
+    this.#reconnect.schedule(
+      () => this.#connect(),
+      () => this.#logger.info(`Source '${this.source}' consumes from Kafka again.`),
+      (error: unknown) => {
+        const refusal = consumeRefusal(this.source, this.#config, error);
+        const retryIn = this.#reconnect.nextDelayMs;
+        this.#logger.warn(
+          refusal !== undefined
+            ? `${refusal} It tries again in ${retryIn} ms.`
+            : `Source '${this.source}' could not reconnect to Kafka; it tries again in ${retryIn} ms. Reason: ${errorText(error)}`,
+        );
+        this.#scheduleReconnect();
+      },
+    );
   }
 
   async #eachBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {

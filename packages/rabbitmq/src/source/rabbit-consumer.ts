@@ -20,6 +20,7 @@ import {
   DoublingBackoff,
   InHandWindow,
   QueueBoxError,
+  ReconnectSchedule,
   sanitize,
   sleep,
   toError,
@@ -65,8 +66,11 @@ export class RabbitSourceConsumer implements SourceConsumer {
   readonly #stop = new AbortController();
   readonly #inHand = new Set<Promise<void>>();
   #session: ConsumerSession | null = null;
-  #reconnectDelayMs = RECONNECT_INITIAL_MS;
-  #reconnectTimer: NodeJS.Timeout | null = null;
+  readonly #reconnect = new ReconnectSchedule(
+    this.#stop.signal,
+    RECONNECT_INITIAL_MS,
+    RECONNECT_MAX_MS,
+  );
   #connecting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
 
@@ -118,7 +122,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
 
   async #shutdown(): Promise<void> {
     this.#stop.abort();
-    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
+    this.#reconnect.cancel();
     // A connect in progress finishes (or fails) before there is a session to close.
     await this.#connecting?.catch(() => undefined);
     const session = this.#session;
@@ -155,7 +159,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
         return;
       }
       this.#session = session;
-      this.#reconnectDelayMs = RECONNECT_INITIAL_MS;
+      this.#reconnect.connected();
     });
     this.#connecting = connecting;
     return connecting.finally(() => {
@@ -164,26 +168,21 @@ export class RabbitSourceConsumer implements SourceConsumer {
   }
 
   #scheduleReconnect(): void {
-    if (this.#stop.signal.aborted || this.#reconnectTimer !== null) return;
-    const delay = this.#reconnectDelayMs;
-    this.#reconnectDelayMs = Math.min(RECONNECT_MAX_MS, delay * 2);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = null;
-      this.#connect().then(
-        () => {
-          if (this.#session !== null)
-            this.#logger.info(
-              `Source '${this.source}' consumes queue '${this.#config.queueName}' again.`,
-            );
-        },
-        (error: unknown) => {
-          this.#logger.warn(
-            `Source '${this.source}' could not reconnect to RabbitMQ; it tries again in ${this.#reconnectDelayMs} ms. Reason: ${errorText(error)}`,
+    this.#reconnect.schedule(
+      () => this.#connect(),
+      () => {
+        if (this.#session !== null)
+          this.#logger.info(
+            `Source '${this.source}' consumes queue '${this.#config.queueName}' again.`,
           );
-          this.#scheduleReconnect();
-        },
-      );
-    }, delay);
+      },
+      (error: unknown) => {
+        this.#logger.warn(
+          `Source '${this.source}' could not reconnect to RabbitMQ; it tries again in ${this.#reconnect.nextDelayMs} ms. Reason: ${errorText(error)}`,
+        );
+        this.#scheduleReconnect();
+      },
+    );
   }
 
   #onLost(session: ConsumerSession, reason: string): void {
