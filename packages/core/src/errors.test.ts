@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorClassOf, QueueBoxError, toError } from './errors.js';
+import { classifyBrokerError, errorClassOf, QueueBoxError, toError } from './errors.js';
 
 describe('errorClassOf', () => {
   it('reads the class a classifier gave a QueueBoxError', () => {
@@ -28,5 +28,36 @@ describe('toError', () => {
     expect(toError(error)).toBe(error);
     expect(toError('text').message).toBe('text');
     expect(toError({ a: 1 }).message).toBe('{"a":1}');
+  });
+});
+
+describe('classifyBrokerError', () => {
+  const codes = { permanent: new Set(['TOO_LARGE']), auth: new Set(['DENIED']) };
+
+  it('follows the lists for a code the client gave, and calls the rest transient', () => {
+    expect(classifyBrokerError(new Error('x'), 'TOO_LARGE', codes)).toEqual({
+      errorClass: 'permanent',
+      code: 'publish_failed',
+      driverCode: 'TOO_LARGE',
+    });
+    expect(classifyBrokerError(new Error('x'), 'DENIED', codes)).toEqual({
+      errorClass: 'transient',
+      code: 'auth_failed',
+      driverCode: 'DENIED',
+    });
+    expect(classifyBrokerError(new Error('x'), null, codes)).toEqual({
+      errorClass: 'transient',
+      code: 'publish_failed',
+      driverCode: null,
+    });
+  });
+
+  it('keeps the class of an error classified where it arose', () => {
+    const refused = new QueueBoxError('config_invalid', 'no', { retryable: false });
+    expect(classifyBrokerError(refused, 'DENIED', codes)).toEqual({
+      errorClass: 'permanent',
+      code: 'config_invalid',
+      driverCode: null,
+    });
   });
 });

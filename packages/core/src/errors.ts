@@ -61,6 +61,42 @@ export function toError(error: unknown): Error {
  */
 export type ErrorClass = 'transient' | 'permanent';
 
+/** What an adapter's classifier says of one driver or client error. */
+export interface ErrorClassification {
+  readonly errorClass: ErrorClass;
+  readonly code: ErrorCode;
+  /** The driver's own name for it (a SQLSTATE, an AMQP reply code, a Kafka error type), if any. */
+  readonly driverCode: string | null;
+}
+
+/** A broker adapter's lists of its client's error codes, by what a retry can do about them. */
+export interface BrokerErrorCodes {
+  /** The broker refused the message itself: sent again as it is, it fails the same way. */
+  readonly permanent: ReadonlySet<string>;
+  /** Refused credentials or permissions: transient, since an operator can fix them. */
+  readonly auth: ReadonlySet<string>;
+}
+
+/**
+ * The rule every broker classifier follows, given the code its client gave the error: what was
+ * classified where it arose keeps its class, a listed permanent code is permanent, a listed auth
+ * code is `auth_failed`, and the rest is transient, so a retried message waits for a fix that a
+ * dead one would be lost to.
+ */
+export function classifyBrokerError(
+  error: unknown,
+  driverCode: string | null,
+  codes: BrokerErrorCodes,
+): ErrorClassification {
+  if (error instanceof QueueBoxError)
+    return { errorClass: errorClassOf(error), code: error.code, driverCode: null };
+  if (driverCode !== null && codes.permanent.has(driverCode))
+    return { errorClass: 'permanent', code: 'publish_failed', driverCode };
+  if (driverCode !== null && codes.auth.has(driverCode))
+    return { errorClass: 'transient', code: 'auth_failed', driverCode };
+  return { errorClass: 'transient', code: 'publish_failed', driverCode };
+}
+
 /**
  * The class of anything thrown. A QueueBoxError says so through `retryable`; anything else was
  * not classified where it arose and counts as transient, because retrying an unknown failure

@@ -13,6 +13,8 @@ export * from './topic-glob.js';
 export * from './template.js';
 export * from './backoff.js';
 export * from './abortable-sleep.js';
+export * from './doubling-backoff.js';
+export * from './reconnect-schedule.js';
 export * from './failure-streak.js';
 export * from './conflated-wake-signal.js';
 export * from './claim-load.js';

@@ -62,6 +62,7 @@ describe.skipIf(!kafka.available)(SUITE, () => {
       expect(refused).toEqual({
         ok: false,
         error: `Publish failed: This server does not host this topic-partition (UNKNOWN_TOPIC_OR_PARTITION) on topic '${missing}'`,
+        retryable: true,
       });
       expect(delivered).toEqual({ ok: true });
       const { records } = kit.collect(present);
@@ -85,6 +86,8 @@ describe.skipIf(!kafka.available)(SUITE, () => {
         ok: false,
         error:
           'Publish failed: The request included a message larger than the max message size the server will accept (MESSAGE_TOO_LARGE)',
+        // The record itself is refused: sent again as it is, it fails the same way.
+        retryable: false,
       });
       expect(delivered).toEqual({ ok: true });
       const { records } = kit.collect(topic);

@@ -106,6 +106,7 @@ describe('Kafka publisher against a broker that never answers', () => {
     expect(await publisher.publish(publishRequest('k', 'bad topic', null))).toMatchObject({
       ok: false,
       error: expect.stringMatching(/is not a Kafka topic name/) as unknown,
+      retryable: false,
     });
     expect(broker.connections()).toBe(0);
     await publisher.close();

@@ -130,10 +130,12 @@ describe.skipIf(!nats.available)('NATS publisher: the answers of the stream', ()
       expect(denied).toEqual({
         ok: false,
         error: 'Publish failed: Permissions Violation for Publish to "denied.orders"',
+        retryable: true,
       });
       expect(allowed).toEqual({
         ok: false,
         error: 'Publish failed: no JetStream stream takes this subject (503 no responders)',
+        retryable: true,
       });
     });
 

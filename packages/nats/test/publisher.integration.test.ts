@@ -185,6 +185,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     expect(await ns.publish(publishRequest('ns', kit.subject('no.stream')))).toEqual({
       ok: false,
       error: 'Publish failed: no JetStream stream takes this subject (503 no responders)',
+      retryable: true,
     });
     expect(await ns.publish(publishRequest('ns', '  '))).toMatchObject({
       ok: false,
@@ -194,6 +195,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
       expect(await ns.publish(publishRequest('ns', bad))).toMatchObject({
         ok: false,
         error: expect.stringContaining('is not a subject NATS can publish to') as string,
+        retryable: false,
       });
     }
     const message = outboxMessage({
@@ -248,6 +250,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     expect(during).toEqual({
       ok: false,
       error: 'Publish failed: the connection to NATS is lost and the client is reconnecting',
+      retryable: true,
     });
     through.setLatency(0);
     through.restore();
@@ -270,6 +273,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     expect(await unheard.publish(publishRequest('ns', subject))).toEqual({
       ok: false,
       error: `Publish failed: Connecting to NATS failed: connection refused (connect ECONNREFUSED 127.0.0.1:${nobody})`,
+      retryable: true,
     });
     const through = await proxy();
     through.refuse();
@@ -295,6 +299,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     expect(await ns.publish(publishRequest('ns', 'x'))).toEqual({
       ok: false,
       error: 'Publish failed: the publisher is closed',
+      retryable: true,
     });
   });
 });

@@ -15,6 +15,7 @@ export {
   createRabbitPublisher,
   type RabbitPublisherOptions,
 } from './publisher/rabbit-publisher.js';
+export { classifyRabbitError } from './classify-error.js';
 export { CONFIRM_TIMEOUT_MS } from './publisher/destination-link.js';
 export {
   RabbitSourceConsumer,
@@ -22,7 +23,6 @@ export {
   type RabbitConsumerDeps,
   type RabbitConsumerOptions,
 } from './source/rabbit-consumer.js';
-export { RetryBackoff } from './source/retry-backoff.js';
 export { convertHeaders, headerText as amqpHeaderText } from './source/header-conversion.js';
 export { MAX_HEADER_TABLE_BYTES, MAX_SHORT_STRING_BYTES } from './publisher/wire-message.js';
 

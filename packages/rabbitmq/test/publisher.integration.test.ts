@@ -158,6 +158,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     expect(outcome).toEqual({
       ok: false,
       error: `Message ${message.id} is unroutable on exchange ${exchange} with routing key nobody.home`,
+      retryable: true,
     });
   });
 
@@ -179,6 +180,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     expect(full).toEqual({
       ok: false,
       error: `Publish not confirmed: the broker nacked message ${nacked.id}`,
+      retryable: true,
     });
     expect(ok).toEqual({ ok: true });
     await collector.waitFor(1);
@@ -219,10 +221,19 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
       mq.publish(publishRequest('mq', exchange, 'k', huge)),
       mq.publish(publishRequest('mq', exchange, 'fine')),
     ]);
-    expect(results[0]).toMatchObject({ ok: false, error: expect.stringContaining('no exchange') });
-    expect(results[1]).toMatchObject({ ok: false, error: expect.stringContaining('255 bytes') });
+    expect(results[0]).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('no exchange'),
+      retryable: false,
+    });
+    expect(results[1]).toMatchObject({
+      ok: false,
+      error: expect.stringContaining('255 bytes'),
+      retryable: false,
+    });
     expect(results[2]).toMatchObject({
       ok: false,
+      retryable: false,
       error: expect.stringContaining(`The headers of message ${huge.id} take`),
     });
     expect(results[3]).toEqual({ ok: true });
@@ -278,7 +289,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     const started = Date.now();
     const outcome = await mq.publish(publishRequest('mq', exchange, 'slow'));
     const elapsed = Date.now() - started;
-    expect(outcome).toEqual({ ok: false, error: 'Publish not confirmed' });
+    expect(outcome).toEqual({ ok: false, error: 'Publish not confirmed', retryable: true });
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
     expect(elapsed).toBeLessThan(6_500);
   }, 20_000);

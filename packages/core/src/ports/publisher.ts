@@ -32,10 +32,16 @@ export interface CancelListener {
 }
 
 /**
- * A failure carries only its text: every failed publish takes the same path, a retry while the
- * row has attempts left and dead after that (spec §4.5), whatever the destination answered.
+ * A failure carries its text and, where the publisher classified it, whether a later attempt can
+ * succeed: `retryable: false` says the destination refused the message itself (too large, a
+ * name it cannot carry), so sending it again as it is fails the same way. Every failed publish
+ * still takes the same path, a retry while the row has attempts left and dead after that (spec
+ * §4.5): the flag informs, it does not yet decide. Absent means not classified (transient, as
+ * core's `errorClassOf` reads anything unclassified).
  */
-export type PublishOutcome = { readonly ok: true } | { readonly ok: false; readonly error: string };
+export type PublishOutcome =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly error: string; readonly retryable?: boolean };
 
 /** Sends one message to one kind of destination. One publisher per destination type. */
 export interface Publisher {

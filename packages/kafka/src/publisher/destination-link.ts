@@ -19,6 +19,7 @@ import type {
 } from '@queuebox/core';
 import { sleep } from '@queuebox/core';
 import { checkBrokerSpeaks } from '../broker-check.js';
+import { classifyKafkaError } from '../classify-error.js';
 import { closeWithin, createClient } from '../connection.js';
 import {
   Partitioners,
@@ -118,7 +119,8 @@ export class DestinationLink {
 
   publish(request: PublishRequest): Promise<PublishOutcome> {
     const wire = wireRecord(request, this.#config.keyTemplate, this.#staticHeaders);
-    if (!wire.ok) return Promise.resolve(failure(wire.error));
+    // The record itself cannot be sent (no topic, or a name Kafka refuses): the same row never will.
+    if (!wire.ok) return Promise.resolve(failure(wire.error, false));
     if (this.#closed) return Promise.resolve(CLOSED);
     const pending = new Pending(wire.record);
     const { signal } = request;
@@ -188,7 +190,7 @@ export class DestinationLink {
           return;
         }
         const failed = classifyPublishError(error);
-        for (const pending of batch) pending.settle(failure(failed.text));
+        for (const pending of batch) pending.settle(failure(failed.text, isRetryable(error)));
       });
     let finished = false;
     const ended = sent.then(() => {
@@ -227,14 +229,15 @@ export class DestinationLink {
             ? live.map((pending) => [pending])
             : [live];
       if (groups.length === 1 || failed.renewProducer) {
-        for (const pending of live) pending.settle(failure(failureText(failed, live)));
+        const text = failureText(failed, live);
+        for (const pending of live) pending.settle(failure(text, isRetryable(error)));
         return;
       }
       for (const group of groups) {
         if (this.#closed) return;
         await this.#send(slot, group).catch((again: unknown) => {
           const text = classifyPublishError(again).text;
-          for (const pending of group) pending.settle(failure(text));
+          for (const pending of group) pending.settle(failure(text, isRetryable(again)));
         });
       }
     }
@@ -306,7 +309,11 @@ const ABANDONED: PublishOutcome = {
   error: 'Publish abandoned: the claim on the message ended',
 };
 
-function failure(error: string): PublishOutcome {
+function isRetryable(error: unknown): boolean {
+  return classifyKafkaError(error).errorClass === 'transient';
+}
+
+function failure(error: string, retryable = true): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
-  return { ok: false, error };
+  return { ok: false, error, retryable };
 }

@@ -16,6 +16,8 @@
  * and the consumer disconnects within 5 s (§7.7, §19.3).
  */
 import {
+  DoublingBackoff,
+  ReconnectSchedule,
   sanitize,
   sleep,
   toError,
@@ -84,9 +86,12 @@ export class KafkaSourceConsumer implements SourceConsumer {
   #consumer: Consumer | null = null;
   #joined = false;
   #lastActivity = 0;
-  #retryDelayMs = 0;
-  #reconnectDelayMs = RECONNECT_INITIAL_MS;
-  #reconnectTimer: NodeJS.Timeout | null = null;
+  readonly #retryBackoff = new DoublingBackoff(1, RETRY_BACKOFF_INITIAL_MS, RETRY_BACKOFF_MAX_MS);
+  readonly #reconnect = new ReconnectSchedule(
+    this.#stop.signal,
+    RECONNECT_INITIAL_MS,
+    RECONNECT_MAX_MS,
+  );
   #connecting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
   readonly #socketFactory: ISocketFactory | undefined;
@@ -153,7 +158,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
 
   async #shutdown(): Promise<void> {
     this.#stop.abort();
-    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
+    this.#reconnect.cancel();
     await this.#connecting?.catch(() => undefined);
     const consumer = this.#consumer;
     // Records in hand settle (the batch that took them then commits their run), at most 30 s.
@@ -228,7 +233,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
       throw error;
     }
     this.#consumer = consumer;
-    this.#reconnectDelayMs = RECONNECT_INITIAL_MS;
+    this.#reconnect.connected();
   }
 
   /** kafkajs gave up on the consumer (a crash it does not restart): start a new one. */
@@ -239,24 +244,20 @@ export class KafkaSourceConsumer implements SourceConsumer {
   }
 
   #scheduleReconnect(): void {
-    if (this.#stop.signal.aborted || this.#reconnectTimer !== null) return;
-    const delay = this.#reconnectDelayMs;
-    this.#reconnectDelayMs = Math.min(RECONNECT_MAX_MS, delay * 2);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = null;
-      this.#connect().then(
-        () => this.#logger.info(`Source '${this.source}' consumes from Kafka again.`),
-        (error: unknown) => {
-          const refusal = consumeRefusal(this.source, this.#config, error);
-          this.#logger.warn(
-            refusal !== undefined
-              ? `${refusal} It tries again in ${this.#reconnectDelayMs} ms.`
-              : `Source '${this.source}' could not reconnect to Kafka; it tries again in ${this.#reconnectDelayMs} ms. Reason: ${errorText(error)}`,
-          );
-          this.#scheduleReconnect();
-        },
-      );
-    }, delay);
+    this.#reconnect.schedule(
+      () => this.#connect(),
+      () => this.#logger.info(`Source '${this.source}' consumes from Kafka again.`),
+      (error: unknown) => {
+        const refusal = consumeRefusal(this.source, this.#config, error);
+        const retryIn = this.#reconnect.nextDelayMs;
+        this.#logger.warn(
+          refusal !== undefined
+            ? `${refusal} It tries again in ${retryIn} ms.`
+            : `Source '${this.source}' could not reconnect to Kafka; it tries again in ${retryIn} ms. Reason: ${errorText(error)}`,
+        );
+        this.#scheduleReconnect();
+      },
+    );
   }
 
   async #eachBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {
@@ -303,7 +304,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
     }
     await this.#commit(consumer);
     if (seekTo !== null) await this.#backOff();
-    else if (tasks.length > 0) this.#retryDelayMs = 0;
+    else if (tasks.length > 0) this.#retryBackoff.reset();
     await payload.heartbeat().catch(() => undefined);
   }
 
@@ -340,11 +341,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
 
   /** 100 ms doubling to 5 s while records keep failing, so an outage is no hot loop. */
   async #backOff(): Promise<void> {
-    this.#retryDelayMs =
-      this.#retryDelayMs === 0
-        ? RETRY_BACKOFF_INITIAL_MS
-        : Math.min(RETRY_BACKOFF_MAX_MS, this.#retryDelayMs * 2);
-    await sleep(this.#retryDelayMs, this.#stop.signal);
+    await sleep(this.#retryBackoff.next(), this.#stop.signal);
   }
 
   #track(task: Promise<void>): Promise<void> {

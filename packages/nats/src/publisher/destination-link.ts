@@ -30,6 +30,7 @@ import {
   type PublishOutcome,
   type PublishRequest,
 } from '@queuebox/core';
+import { classifyNatsError } from '../classify-error.js';
 import { ConnectionState, closeConnection, errorText, openConnection } from '../connection.js';
 import { bounded, type Bounded, type BoundedWait } from './bounded.js';
 import { PubAckRequests, type Abortable, type PubAckAnswer } from './pub-ack-requests.js';
@@ -72,7 +73,7 @@ export class DestinationLink {
     const subject = request.address ?? '';
     if (subject !== this.#goodSubject) {
       const refused = subjectProblem(this.#name, subject);
-      if (refused !== null) return failure(refused);
+      if (refused !== null) return { ok: false, error: refused, retryable: false };
       // A static subject (or a template's usual result) is checked once, not per message.
       this.#goodSubject = subject;
     }
@@ -314,7 +315,11 @@ function outcomeOf(
         `Publish failed: ${result.reason}, so message ${messageId} was not acknowledged`,
       );
     case 'failed':
-      return failure(`Publish failed: ${errorText(result.error)}`);
+      return {
+        ok: false,
+        error: `Publish failed: ${errorText(result.error)}`,
+        retryable: classifyNatsError(result.error).errorClass === 'transient',
+      };
   }
 }
 
@@ -323,5 +328,5 @@ const LOST: PubAckAnswer = { kind: 'cancelled', reason: 'the connection to NATS 
 
 function failure(error: string): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
-  return { ok: false, error };
+  return { ok: false, error, retryable: true };
 }

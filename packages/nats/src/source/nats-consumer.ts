@@ -8,7 +8,7 @@
  * rows' `created_at` (receipt time) and within a batch in their `scheduled_at` (insert order).
  *
  * Verdicts: stored, duplicate, dead row or filtered → ack; a store failure or an error → nak with
- * a delay (redelivery-backoff.ts). A message is settled only on the connection it came on: after
+ * a delay (core's DoublingBackoff). A message is settled only on the connection it came on: after
  * a loss the ack is dropped with a WARN and the server delivers the message again once `ack_wait`
  * runs out, which the inbox deduplicates.
  *
@@ -30,9 +30,11 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
+  DoublingBackoff,
   InHandWindow,
   QueueBoxError,
   sanitize,
+  sleep,
   toError,
   type DeliveryHandler,
   type DeliveryVerdict,
@@ -43,7 +45,6 @@ import {
 import { ConnectionState, closeConnection, errorText, openConnection } from '../connection.js';
 import { toSourceDelivery } from './delivery.js';
 import { apiErrorCode, ensureDurableConsumer, MISSING_RESOURCE_CODES } from './durable-consumer.js';
-import { pause, RedeliveryBackoff } from './redelivery-backoff.js';
 
 /** Spec §7.8: how long `close()` lets messages in hand settle. */
 export const SETTLE_TIMEOUT_MS = 30_000;
@@ -86,7 +87,7 @@ export class NatsSourceConsumer implements SourceConsumer {
   readonly #handler: DeliveryHandler;
   readonly #logger: Logger;
   readonly #settleTimeoutMs: number;
-  readonly #backoff: RedeliveryBackoff;
+  readonly #backoff: DoublingBackoff;
   /** Messages per fetch: `batchSize`, fewer while bodies are large (the handler's byte budget). */
   readonly #window: InHandWindow;
   /** Whether the handler bounds the bytes in hand (else the window is the count alone). */
@@ -112,7 +113,7 @@ export class NatsSourceConsumer implements SourceConsumer {
     this.#handler = deps.handler;
     this.#logger = deps.logger;
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
-    this.#backoff = new RedeliveryBackoff(config.batchSize);
+    this.#backoff = new DoublingBackoff(config.batchSize);
     this.#window = new InHandWindow(config.batchSize, deps.handler.inHandBytes);
     this.#bytesBound = deps.handler.inHandBytes !== undefined;
   }
@@ -220,7 +221,7 @@ export class NatsSourceConsumer implements SourceConsumer {
         );
       }
       failing = true;
-      await pause(delay, signal);
+      await sleep(delay, signal);
       delay = Math.min(RETRY_MAX_MS, delay * 2);
     };
     while (!signal.aborted) {

@@ -17,6 +17,7 @@ import {
   type RabbitDestinationConfig,
 } from '@queuebox/core';
 import type { Options } from 'amqplib';
+import { classifyRabbitError } from '../classify-error.js';
 import { errorText } from '../connection.js';
 import { PublishChannel, type ConfirmResult } from './publish-channel.js';
 import {
@@ -67,12 +68,12 @@ export class DestinationLink {
     const routingKey = request.routingKey ?? '';
     // The router fails a blank address before the publisher; this guards a direct caller.
     if (exchange.trim() === '') {
-      return failure(`The destination '${this.#name}' resolved no exchange for this message`);
+      return refused(`The destination '${this.#name}' resolved no exchange for this message`);
     }
-    if (!fitsShortString(exchange)) return failure(tooLong('exchange name', exchange));
-    if (!fitsShortString(routingKey)) return failure(tooLong('routing key', routingKey));
+    if (!fitsShortString(exchange)) return refused(tooLong('exchange name', exchange));
+    if (!fitsShortString(routingKey)) return refused(tooLong('routing key', routingKey));
     const wire = wireProperties(message, this.#staticHeaders, this.#deliveryMode);
-    if (!wire.ok) return failure(wire.error);
+    if (!wire.ok) return refused(wire.error);
     if (wire.unsent !== null) this.#warnUnsent(message.id, wire.unsent);
     if (this.#closed) return failure('Publish failed: the publisher is closed');
 
@@ -91,7 +92,7 @@ export class DestinationLink {
       }),
       request.signal,
     );
-    if (prepared.kind === 'failed') return failure(`Publish failed: ${errorText(prepared.error)}`);
+    if (prepared.kind === 'failed') return thrown(prepared.error);
     if (prepared.kind === 'aborted') return outcomeOf(prepared, message.id);
     if (prepared.kind === 'timeout') {
       return failure(
@@ -115,7 +116,7 @@ export class DestinationLink {
       messageId: message.id,
     });
     const result = await this.#within(confirmed, request.signal);
-    if (result.kind === 'failed') return failure(`Publish failed: ${errorText(result.error)}`);
+    if (result.kind === 'failed') return thrown(result.error);
     return outcomeOf(result.kind === 'done' ? result.value : result, message.id);
   }
 
@@ -224,5 +225,20 @@ const SUCCESS: PublishOutcome = { ok: true };
 
 function failure(error: string): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
-  return { ok: false, error };
+  return { ok: false, error, retryable: true };
+}
+
+/** The message itself cannot be sent as it is (a name or header table AMQP cannot carry). */
+function refused(error: string): PublishOutcome {
+  return { ok: false, error, retryable: false };
+}
+
+/** What amqplib threw, with its class from the classifier. */
+function thrown(error: unknown): PublishOutcome {
+  const { errorClass } = classifyRabbitError(error);
+  return {
+    ok: false,
+    error: `Publish failed: ${errorText(error)}`,
+    retryable: errorClass === 'transient',
+  };
 }

@@ -6,7 +6,7 @@
  * and raised again once they are small.
  *
  * A delivery is acked only after the handler reports it durably handled (stored, duplicate, a
- * dead row, filtered); a `retry` is requeued after a backoff (retry-backoff.ts). The settle goes
+ * dead row, filtered); a `retry` is requeued after a backoff (core's DoublingBackoff). The settle goes
  * through the session the delivery came on; when that session is gone the settle is dropped with
  * a WARN and the broker delivers the message again, which the inbox deduplicates.
  *
@@ -17,9 +17,12 @@
  * broker refuses stops the start, since waiting would not change it.
  */
 import {
+  DoublingBackoff,
   InHandWindow,
   QueueBoxError,
+  ReconnectSchedule,
   sanitize,
+  sleep,
   toError,
   type DeliveryHandler,
   type DeliveryVerdict,
@@ -32,7 +35,6 @@ import type { ConsumeMessage } from 'amqplib';
 import { errorText } from '../connection.js';
 import { ConsumerSession } from './consumer-session.js';
 import { convertHeaders } from './header-conversion.js';
-import { pause, RetryBackoff } from './retry-backoff.js';
 
 /** How long `close()` lets deliveries in hand settle, as the Kafka and NATS sources do (§7.7, §7.8). */
 export const SETTLE_TIMEOUT_MS = 30_000;
@@ -47,7 +49,7 @@ export interface RabbitConsumerDeps {
 export interface RabbitConsumerOptions {
   /** Test seams. */
   readonly settleTimeoutMs?: number;
-  readonly retryBackoff?: RetryBackoff;
+  readonly retryBackoff?: DoublingBackoff;
 }
 
 export class RabbitSourceConsumer implements SourceConsumer {
@@ -57,15 +59,18 @@ export class RabbitSourceConsumer implements SourceConsumer {
   readonly #handler: DeliveryHandler;
   readonly #logger: Logger;
   readonly #settleTimeoutMs: number;
-  readonly #backoff: RetryBackoff;
+  readonly #backoff: DoublingBackoff;
   /** The prefetch: `prefetchCount`, less while bodies are large (the handler's byte budget). */
   readonly #window: InHandWindow;
   /** Aborted by close(): ends backoff waits and the reconnect loop. */
   readonly #stop = new AbortController();
   readonly #inHand = new Set<Promise<void>>();
   #session: ConsumerSession | null = null;
-  #reconnectDelayMs = RECONNECT_INITIAL_MS;
-  #reconnectTimer: NodeJS.Timeout | null = null;
+  readonly #reconnect = new ReconnectSchedule(
+    this.#stop.signal,
+    RECONNECT_INITIAL_MS,
+    RECONNECT_MAX_MS,
+  );
   #connecting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
 
@@ -81,7 +86,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
     this.#handler = deps.handler;
     this.#logger = deps.logger;
     this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
-    this.#backoff = options.retryBackoff ?? new RetryBackoff(config.prefetchCount);
+    this.#backoff = options.retryBackoff ?? new DoublingBackoff(config.prefetchCount);
     this.#window = new InHandWindow(config.prefetchCount, deps.handler.inHandBytes);
     // The first prefetch is asked for before any size is known: sized for the largest body.
     const { inHandBytes, maxBodyBytes } = deps.handler;
@@ -117,7 +122,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
 
   async #shutdown(): Promise<void> {
     this.#stop.abort();
-    if (this.#reconnectTimer !== null) clearTimeout(this.#reconnectTimer);
+    this.#reconnect.cancel();
     // A connect in progress finishes (or fails) before there is a session to close.
     await this.#connecting?.catch(() => undefined);
     const session = this.#session;
@@ -154,7 +159,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
         return;
       }
       this.#session = session;
-      this.#reconnectDelayMs = RECONNECT_INITIAL_MS;
+      this.#reconnect.connected();
     });
     this.#connecting = connecting;
     return connecting.finally(() => {
@@ -163,26 +168,21 @@ export class RabbitSourceConsumer implements SourceConsumer {
   }
 
   #scheduleReconnect(): void {
-    if (this.#stop.signal.aborted || this.#reconnectTimer !== null) return;
-    const delay = this.#reconnectDelayMs;
-    this.#reconnectDelayMs = Math.min(RECONNECT_MAX_MS, delay * 2);
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = null;
-      this.#connect().then(
-        () => {
-          if (this.#session !== null)
-            this.#logger.info(
-              `Source '${this.source}' consumes queue '${this.#config.queueName}' again.`,
-            );
-        },
-        (error: unknown) => {
-          this.#logger.warn(
-            `Source '${this.source}' could not reconnect to RabbitMQ; it tries again in ${this.#reconnectDelayMs} ms. Reason: ${errorText(error)}`,
+    this.#reconnect.schedule(
+      () => this.#connect(),
+      () => {
+        if (this.#session !== null)
+          this.#logger.info(
+            `Source '${this.source}' consumes queue '${this.#config.queueName}' again.`,
           );
-          this.#scheduleReconnect();
-        },
-      );
-    }, delay);
+      },
+      (error: unknown) => {
+        this.#logger.warn(
+          `Source '${this.source}' could not reconnect to RabbitMQ; it tries again in ${this.#reconnect.nextDelayMs} ms. Reason: ${errorText(error)}`,
+        );
+        this.#scheduleReconnect();
+      },
+    );
   }
 
   #onLost(session: ConsumerSession, reason: string): void {
@@ -224,7 +224,7 @@ export class RabbitSourceConsumer implements SourceConsumer {
       this.#settle(session, message, 'ack');
       return;
     }
-    await pause(this.#backoff.next(), this.#stop.signal);
+    await sleep(this.#backoff.next(), this.#stop.signal);
     this.#settle(session, message, 'requeue');
   }
 
