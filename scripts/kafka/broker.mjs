@@ -242,7 +242,11 @@ async function start(broker, { keepData = false } = {}) {
     const properties = join(dir, 'server.properties');
     writeFileSync(properties, serverProperties(broker, dir));
     const logging = logConfig(broker, dir);
-    const clusterId = randomBytes(16).toString('base64url');
+    // An id that starts with '-' would be read as an option by the storage tool, as Kafka's own
+    // generator knows: draw again.
+    let clusterId;
+    do clusterId = randomBytes(16).toString('base64url');
+    while (clusterId.startsWith('-'));
     const format = java([
       '-Xmx256m',
       logging,
