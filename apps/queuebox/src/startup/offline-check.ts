@@ -28,7 +28,7 @@ import {
 } from '../providers.js';
 import { readDemoConfig } from './demo-config.js';
 import { dataRoutes } from './http-routes.js';
-import { registeredBrokers } from './outbox-assembly.js';
+import { destinationBrokers, routingOptions } from './outbox-assembly.js';
 import { buildSourceConsumers } from './source-consumers.js';
 import { unconnectedDatabase } from './unconnected-database.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
@@ -90,10 +90,12 @@ export async function checkOffline(
     });
   }
   const transformer = createJsonataTransformer();
-  await collect(() =>
-    validateRouting(loaded, transformer, {
-      publisherTypes: ['http', ...registeredBrokers(loaded, registry)],
-    }),
+  await collect(async () =>
+    validateRouting(
+      loaded,
+      transformer,
+      routingOptions(await destinationBrokers(loaded, registry)),
+    ),
   );
   await collect(() => checkPrivateAddresses(loaded));
   await collect(() =>
