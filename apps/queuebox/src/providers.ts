@@ -6,6 +6,7 @@ import {
   type CaptureMode,
   type CaptureProvider,
   type DatabaseProvider,
+  type DatabaseType,
 } from '@queuebox/core';
 
 /**
@@ -127,7 +128,7 @@ export async function loadProvider(
 }
 
 export async function loadDatabaseProvider(
-  type: 'postgresql' | 'sqlserver',
+  type: DatabaseType,
   registry: ProviderRegistry = providers,
 ): Promise<DatabaseProvider> {
   if (registry[type]?.kind !== 'database') {
