@@ -8,17 +8,19 @@ import {
   type CaptureConfig,
   type ClaimLoad,
   type ClaimedOutboxMessage,
+  type DestinationConfig,
   type Logger,
   type OutboxConfig,
   type OutboxMetrics,
   type OutboxStore,
   type WakeSignal,
 } from '@queuebox/core';
+import { DestinationLimits } from '../limits/destination-limits.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { CompletionWriter } from './completion-writer.js';
-import { DeliverySlots } from './delivery-slots.js';
+import { DeliverySlots, type Buffered } from './delivery-slots.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logTexts } from './log-texts.js';
 import { MessageProcessor, type ProcessorMetrics } from './message-processor.js';
@@ -56,6 +58,11 @@ export interface OutboxPollerDeps {
   readonly claimLoad?: Pick<ClaimLoad, 'record' | 'busy'>;
   /** Jitter source of retry delays; tests pin it. */
   readonly random?: () => number;
+  /**
+   * The destinations, for their `rateLimit` (per replica). Absent, or none with a limit: the
+   * poller's path is the one it always had.
+   */
+  readonly destinations?: Readonly<Record<string, Pick<DestinationConfig, 'rateLimit'>>>;
 }
 
 /**
@@ -146,6 +153,8 @@ export class OutboxPoller {
   private readonly writer: CompletionWriter;
   private readonly leases: LeaseKeeper;
   private readonly slots: DeliverySlots;
+  /** Null without any `rateLimit`. */
+  private readonly limits: DestinationLimits | null;
   private readonly loopAbort = new AbortController();
   private readonly claims = new Set<Promise<void>>();
   /**
@@ -208,9 +217,20 @@ export class OutboxPoller {
       sentWriteRetryMs: config.claimTimeoutMs,
       ...(deps.random ? { random: deps.random } : {}),
     });
-    this.slots = new DeliverySlots(config.concurrency, processor, this.leases, deps.logger, () => {
-      if (this.room() >= config.batchSize) this.wakeSignal.wake();
+    this.limits = DestinationLimits.fromConfig(deps.destinations ?? {}, {
+      leaseMs: config.claimTimeoutMs,
+      maxHeld: 2 * maxClaimRows(config),
     });
+    this.slots = new DeliverySlots(
+      config.concurrency,
+      processor,
+      this.leases,
+      deps.logger,
+      () => {
+        if (this.room() >= config.batchSize) this.wakeSignal.wake();
+      },
+      this.limits,
+    );
     this.maxClaim = maxClaimRows(config);
     this.claimTarget = config.batchSize;
     this.maxSettling = 2 * this.maxClaim + config.concurrency;
@@ -224,6 +244,14 @@ export class OutboxPoller {
   /** Messages whose publish or terminal write is under way. */
   get inFlight(): number {
     return this.slots.inFlight;
+  }
+
+  /**
+   * The rate-limited destinations without capacity now (see DestinationLimits.blocked): the
+   * claim passes over their rows. Empty without any `rateLimit`.
+   */
+  blockedDestinations(): string[] {
+    return this.limits?.blocked() ?? [];
   }
 
   /** Starts the loop; aborting `signal` is the same as `close()`. */
@@ -335,14 +363,46 @@ export class OutboxPoller {
       await this.releaseRows(rows);
       return;
     }
-    this.slots.add(
-      rows.map((message) => ({
-        message,
-        claim: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
-      })),
-    );
+    if (this.limits === null) {
+      this.slots.add(
+        rows.map((message) => ({
+          message,
+          claim: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
+        })),
+      );
+    } else await this.addLimited(rows, this.limits, claimedAt);
     // A full batch suggests more is due: claim again without waiting for the poll interval.
     if (rows.length >= limit) this.wakeSignal.wake();
+  }
+
+  /**
+   * Rows of a rate-limited destination are kept up to what it can send within half the lease
+   * (DestinationLimits.admit); a claim that brought more hands the rest back at once, so no row
+   * waits claimed here for longer than that. The claim passing over a destination without
+   * capacity keeps this rare: it happens when one claim brings more than half a destination's
+   * capacity.
+   */
+  private async addLimited(
+    rows: readonly ClaimedOutboxMessage[],
+    limits: DestinationLimits,
+    claimedAt: number,
+  ): Promise<void> {
+    const kept: Buffered[] = [];
+    const excess: ClaimedOutboxMessage[] = [];
+    for (const message of rows) {
+      const destination = this.deps.router.destinationOf(message.topic);
+      if (destination === null || !limits.limits(destination)) {
+        kept.push({ message, claim: this.track(message, claimedAt) });
+      } else if (limits.admit(destination)) {
+        kept.push({ message, claim: this.track(message, claimedAt), limited: destination });
+      } else excess.push(message);
+    }
+    this.slots.add(kept);
+    await this.releaseRows(excess);
+  }
+
+  private track(message: ClaimedOutboxMessage, claimedAt: number) {
+    return this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt);
   }
 
   /**
