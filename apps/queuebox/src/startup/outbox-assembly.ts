@@ -107,6 +107,7 @@ export function buildOutbox(
     metrics: plan.metrics.outbox,
     logger,
     ...(claimLoad ? { claimLoad } : {}),
+    destinations: config.destinations,
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {
