@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './index.js';
 
@@ -101,5 +102,16 @@ describe('destinations.<name>.rateLimit', () => {
     expect(problems(withLimit('{perSecnd: 5}'))).toEqual([
       'destinations.d.rateLimit.perSecnd: unknown key; did you mean perSecond?',
     ]);
+  });
+
+  it('loads the example of docs/configuration.md', () => {
+    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const section = doc.slice(doc.indexOf('### Rate limits (`rateLimit`)'));
+    const example = /```yaml\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    expect(load(example).destinations.partner?.rateLimit).toEqual({
+      perSecond: 50,
+      burst: 10,
+      maxInFlight: 4,
+    });
   });
 });

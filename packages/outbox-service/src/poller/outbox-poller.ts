@@ -113,6 +113,9 @@ export function maxClaimRows(config: Pick<OutboxPollerConfig, 'batchSize'>): num
  * most `2 × maxClaimRows + concurrency` more, see `maxSettling`) until `claimTimeoutMs` lets the
  * reclaim step hand them to another replica. At the defaults (100, 8): 808.
  *
+ * Each rate-limited destination adds what it may hold (`DestinationLimits.capacity`, at most
+ * `2 × maxClaimRows`): its waiting rows sit outside the buffer so they never crowd out the rest.
+ *
  * Why it holds: a claim of `limit` rows starts only while `room()` ≥ `limit`, i.e. while
  * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency − limit, so right after it
  * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency; rows only move from
