@@ -27,6 +27,7 @@ import {
   providers,
   type ProviderRegistry,
 } from '../providers.js';
+import { buildDestinationGates } from './destination-gates.js';
 
 /** What spec §17.1 steps 3–4 build before the database is touched. */
 export interface OutboxPlan {
@@ -107,6 +108,7 @@ export function buildOutbox(
     metrics: plan.metrics.outbox,
     logger,
     ...(claimLoad ? { claimLoad } : {}),
+    gates: buildDestinationGates(config, { metrics: plan.metrics, logger }),
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {
