@@ -1,4 +1,6 @@
-import type { DestinationConfig, DestinationRateLimit } from '@queuebox/core';
+import type { DestinationConfig, DestinationRateLimit, OutboxConfig } from '@queuebox/core';
+import type { DestinationGate, DestinationGates } from '../gate/destination-gates.js';
+import { maxClaimRows } from '../poller/outbox-poller.js';
 import { TokenBucket } from './token-bucket.js';
 
 export interface DestinationLimitsOptions {
@@ -182,6 +184,27 @@ export class DestinationLimits {
     return names;
   }
 
+  /**
+   * The claim's side as a gate of each limited destination: blocked while it holds more than
+   * half its capacity. It admits every publish: the dispatch took the token and the slot before
+   * the row started, and a row a claim brought beyond the capacity was handed back at once.
+   */
+  gate(destination: string): DestinationGate {
+    return {
+      blocked: () => {
+        const limit = this.#limits.get(destination);
+        return limit !== undefined && !this.#open(destination, limit);
+      },
+      admit: () => true,
+      settled: () => undefined,
+    };
+  }
+
+  /** Every limited destination, in configuration order. */
+  get destinations(): string[] {
+    return [...this.#limits.keys()];
+  }
+
   /** Rows held for `destination` now (waiting, publishing or settling). */
   held(destination: string): number {
     return this.#limits.get(destination)?.held ?? 0;
@@ -195,4 +218,26 @@ export class DestinationLimits {
   #open(destination: string, limit: Limit): boolean {
     return limit.held <= this.capacity(destination) / 2;
   }
+}
+
+/**
+ * The limits of `destinations` for a poller of `outbox`, their gates added to `gates` (the claim
+ * then passes over a destination without capacity); null, and nothing added, without any
+ * `rateLimit`. A destination holds at most the poller's own buffer (2 × 4 × `batchSize`).
+ */
+export function destinationLimits(
+  outbox: Pick<OutboxConfig, 'claimTimeoutMs' | 'batchSize'>,
+  destinations: Readonly<Record<string, Pick<DestinationConfig, 'rateLimit'>>>,
+  gates?: DestinationGates,
+  nowMs?: () => number,
+): DestinationLimits | null {
+  const limits = DestinationLimits.fromConfig(destinations, {
+    leaseMs: outbox.claimTimeoutMs,
+    maxHeld: 2 * maxClaimRows(outbox),
+    ...(nowMs ? { nowMs } : {}),
+  });
+  if (limits !== null && gates !== undefined) {
+    for (const destination of limits.destinations) gates.add(destination, limits.gate(destination));
+  }
+  return limits;
 }

@@ -30,6 +30,11 @@ const router = fakeRouter({
   'slow.t': { destination: 'slow' },
   'fast.t': { destination: 'fast', destinationType: 'rabbitmq' },
 });
+/** The same routes as the claim filter reads them. */
+const gateRoutes = [
+  { topicPattern: 'slow.t', destination: 'slow' },
+  { topicPattern: 'fast.t', destination: 'fast' },
+];
 
 describe('OutboxPoller with destinations.<name>.rateLimit', () => {
   it('never runs more than maxInFlight publishes to the destination, and the others use the rest of the slots', async () => {
@@ -37,6 +42,7 @@ describe('OutboxPoller with destinations.<name>.rateLimit', () => {
     const fast = timedPublisher('fast', 30, 'rabbitmq');
     h = pollerHarness({
       router,
+      gateRoutes,
       publishers: [slow.publisher, fast.publisher],
       destinations: { slow: limited({ maxInFlight: 2 }), fast: { rateLimit: null } },
       config: { concurrency: 8 },
@@ -60,6 +66,7 @@ describe('OutboxPoller with destinations.<name>.rateLimit', () => {
     const slow = timedPublisher('slow', 1);
     h = pollerHarness({
       router,
+      gateRoutes,
       publishers: [slow.publisher],
       destinations: { slow: limited({ perSecond: 100, burst: 5 }) },
     });
@@ -84,6 +91,7 @@ describe('OutboxPoller with destinations.<name>.rateLimit', () => {
     const slow = timedPublisher('slow', 1);
     h = pollerHarness({
       router,
+      gateRoutes,
       publishers: [slow.publisher],
       // 1 token + 2/s × 2 s (half a 4 s lease) = 5 rows at most.
       destinations: { slow: limited({ perSecond: 2, burst: 1 }) },
@@ -117,6 +125,7 @@ describe('OutboxPoller with destinations.<name>.rateLimit', () => {
     const slow = timedPublisher('slow', 200);
     h = pollerHarness({
       router,
+      gateRoutes,
       publishers: [slow.publisher],
       destinations: { slow: limited({ maxInFlight: 1 }) },
     });
@@ -125,5 +134,52 @@ describe('OutboxPoller with destinations.<name>.rateLimit', () => {
     // maxInFlight 1: two held (one publishing, one ready); more than one held blocks the claim.
     await until(() => h!.poller.blockedDestinations().length === 1, 5_000, 'slow blocked');
     expect(h.poller.blockedDestinations()).toEqual(['slow']);
+  });
+});
+
+describe('the claim with a rate-limited destination', () => {
+  it('passes over the rows of a destination without capacity: they stay pending, untouched, while others are claimed', async () => {
+    let answer: () => void = () => undefined;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const slow = new FakePublisher('http', ['slow'], async () => {
+      await answered;
+      return { ok: true };
+    });
+    const fast = timedPublisher('fast', 1, 'rabbitmq');
+    h = pollerHarness({
+      router,
+      gateRoutes,
+      publishers: [slow, fast.publisher],
+      // maxInFlight 1 holds 2 rows (one publishing, one ready) and is blocked past 1.
+      destinations: { slow: limited({ maxInFlight: 1 }) },
+    });
+    await h.insert(...Array.from({ length: 10 }, (_, n) => ({ topic: 'slow.t', payload: { n } })));
+    h.poller.start();
+    await until(() => slow.requests.length === 1, 5_000, 'the first slow publish');
+    await until(() => h!.store.byState('pending').length === 8, 5_000, 'the rest handed back');
+    const waiting = new Map(h.store.byState('pending').map((row) => [row.id, row.updatedAt]));
+    expect(h.poller.blockedDestinations()).toEqual(['slow']);
+
+    const claimsBefore = h.store.calls.claim.length;
+    await h.insert(...Array.from({ length: 30 }, (_, n) => ({ topic: 'fast.t', payload: { n } })));
+    h.poller.wake();
+    await until(
+      () => h!.store.byState('sent').filter((row) => row.topic === 'fast.t').length === 30,
+      10_000,
+      'every fast row sent',
+    );
+    expect(h.store.calls.claim.length).toBeGreaterThan(claimsBefore);
+    // The slow rows behind the two held were never claimed again while it was blocked.
+    for (const [id, updatedAt] of waiting) {
+      const row = h.store.row(id);
+      expect(row.state).toBe('pending');
+      expect(row.updatedAt).toBe(updatedAt);
+      expect(row.attempt).toBe(0);
+    }
+    expect(slow.requests).toHaveLength(1);
+
+    answer();
+    await until(() => h!.store.byState('sent').length === 40, 10_000, 'every row sent');
+    expect(slow.maxInFlight).toBe(1);
   });
 });
