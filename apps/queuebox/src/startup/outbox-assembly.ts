@@ -16,6 +16,7 @@ import {
   createHttpPublisher,
   createMessageRouter,
   createTransformPipeline,
+  destinationLimits,
   outboxMetricListeners,
   PublisherRegistry,
   validateRouting,
@@ -29,6 +30,7 @@ import {
   providers,
   type ProviderRegistry,
 } from '../providers.js';
+import { buildDestinationGates } from './destination-gates.js';
 
 /** What spec §17.1 steps 3–4 build before the database is touched. */
 export interface OutboxPlan {
@@ -130,6 +132,10 @@ export function buildOutbox(
     config.outbox.capture.mode === 'polling'
       ? null
       : new ClaimLoad({ rowsPerWindow: config.outbox.batchSize });
+  const gates = buildDestinationGates(config, { metrics: plan.metrics, logger });
+  // Null without any rateLimit; else its gates join the others, so the claim passes over a
+  // destination that holds what it can send.
+  const limits = destinationLimits(config.outbox, config.destinations, gates);
   const poller = new OutboxPoller(config.outbox, {
     store: database.outboxStore(),
     router: plan.router,
@@ -138,6 +144,8 @@ export function buildOutbox(
     metrics: plan.metrics.outbox,
     logger,
     ...(claimLoad ? { claimLoad } : {}),
+    gates,
+    limits,
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {

@@ -42,7 +42,16 @@ export interface CancelListener {
  */
 export type PublishOutcome =
   | { readonly ok: true }
-  | { readonly ok: false; readonly error: string; readonly retryable?: boolean };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly retryable?: boolean;
+      /**
+       * The destination said when to come back (a 429 or 503 with `Retry-After`), in ms from
+       * the answer. Only a destination's circuit breaker reads it.
+       */
+      readonly retryAfterMs?: number;
+    };
 
 /** Sends one message to one kind of destination. One publisher per destination type. */
 export interface Publisher {

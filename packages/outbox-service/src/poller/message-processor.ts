@@ -16,6 +16,7 @@ import {
   type PublishRequest,
   type Publisher,
 } from '@queuebox/core';
+import type { DestinationGates, GateOutcome } from '../gate/destination-gates.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, RoutingResult } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
@@ -51,6 +52,14 @@ export interface MessageProcessorDeps {
   readonly sentWriteRetryMs: number;
   /** Jitter source of the retry delay; tests pin it. */
   readonly random?: () => number;
+  /**
+   * The destinations' gates and how a row a gate turns away goes back to pending (fenced, attempt
+   * and scheduled_at unchanged). Absent: every publish goes, as the reference's.
+   */
+  readonly gating?: {
+    readonly gates: DestinationGates;
+    readonly handBack: (fence: Fence) => Promise<void>;
+  };
 }
 
 /** Signals that the task stopped because its claim is gone or the poller abandoned it. */
@@ -175,7 +184,16 @@ export class MessageProcessor {
     }
 
     if (claim.aborted) throw new Aborted();
+    const gating = this.deps.gating;
+    const gated = gating !== undefined && gating.gates.has(destination);
+    if (gated && !gating.gates.admit(destination)) {
+      // No capacity now (an open circuit, no token): no attempt is made or counted.
+      task.settling();
+      await gating.handBack(task.fence);
+      return;
+    }
     const outcome = await this.publish(publisher, routing, message, payload, claim);
+    if (gated) gating.gates.settled(destination, gateOutcome(outcome, claim));
     if (outcome.ok) {
       await this.sent(task, destination);
       return;
@@ -348,6 +366,14 @@ class ClaimedPublishRequest implements PublishRequest {
 }
 
 function noop(): void {}
+
+function gateOutcome(outcome: PublishOutcome, claim: Claim): GateOutcome {
+  if (outcome.ok) return { kind: 'success' };
+  if (claim.aborted) return { kind: 'cancelled' };
+  return outcome.retryAfterMs === undefined
+    ? { kind: 'failure' }
+    : { kind: 'failure', retryAfterMs: outcome.retryAfterMs };
+}
 
 const SENT_WRITE_FIRST_DELAY_MS = 100;
 const SENT_WRITE_MAX_DELAY_MS = 2000;

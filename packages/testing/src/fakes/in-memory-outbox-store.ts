@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   JsonPayload,
+  compileTopicPattern,
+  type ClaimOptions,
   type ClaimedOutboxMessage,
   type Fence,
   type Headers,
@@ -118,7 +120,11 @@ export class InMemoryOutboxStore implements OutboxStore {
     return Promise.resolve();
   }
 
-  async claim(limit: number, leaseMs: number): Promise<ClaimedOutboxMessage[]> {
+  async claim(
+    limit: number,
+    leaseMs: number,
+    options?: ClaimOptions,
+  ): Promise<ClaimedOutboxMessage[]> {
     await this.enter('claim', limit);
     const now = this.now();
     const open = [...this.rows.values()].filter(
@@ -133,7 +139,13 @@ export class InMemoryOutboxStore implements OutboxStore {
           !open.some((o) => o !== r && o.key === r.key && o.sequence < r.sequence)),
     );
     heads.sort((a, b) => a.scheduledAt - b.scheduledAt || Number(a.sequence - b.sequence));
-    const taken = heads.slice(0, limit);
+    const passOver = (options?.passOver ?? []).map((rule) => ({
+      pattern: compileTopicPattern(rule.pattern),
+      unless: rule.unless.map((glob) => compileTopicPattern(glob)),
+    }));
+    const passed = (topic: string) =>
+      passOver.some((r) => r.pattern.test(topic) && !r.unless.some((u) => u.test(topic)));
+    const taken = heads.filter((r) => !passed(r.topic)).slice(0, limit);
     for (const row of taken) {
       row.state = 'processing';
       row.updatedAt = now;
