@@ -4,6 +4,7 @@ import {
   type BrokerType,
   type Database,
   type Logger,
+  type Tracing,
   type Metrics,
   type Publisher,
   type Transformer,
@@ -93,6 +94,7 @@ export function buildOutbox(
   plan: OutboxPlan,
   database: Database,
   logger: Logger,
+  tracing?: Tracing,
 ): BuiltOutbox {
   const listeners = outboxMetricListeners(plan.metrics.outbox);
   const claimLoad =
@@ -107,6 +109,7 @@ export function buildOutbox(
     metrics: plan.metrics.outbox,
     logger,
     ...(claimLoad ? { claimLoad } : {}),
+    ...(tracing ? { tracing } : {}),
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {

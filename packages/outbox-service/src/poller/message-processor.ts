@@ -6,6 +6,7 @@ import {
   sleep,
   type CancelListener,
   type ClaimedOutboxMessage,
+  type HeaderEntry,
   type Fence,
   type JsonPayload,
   type LogFields,
@@ -15,6 +16,8 @@ import {
   type PublishOutcome,
   type PublishRequest,
   type Publisher,
+  type TraceSpan,
+  type Tracing,
 } from '@queuebox/core';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, RoutingResult } from '../routing/message-router.js';
@@ -22,6 +25,7 @@ import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import type { Claim } from './claim.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';
 import { ShutdownAbandonedError } from './poller-errors.js';
+import { publishSpan, traceOutcome, type TraceOutcome } from './publish-span.js';
 
 export type ProcessorMetrics = Pick<
   OutboxMetrics,
@@ -51,6 +55,8 @@ export interface MessageProcessorDeps {
   readonly sentWriteRetryMs: number;
   /** Jitter source of the retry delay; tests pin it. */
   readonly random?: () => number;
+  /** Present only while tracing is on: then each row gets a `publish <destination>` span. */
+  readonly tracing?: Tracing;
 }
 
 /** Signals that the task stopped because its claim is gone or the poller abandoned it. */
@@ -67,6 +73,8 @@ interface Task {
   logger: Logger | null;
   /** Called once, right before the terminal write: the publish slot is free from here on. */
   readonly settling: () => void;
+  /** The publish span while tracing is on, else null. */
+  span: TraceSpan | null;
 }
 
 /**
@@ -102,6 +110,7 @@ export class MessageProcessor {
         correlationId: correlationIdOf(message.headers),
       },
       logger: null,
+      span: null,
       settling: () => {
         if (settled) return;
         settled = true;
@@ -113,6 +122,8 @@ export class MessageProcessor {
       // A buffered row whose lease was lost before it started is not worth routing.
       if (claim.aborted) throw new Aborted();
       const routing = this.deps.router.route(message);
+      const { tracing } = this.deps;
+      if (tracing !== undefined) task.span = publishSpan(tracing, message, routing);
       if (routing) {
         task.fields.destination = routing.destination;
         task.logger = null;
@@ -126,6 +137,7 @@ export class MessageProcessor {
         this.aborted(task);
         return;
       }
+      task.span?.fail(sanitizeError(error));
       stopTimer();
       this.deps.metrics.processErrors.inc();
       const reason = sanitizeError(error);
@@ -138,6 +150,7 @@ export class MessageProcessor {
       }
     } finally {
       task.settling();
+      task.span?.end();
     }
   }
 
@@ -175,7 +188,7 @@ export class MessageProcessor {
     }
 
     if (claim.aborted) throw new Aborted();
-    const outcome = await this.publish(publisher, routing, message, payload, claim);
+    const outcome = await this.publish(publisher, routing, message, payload, claim, task.span);
     if (outcome.ok) {
       await this.sent(task, destination);
       return;
@@ -192,13 +205,22 @@ export class MessageProcessor {
     message: ClaimedOutboxMessage,
     payload: JsonPayload,
     claim: Claim,
+    span: TraceSpan | null,
   ): Promise<PublishOutcome> {
     const { metrics } = this.deps;
     const depth = { destination: routing.destination };
     metrics.queueDepth.inc(depth);
     const stop = metrics.publishDuration.startTimer({ destination_type: routing.destinationType });
     try {
-      return await publisher.publish(new ClaimedPublishRequest(message, routing, payload, claim));
+      return await publisher.publish(
+        new ClaimedPublishRequest(
+          message,
+          routing,
+          payload,
+          claim,
+          span === null ? undefined : span.contextHeaders(),
+        ),
+      );
     } catch (error: unknown) {
       // Publishers may throw instead of returning a failure; both take the failure path.
       return { ok: false, error: sanitizeError(error) };
@@ -210,7 +232,9 @@ export class MessageProcessor {
 
   private async sent(task: Task, destination: string): Promise<void> {
     task.settling();
-    if (await this.writeSent(task)) {
+    const held = await this.writeSent(task);
+    this.traced(task, 'sent', held);
+    if (held) {
       this.deps.metrics.messages.inc({ status: 'sent' });
       this.deps.metrics.destinationMessages.inc({ destination, outcome: 'success' });
     } else {
@@ -251,12 +275,13 @@ export class MessageProcessor {
     if (attempt < maxAttempts) {
       const delayMs = retryDelayMs(attempt, this.deps.retryBaseDelayMs, this.deps.random);
       this.log(task).warn(logTexts.retryScheduled(id, attempt, delayMs, reason));
-      if (
-        await this.deps.complete(
-          { kind: 'retry', fence: task.fence, delayMs, error: reason },
-          task.message.key !== null,
-        )
-      ) {
+      task.span?.fail(reason);
+      const held = await this.deps.complete(
+        { kind: 'retry', fence: task.fence, delayMs, error: reason },
+        task.message.key !== null,
+      );
+      this.traced(task, 'retry', held);
+      if (held) {
         this.deps.metrics.messages.inc({ status: 'failed' });
       } else {
         this.lost(task, 'schedule a retry');
@@ -275,19 +300,26 @@ export class MessageProcessor {
   }
 
   private async writeDead(task: Task, reason: string): Promise<void> {
-    if (
-      await this.deps.complete(
-        { kind: 'dead', fence: task.fence, error: reason },
-        task.message.key !== null,
-      )
-    ) {
+    task.span?.fail(reason);
+    const held = await this.deps.complete(
+      { kind: 'dead', fence: task.fence, error: reason },
+      task.message.key !== null,
+    );
+    this.traced(task, 'dead', held);
+    if (held) {
       this.deps.metrics.messages.inc({ status: 'dead' });
     } else {
       this.lost(task, 'mark it dead');
     }
   }
 
+  /** The completion as a span event: a span per write would double the spans per message. */
+  private traced(task: Task, outcome: TraceOutcome, held: boolean): void {
+    if (task.span !== null) traceOutcome(task.span, held ? outcome : 'lost');
+  }
+
   private aborted(task: Task): void {
+    if (task.span !== null) traceOutcome(task.span, 'lost');
     // An abandoned message is already counted in the shutdown warning.
     if (task.claim.reason instanceof ShutdownAbandonedError) return;
     this.lost(task, 'finish delivering it');
@@ -327,6 +359,7 @@ class ClaimedPublishRequest implements PublishRequest {
     routing: RoutingResult,
     readonly payload: JsonPayload,
     claim: Claim,
+    readonly traceHeaders: readonly HeaderEntry[] | undefined,
   ) {
     this.destination = routing.destination;
     this.routingKey = routing.routingKey;

@@ -12,6 +12,7 @@ import {
   type OutboxConfig,
   type OutboxMetrics,
   type OutboxStore,
+  type Tracing,
   type WakeSignal,
 } from '@queuebox/core';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
@@ -56,6 +57,8 @@ export interface OutboxPollerDeps {
   readonly claimLoad?: Pick<ClaimLoad, 'record' | 'busy'>;
   /** Jitter source of retry delays; tests pin it. */
   readonly random?: () => number;
+  /** Present only while tracing is on (core's `Tracing`). */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -207,6 +210,7 @@ export class OutboxPoller {
       retryBaseDelayMs: config.retryBaseDelayMs,
       sentWriteRetryMs: config.claimTimeoutMs,
       ...(deps.random ? { random: deps.random } : {}),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
     });
     this.slots = new DeliverySlots(config.concurrency, processor, this.leases, deps.logger, () => {
       if (this.room() >= config.batchSize) this.wakeSignal.wake();
