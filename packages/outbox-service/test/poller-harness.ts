@@ -22,6 +22,7 @@ export interface HarnessOptions {
   readonly publishers?: FakePublisher[];
   readonly store?: InMemoryOutboxStore;
   readonly claimLoad?: OutboxPollerDeps['claimLoad'];
+  readonly tracing?: OutboxPollerDeps['tracing'];
 }
 
 /** A poller on the in-memory store with fast test timings; `close()` it in `afterEach`. */
@@ -50,6 +51,7 @@ export function pollerHarness(options: HarnessOptions = {}) {
     // No jitter: delays are exactly base × 2^attempt.
     random: () => 0,
     ...(options.claimLoad ? { claimLoad: options.claimLoad } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
 
   async function insert(...messages: NewOutboxMessage[]): Promise<string[]> {

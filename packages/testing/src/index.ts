@@ -31,6 +31,7 @@ export * from './fakes/in-memory-outbox-store.js';
 export * from './fakes/in-memory-inbox-store.js';
 export * from './fakes/fake-transformer.js';
 export * from './fakes/recording-logger.js';
+export * from './fakes/recording-tracing.js';
 export * from './fakes/fake-publisher.js';
 export * from './fakes/scripted-inbox-store.js';
 export * from './fixtures/outbox-message.js';
