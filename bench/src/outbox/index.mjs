@@ -90,6 +90,20 @@ function throughputPlan(ctx) {
           rows,
         }),
     ]);
+    // Tracing on at a sampler of 1.0 (apps/queuebox observability/tracing.ts): only when named,
+    // e.g. `--only limit-30k,qb-a-30k,qb-a-otel-30k`, so (a) with and without run in one session.
+    if (onlyGiven(options))
+      plan.push([
+        `qb-a-otel-${size}`,
+        () =>
+          queueboxThroughput(ctx, {
+            id: `qb-a-otel-${size}`,
+            title: `(a) ${n} rows, null keys, tracing on (OTLP/HTTP protobuf, sampler always_on)`,
+            keys: 0,
+            rows,
+            tracing: true,
+          }),
+      ]);
     plan.push([
       `qb-b-${size}`,
       () =>
@@ -372,6 +386,12 @@ function summarize(ctx, scenarios, startedMs) {
     ] = x.ratios.ceilingToLimit;
     ratios[`${x.size}: QueueBox (a) / the ceiling`] = x.ratios.aToCeiling;
     ratios[`${x.size}: QueueBox (b) / QueueBox (a)`] = x.ratios.bToA;
+    const traced = rateOf(byId(scenarios, `qb-a-otel-${x.size}`));
+    if (traced !== null)
+      ratios[`${x.size}: QueueBox (a) tracing on (sampler 1.0) / tracing off`] = div(
+        traced,
+        x.queuebox.a,
+      );
     ratios[`${x.size}: best peer / HTTP limit`] = x.ratios.bestPeerToLimit;
     ratios[`${x.size}: QueueBox (a) / best peer, both from start`] =
       x.ratios.aFromStartToBestPeerFromStart;

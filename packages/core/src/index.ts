@@ -27,6 +27,7 @@ export * from './json-path.js';
 export * from './header-rules.js';
 export * from './header-precedence.js';
 export * from './owned-headers.js';
+export * from './trace-context.js';
 export * from './sender-schemes.js';
 export * from './correlation-id.js';
 

@@ -32,6 +32,7 @@ export interface HarnessOptions {
    */
   readonly destinations?: Readonly<Record<string, Pick<DestinationConfig, 'rateLimit'>>>;
   readonly gateRoutes?: readonly GateRoute[];
+  readonly tracing?: OutboxPollerDeps['tracing'];
 }
 
 /** A poller on the in-memory store with fast test timings; `close()` it in `afterEach`. */
@@ -68,6 +69,7 @@ export function pollerHarness(options: HarnessOptions = {}) {
     ...(options.claimLoad ? { claimLoad: options.claimLoad } : {}),
     ...(gates ? { gates } : {}),
     ...(limits ? { limits } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
 
   async function insert(...messages: NewOutboxMessage[]): Promise<string[]> {

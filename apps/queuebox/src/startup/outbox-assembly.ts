@@ -5,6 +5,7 @@ import {
   type BrokerType,
   type Database,
   type Logger,
+  type Tracing,
   type Metrics,
   type Publisher,
   type Transformer,
@@ -126,6 +127,7 @@ export function buildOutbox(
   plan: OutboxPlan,
   database: Database,
   logger: Logger,
+  tracing?: Tracing,
 ): BuiltOutbox {
   const listeners = outboxMetricListeners(plan.metrics.outbox);
   const claimLoad =
@@ -146,6 +148,7 @@ export function buildOutbox(
     ...(claimLoad ? { claimLoad } : {}),
     gates,
     limits,
+    ...(tracing ? { tracing } : {}),
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {

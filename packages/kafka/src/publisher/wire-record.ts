@@ -19,6 +19,8 @@
  */
 import {
   mergeCustomHeaders,
+  TRACE_HEADERS,
+  type HeaderEntry,
   renderKafkaKey,
   sanitize,
   type HeaderMap,
@@ -75,7 +77,7 @@ export function recordKey(
 }
 
 export function wireRecord(
-  request: Pick<PublishRequest, 'message' | 'payload' | 'routingKey' | 'address'>,
+  request: Pick<PublishRequest, 'message' | 'payload' | 'routingKey' | 'address' | 'traceHeaders'>,
   keyTemplate: string,
   staticHeaders: HeaderMap,
 ): WireResult {
@@ -92,7 +94,7 @@ export function wireRecord(
   if (problem !== null) return { ok: false, error: problem };
   const key = recordKey(request.routingKey, keyTemplate, message);
   const value = Buffer.from(request.payload.text, 'utf8');
-  const { headers, bytes } = recordHeaders(message, staticHeaders);
+  const { headers, bytes } = recordHeaders(message, staticHeaders, request.traceHeaders);
   return {
     ok: true,
     record: {
@@ -107,12 +109,19 @@ export function wireRecord(
 export function recordHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
+  /** The publish span's context while tracing is on: it replaces every other copy. */
+  trace?: readonly HeaderEntry[],
 ): { headers: IHeaders; bytes: number } {
   const row: HeaderMap = new Map();
   for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
     row.set(name.toLowerCase(), [name, headerText(value)]);
   }
-  const custom = mergeCustomHeaders(staticHeaders, null, row);
+  const custom = mergeCustomHeaders(
+    staticHeaders,
+    null,
+    row,
+    trace === undefined ? undefined : TRACE_HEADERS,
+  );
 
   const headers: IHeaders = {};
   let bytes = 0;
@@ -130,6 +139,7 @@ export function recordHeaders(
     });
   };
   for (const [name, value] of custom.values()) append(name, value);
+  if (trace !== undefined) for (const [name, value] of trace) append(name, value);
   append(MESSAGE_ID_HEADER, message.id);
   append(TOPIC_HEADER, message.topic);
   append(ATTEMPT_HEADER, String(message.attempt));

@@ -23,6 +23,8 @@
 import {
   RELAYED_ROW_HEADER,
   mergeCustomHeaders,
+  TRACE_HEADERS,
+  type HeaderEntry,
   type HeaderMap,
   type Headers,
   type OutboxMessage,
@@ -54,7 +56,12 @@ export function staticHeaderMap(headers: Readonly<Record<string, string>>): Head
   return map;
 }
 
-export function wireHeaders(message: OutboxMessage, staticHeaders: HeaderMap): WireHeaders {
+export function wireHeaders(
+  message: OutboxMessage,
+  staticHeaders: HeaderMap,
+  /** The publish span's context while tracing is on: it replaces every other copy. */
+  trace?: readonly HeaderEntry[],
+): WireHeaders {
   const row: HeaderMap = new Map();
   let unsent: string[] | null = null;
   for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
@@ -65,7 +72,12 @@ export function wireHeaders(message: OutboxMessage, staticHeaders: HeaderMap): W
     row.set(name.toLowerCase(), [name, headerText(value)]);
   }
   const relayed = row.has(RELAYED_ROW_HEADER);
-  const custom = mergeCustomHeaders(staticHeaders, null, row);
+  const custom = mergeCustomHeaders(
+    staticHeaders,
+    null,
+    row,
+    trace === undefined ? undefined : TRACE_HEADERS,
+  );
 
   const headers: WireHeader[] = [];
   for (const [lower, [name, value]] of custom) {
@@ -73,6 +85,7 @@ export function wireHeaders(message: OutboxMessage, staticHeaders: HeaderMap): W
     if (relayed && lower.startsWith('nats-')) continue;
     headers.push([name, wireValue(value)]);
   }
+  if (trace !== undefined) for (const entry of trace) headers.push(entry);
   headers.push([MESSAGE_ID, message.id]);
   headers.push([TOPIC, wireValue(message.topic)]);
   headers.push([ATTEMPT, String(message.attempt)]);

@@ -6,6 +6,7 @@ import {
   sleep,
   type CancelListener,
   type ClaimedOutboxMessage,
+  type HeaderEntry,
   type Fence,
   type JsonPayload,
   type LogFields,
@@ -15,6 +16,8 @@ import {
   type PublishOutcome,
   type PublishRequest,
   type Publisher,
+  type TraceSpan,
+  type Tracing,
 } from '@queuebox/core';
 import type { DestinationGates, GateOutcome } from '../gate/destination-gates.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
@@ -23,6 +26,7 @@ import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import type { Claim } from './claim.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';
 import { ShutdownAbandonedError } from './poller-errors.js';
+import { publishSpan, traceOutcome, type TraceOutcome } from './publish-span.js';
 
 export type ProcessorMetrics = Pick<
   OutboxMetrics,
@@ -60,6 +64,8 @@ export interface MessageProcessorDeps {
     readonly gates: DestinationGates;
     readonly handBack: (fence: Fence) => Promise<void>;
   };
+  /** Present only while tracing is on: then each row gets a `publish <destination>` span. */
+  readonly tracing?: Tracing;
 }
 
 /** Signals that the task stopped because its claim is gone or the poller abandoned it. */
@@ -76,6 +82,8 @@ interface Task {
   logger: Logger | null;
   /** Called once, right before the terminal write: the publish slot is free from here on. */
   readonly settling: () => void;
+  /** The publish span while tracing is on, else null. */
+  span: TraceSpan | null;
 }
 
 /**
@@ -111,6 +119,7 @@ export class MessageProcessor {
         correlationId: correlationIdOf(message.headers),
       },
       logger: null,
+      span: null,
       settling: () => {
         if (settled) return;
         settled = true;
@@ -122,6 +131,8 @@ export class MessageProcessor {
       // A buffered row whose lease was lost before it started is not worth routing.
       if (claim.aborted) throw new Aborted();
       const routing = this.deps.router.route(message);
+      const { tracing } = this.deps;
+      if (tracing !== undefined) task.span = publishSpan(tracing, message, routing);
       if (routing) {
         task.fields.destination = routing.destination;
         task.logger = null;
@@ -135,6 +146,7 @@ export class MessageProcessor {
         this.aborted(task);
         return;
       }
+      task.span?.fail(sanitizeError(error));
       stopTimer();
       this.deps.metrics.processErrors.inc();
       const reason = sanitizeError(error);
@@ -147,6 +159,7 @@ export class MessageProcessor {
       }
     } finally {
       task.settling();
+      task.span?.end();
     }
   }
 
@@ -189,10 +202,11 @@ export class MessageProcessor {
     if (gated && !gating.gates.admit(destination)) {
       // No capacity now (an open circuit, no token): no attempt is made or counted.
       task.settling();
+      if (task.span !== null) traceOutcome(task.span, 'deferred');
       await gating.handBack(task.fence);
       return;
     }
-    const outcome = await this.publish(publisher, routing, message, payload, claim);
+    const outcome = await this.publish(publisher, routing, message, payload, claim, task.span);
     if (gated) gating.gates.settled(destination, gateOutcome(outcome, claim));
     if (outcome.ok) {
       await this.sent(task, destination);
@@ -210,13 +224,22 @@ export class MessageProcessor {
     message: ClaimedOutboxMessage,
     payload: JsonPayload,
     claim: Claim,
+    span: TraceSpan | null,
   ): Promise<PublishOutcome> {
     const { metrics } = this.deps;
     const depth = { destination: routing.destination };
     metrics.queueDepth.inc(depth);
     const stop = metrics.publishDuration.startTimer({ destination_type: routing.destinationType });
     try {
-      return await publisher.publish(new ClaimedPublishRequest(message, routing, payload, claim));
+      return await publisher.publish(
+        new ClaimedPublishRequest(
+          message,
+          routing,
+          payload,
+          claim,
+          span === null ? undefined : span.contextHeaders(),
+        ),
+      );
     } catch (error: unknown) {
       // Publishers may throw instead of returning a failure; both take the failure path.
       return { ok: false, error: sanitizeError(error) };
@@ -228,7 +251,9 @@ export class MessageProcessor {
 
   private async sent(task: Task, destination: string): Promise<void> {
     task.settling();
-    if (await this.writeSent(task)) {
+    const held = await this.writeSent(task);
+    this.traced(task, 'sent', held);
+    if (held) {
       this.deps.metrics.messages.inc({ status: 'sent' });
       this.deps.metrics.destinationMessages.inc({ destination, outcome: 'success' });
     } else {
@@ -269,12 +294,13 @@ export class MessageProcessor {
     if (attempt < maxAttempts) {
       const delayMs = retryDelayMs(attempt, this.deps.retryBaseDelayMs, this.deps.random);
       this.log(task).warn(logTexts.retryScheduled(id, attempt, delayMs, reason));
-      if (
-        await this.deps.complete(
-          { kind: 'retry', fence: task.fence, delayMs, error: reason },
-          task.message.key !== null,
-        )
-      ) {
+      task.span?.fail(reason);
+      const held = await this.deps.complete(
+        { kind: 'retry', fence: task.fence, delayMs, error: reason },
+        task.message.key !== null,
+      );
+      this.traced(task, 'retry', held);
+      if (held) {
         this.deps.metrics.messages.inc({ status: 'failed' });
       } else {
         this.lost(task, 'schedule a retry');
@@ -293,19 +319,26 @@ export class MessageProcessor {
   }
 
   private async writeDead(task: Task, reason: string): Promise<void> {
-    if (
-      await this.deps.complete(
-        { kind: 'dead', fence: task.fence, error: reason },
-        task.message.key !== null,
-      )
-    ) {
+    task.span?.fail(reason);
+    const held = await this.deps.complete(
+      { kind: 'dead', fence: task.fence, error: reason },
+      task.message.key !== null,
+    );
+    this.traced(task, 'dead', held);
+    if (held) {
       this.deps.metrics.messages.inc({ status: 'dead' });
     } else {
       this.lost(task, 'mark it dead');
     }
   }
 
+  /** The completion as a span event: a span per write would double the spans per message. */
+  private traced(task: Task, outcome: TraceOutcome, held: boolean): void {
+    if (task.span !== null) traceOutcome(task.span, held ? outcome : 'lost');
+  }
+
   private aborted(task: Task): void {
+    if (task.span !== null) traceOutcome(task.span, 'lost');
     // An abandoned message is already counted in the shutdown warning.
     if (task.claim.reason instanceof ShutdownAbandonedError) return;
     this.lost(task, 'finish delivering it');
@@ -345,6 +378,7 @@ class ClaimedPublishRequest implements PublishRequest {
     routing: RoutingResult,
     readonly payload: JsonPayload,
     claim: Claim,
+    readonly traceHeaders: readonly HeaderEntry[] | undefined,
   ) {
     this.destination = routing.destination;
     this.routingKey = routing.routingKey;

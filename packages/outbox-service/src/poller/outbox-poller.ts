@@ -13,6 +13,7 @@ import {
   type OutboxConfig,
   type OutboxMetrics,
   type OutboxStore,
+  type Tracing,
   type WakeSignal,
 } from '@queuebox/core';
 import type { DestinationGates } from '../gate/destination-gates.js';
@@ -70,6 +71,8 @@ export interface OutboxPollerDeps {
    * gates). Absent or null: the poller's buffer and dispatch are the ones it always had.
    */
   readonly limits?: DestinationLimits | null;
+  /** Present only while tracing is on (core's `Tracing`). */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -235,6 +238,7 @@ export class OutboxPoller {
       ...(this.gates
         ? { gating: { gates: this.gates, handBack: (fence: Fence) => this.handBack(fence) } }
         : {}),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
     });
     this.limits = deps.limits ?? null;
     this.slots = new DeliverySlots(

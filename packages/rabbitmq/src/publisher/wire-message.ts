@@ -22,6 +22,8 @@
  */
 import {
   mergeCustomHeaders,
+  TRACE_HEADERS,
+  type HeaderEntry,
   type HeaderMap,
   type Headers,
   type OutboxMessage,
@@ -66,6 +68,8 @@ export function wireProperties(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
   deliveryMode: DeliveryModeNumber,
+  /** The publish span's context while tracing is on: it replaces every other copy. */
+  trace?: readonly HeaderEntry[],
 ): WireProperties {
   const row: HeaderMap = new Map();
   let unsent: string[] | null = null;
@@ -76,7 +80,12 @@ export function wireProperties(
     }
     row.set(name.toLowerCase(), [name, headerText(value)]);
   }
-  const custom = mergeCustomHeaders(staticHeaders, null, row);
+  const custom = mergeCustomHeaders(
+    staticHeaders,
+    null,
+    row,
+    trace === undefined ? undefined : TRACE_HEADERS,
+  );
 
   const table: Record<string, unknown> = {};
   let bytes = 0;
@@ -94,6 +103,8 @@ export function wireProperties(
   put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
   put(ATTEMPT, attempt, ATTEMPT_SIZE);
   for (const [name, value] of custom.values()) put(name, value, entrySize(name, value));
+  if (trace !== undefined)
+    for (const [name, value] of trace) put(name, value, entrySize(name, value));
   if (bytes > MAX_HEADER_TABLE_BYTES) {
     return {
       ok: false,
