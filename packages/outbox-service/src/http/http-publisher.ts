@@ -104,8 +104,8 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
       signer === null ? undefined : SIGNING_HEADERS,
     );
     if (headers.unsent !== null) warnUnsent(options.logger, message.id, headers.unsent);
-    // The stored text as it is, unless a transform made a new payload; signed as sent.
-    const body = request.payload.text;
+    // The stored bytes as they were read, unless a transform made a new payload; signed as sent.
+    const body = request.payload.body;
     if (signer !== null) signer(message.id, body, headers.list);
     const outcome = await exchange(target.pool, {
       path: target.path,

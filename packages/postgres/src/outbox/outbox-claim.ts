@@ -4,7 +4,7 @@ import {
   byScheduleThenCreation,
   claimedColumns,
   toClaimedMessage,
-  type ClaimedRow,
+  type ClaimedValues,
 } from './outbox-rows.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
 import type { TableNames } from '../schema/table-names.js';
@@ -181,9 +181,9 @@ export function createClaim(
     const results = await pipelinedTransaction(sql, [
       ...(asyncCommit ? [{ text: ASYNC_COMMIT }] : []),
       { text: PLANNER_SETTINGS },
-      { text, params: [clock.now(), leaseMs, limit] },
+      { text, params: [clock.now(), leaseMs, limit], values: true },
     ]);
-    const rows = results[results.length - 1] as ClaimedRow[];
+    const rows = results[results.length - 1] as ClaimedValues[];
     return rows.map(toClaimedMessage).sort(byScheduleThenCreation);
   };
 }
