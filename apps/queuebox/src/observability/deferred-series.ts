@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from './prom.js';
 
 /**
  * Labelled counters and gauges that the outbox touches for every message, counted in plain

@@ -5,7 +5,7 @@ import {
   type CounterConfiguration,
   type GaugeConfiguration,
   type Registry,
-} from 'prom-client';
+} from './prom.js';
 import { deferredCounter, deferredGauge } from './deferred-series.js';
 import { createMicrometerTimer } from './summary-timer.js';
 

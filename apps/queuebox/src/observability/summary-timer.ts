@@ -1,4 +1,4 @@
-import { Gauge, Summary, type Registry } from 'prom-client';
+import { Gauge, Summary, type Registry } from './prom.js';
 import { TimeWindowHistogram } from './time-window-histogram.js';
 import { TimeWindowMax } from './time-window-max.js';
 
