@@ -30,6 +30,7 @@ import { httpLimit } from './http-limit.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
+import { printStart, startScenario } from './start.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 
 /** The peers of issue 18, in the order they run at each size. */
@@ -211,6 +212,14 @@ function otherPlan(ctx) {
         }),
     ],
     [CAPTURE_AB_ID, () => captureAb(ctx)],
+    [
+      'start',
+      () =>
+        startScenario(ctx, {
+          id: 'start',
+          title: 'spawn to first receipt, one row pending: QueueBox against the bare start',
+        }),
+    ],
   ];
 }
 
@@ -568,6 +577,7 @@ function print(result) {
     );
   }
   printCaptureAb(ok.find((s) => s.id === CAPTURE_AB_ID));
+  printStart(ok.find((s) => s.id === 'start'));
   section('settings');
   const qb = ok.find((s) => s.system === 'QueueBox');
   if (qb) {

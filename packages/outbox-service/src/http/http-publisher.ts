@@ -108,8 +108,8 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     );
     if (trace !== undefined) for (const [name, value] of trace) headers.list.push(name, value);
     if (headers.unsent !== null) warnUnsent(options.logger, message.id, headers.unsent);
-    // The stored text as it is, unless a transform made a new payload; signed as sent.
-    const body = request.payload.text;
+    // The stored bytes as they were read, unless a transform made a new payload; signed as sent.
+    const body = request.payload.body;
     if (signer !== null) signer(message.id, body, headers.list);
     const outcome = await exchange(target.pool, {
       path: target.path,

@@ -7,7 +7,9 @@ import {
   type CancelListener,
   type ClaimedOutboxMessage,
   type HeaderEntry,
+  type Counter,
   type Fence,
+  type GaugeSeries,
   type JsonPayload,
   type LogFields,
   type Logger,
@@ -18,6 +20,7 @@ import {
   type Publisher,
   type TraceSpan,
   type Tracing,
+  type Timer,
 } from '@queuebox/core';
 import type { DestinationGates, GateOutcome } from '../gate/destination-gates.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
@@ -94,8 +97,24 @@ interface Task {
  */
 export class MessageProcessor {
   private readonly publisherByDestination = new Map<string, Publisher | null>();
+  private readonly seriesByDestination = new Map<string, DestinationSeries>();
+  /** The per-message series, resolved once rather than found by their labels per message. */
+  private readonly counted: {
+    readonly sent: Counter;
+    readonly failed: Counter;
+    readonly dead: Counter;
+    readonly claimsLost: Counter;
+  };
 
-  constructor(private readonly deps: MessageProcessorDeps) {}
+  constructor(private readonly deps: MessageProcessorDeps) {
+    const { messages, claimsLost } = deps.metrics;
+    this.counted = {
+      sent: messages.child({ status: 'sent' }),
+      failed: messages.child({ status: 'failed' }),
+      dead: messages.child({ status: 'dead' }),
+      claimsLost: claimsLost.child({ component: 'outbox' }),
+    };
+  }
 
   /**
    * `settling` runs once, just before the terminal write is submitted (or when the task ends
@@ -188,7 +207,7 @@ export class MessageProcessor {
 
     const blank = routing.address !== null && routing.address.trim() === '';
     if (routing.addressProblem !== null || blank) {
-      this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
+      this.seriesFor(routing).failure.inc();
       // The router says why (which template or column); the generic text covers a router that
       // handed over a blank address without saying so.
       const reason = routing.addressProblem ?? failureReasons.blankAddress(destination);
@@ -209,12 +228,12 @@ export class MessageProcessor {
     const outcome = await this.publish(publisher, routing, message, payload, claim, task.span);
     if (gated) gating.gates.settled(destination, gateOutcome(outcome, claim));
     if (outcome.ok) {
-      await this.sent(task, destination);
+      await this.sent(task, routing);
       return;
     }
     // A publish we cancelled because the claim is gone is not the destination's failure.
     if (claim.aborted) throw new Aborted();
-    this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
+    this.seriesFor(routing).failure.inc();
     await this.fail(task, sanitize(outcome.error));
   }
 
@@ -226,10 +245,9 @@ export class MessageProcessor {
     claim: Claim,
     span: TraceSpan | null,
   ): Promise<PublishOutcome> {
-    const { metrics } = this.deps;
-    const depth = { destination: routing.destination };
-    metrics.queueDepth.inc(depth);
-    const stop = metrics.publishDuration.startTimer({ destination_type: routing.destinationType });
+    const series = this.seriesFor(routing);
+    series.queueDepth.inc();
+    const stop = series.publishDuration.startTimer();
     try {
       return await publisher.publish(
         new ClaimedPublishRequest(
@@ -245,20 +263,20 @@ export class MessageProcessor {
       return { ok: false, error: sanitizeError(error) };
     } finally {
       stop();
-      metrics.queueDepth.dec(depth);
+      series.queueDepth.dec();
     }
   }
 
-  private async sent(task: Task, destination: string): Promise<void> {
+  private async sent(task: Task, routing: RoutingResult): Promise<void> {
     task.settling();
     const held = await this.writeSent(task);
     this.traced(task, 'sent', held);
     if (held) {
-      this.deps.metrics.messages.inc({ status: 'sent' });
-      this.deps.metrics.destinationMessages.inc({ destination, outcome: 'success' });
+      this.counted.sent.inc();
+      this.seriesFor(routing).success.inc();
     } else {
       this.log(task).error(logTexts.publishedButLost(task.message.id));
-      this.deps.metrics.claimsLost.inc({ component: 'outbox' });
+      this.counted.claimsLost.inc();
     }
   }
 
@@ -301,7 +319,7 @@ export class MessageProcessor {
       );
       this.traced(task, 'retry', held);
       if (held) {
-        this.deps.metrics.messages.inc({ status: 'failed' });
+        this.counted.failed.inc();
       } else {
         this.lost(task, 'schedule a retry');
       }
@@ -326,7 +344,7 @@ export class MessageProcessor {
     );
     this.traced(task, 'dead', held);
     if (held) {
-      this.deps.metrics.messages.inc({ status: 'dead' });
+      this.counted.dead.inc();
     } else {
       this.lost(task, 'mark it dead');
     }
@@ -346,12 +364,31 @@ export class MessageProcessor {
 
   private lost(task: Task, action: string): void {
     this.log(task).warn(logTexts.claimLost(task.message.id, action));
-    this.deps.metrics.claimsLost.inc({ component: 'outbox' });
+    this.counted.claimsLost.inc();
   }
 
   private log(task: Task): Logger {
     task.logger ??= this.deps.logger.child(task.fields);
     return task.logger;
+  }
+
+  /** The destination's series, resolved on its first message. */
+  private seriesFor(routing: RoutingResult): DestinationSeries {
+    const { destination } = routing;
+    let series = this.seriesByDestination.get(destination);
+    if (series === undefined) {
+      const { metrics } = this.deps;
+      series = {
+        queueDepth: metrics.queueDepth.child({ destination }),
+        publishDuration: metrics.publishDuration.child({
+          destination_type: routing.destinationType,
+        }),
+        success: metrics.destinationMessages.child({ destination, outcome: 'success' }),
+        failure: metrics.destinationMessages.child({ destination, outcome: 'failure' }),
+      };
+      this.seriesByDestination.set(destination, series);
+    }
+    return series;
   }
 
   /** Spec §4.3 step 3: the publisher of the destination's type; cached per destination name. */
@@ -364,6 +401,14 @@ export class MessageProcessor {
     }
     return publisher;
   }
+}
+
+/** One destination's per-message series (a destination has one type). */
+interface DestinationSeries {
+  readonly queueDepth: GaugeSeries;
+  readonly publishDuration: Timer;
+  readonly success: Counter;
+  readonly failure: Counter;
 }
 
 /** A publish request whose signal is its claim's, made only when the publisher reads it. */

@@ -10,7 +10,7 @@ import {
   byScheduleThenCreation,
   claimedColumns,
   toClaimedMessage,
-  type ClaimedRow,
+  type ClaimedValues,
 } from './outbox-rows.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
 import type { Param } from '../connection/run-statement.js';
@@ -202,9 +202,9 @@ export function createClaim(
     const results = await pipelinedTransaction(sql, [
       ...(asyncCommit ? [{ text: ASYNC_COMMIT }] : []),
       { text: PLANNER_SETTINGS },
-      { text, params },
+      { text, params, values: true },
     ]);
-    const rows = results[results.length - 1] as ClaimedRow[];
+    const rows = results[results.length - 1] as ClaimedValues[];
     return rows.map(toClaimedMessage).sort(byScheduleThenCreation);
   };
 }
