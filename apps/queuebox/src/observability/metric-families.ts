@@ -151,3 +151,16 @@ export function registerMetricFamilies(
     },
   };
 }
+
+/**
+ * `queuebox_destination_circuit_state{destination}`: 0 closed, 1 open, 2 half-open. Not one of
+ * the reference's families: registered only when a destination has a circuit breaker.
+ */
+export function registerCircuitStateFamily(registry: Registry): Gauge<'destination'> {
+  return new Gauge({
+    name: 'queuebox_destination_circuit_state',
+    help: 'Circuit breaker state per destination: 0 closed, 1 open, 2 half-open',
+    labelNames: ['destination'],
+    registers: [registry],
+  });
+}

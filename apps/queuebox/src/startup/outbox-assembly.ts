@@ -27,6 +27,8 @@ import {
   providers,
   type ProviderRegistry,
 } from '../providers.js';
+import type { Registry } from 'prom-client';
+import type { HealthComponent } from '../http/health.js';
 import { buildDestinationGates } from './destination-gates.js';
 
 /** What spec §17.1 steps 3–4 build before the database is touched. */
@@ -87,6 +89,8 @@ export interface BuiltOutbox {
   /** Capture modes only: the poller's load, which closes capture's feed while it is busy. */
   readonly claimLoad: ClaimLoad | null;
   readonly retention: RetentionService | null;
+  /** Advisory readiness components of the destinations' circuit breakers. */
+  readonly gateHealth: readonly HealthComponent[];
 }
 
 export function buildOutbox(
@@ -94,7 +98,9 @@ export function buildOutbox(
   plan: OutboxPlan,
   database: Database,
   logger: Logger,
+  registry: Registry | null = null,
 ): BuiltOutbox {
+  const built = buildDestinationGates(config, { registry, logger });
   const listeners = outboxMetricListeners(plan.metrics.outbox);
   const claimLoad =
     config.outbox.capture.mode === 'polling'
@@ -108,7 +114,7 @@ export function buildOutbox(
     metrics: plan.metrics.outbox,
     logger,
     ...(claimLoad ? { claimLoad } : {}),
-    gates: buildDestinationGates(config, { metrics: plan.metrics, logger }),
+    gates: built.gates,
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {
@@ -117,5 +123,5 @@ export function buildOutbox(
         logger,
       })
     : null;
-  return { poller, claimLoad, retention };
+  return { poller, claimLoad, retention, gateHealth: built.health };
 }

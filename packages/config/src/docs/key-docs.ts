@@ -103,6 +103,20 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
     type: { rule: '`http` | `rabbitmq` | `kafka` | `nats`', type: 'enum', default: 'required' },
     headers: { rule: 'static headers on every message (printed masked)' },
     transform: { rule: 'see [Transforms](#transform-blocks)' },
+    'circuitBreaker.failureThreshold': {
+      rule: '> 0; failed publishes in a row that open the circuit. Writing any `circuitBreaker` key (or `circuitBreaker: {}`) turns the breaker on; see [Circuit breaker](#circuit-breaker)',
+    },
+    'circuitBreaker.failureRatePercent': {
+      rule: '1–100; also open when this share of the publishes in `windowMs` failed (none: off)',
+    },
+    'circuitBreaker.windowMs': { rule: '> 0; the sliding window of `failureRatePercent`' },
+    'circuitBreaker.minimumCalls': {
+      rule: '> 0; publishes in the window before `failureRatePercent` counts',
+    },
+    'circuitBreaker.openMs': { rule: '> 0; how long it stays open before one probe publish' },
+    'circuitBreaker.maxRetryAfterMs': {
+      rule: '> 0; the longest a 429/503 `Retry-After` keeps it open',
+    },
   },
   'destinations.http': {
     baseUrl: {

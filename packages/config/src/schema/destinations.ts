@@ -3,7 +3,12 @@
  * entry of `destinationKinds` (and its rules in `rules/kinds.ts`).
  */
 import { v, kinded, mapOf } from './kit.js';
-import { destinationAuthBlock, signingBlock, transformBlock } from './blocks.js';
+import {
+  circuitBreakerBlock,
+  destinationAuthBlock,
+  signingBlock,
+  transformBlock,
+} from './blocks.js';
 import {
   amqpUri,
   headerName,
@@ -34,6 +39,7 @@ const MINIMUM_KAFKA_TIMEOUT_MS = 2000;
 export const destinationCommon = {
   headers: textMap(v.pipe(v.string(), notOwnedHeader)),
   transform: transformBlock,
+  circuitBreaker: circuitBreakerBlock,
 };
 
 /** Shared with Kafka sources; a `SASL_*` protocol needs the other three (destination rules). */

@@ -193,7 +193,7 @@ export class MessageProcessor {
       return;
     }
     const outcome = await this.publish(publisher, routing, message, payload, claim);
-    if (gated) gating.gates.settled(destination, gateOutcome(outcome, claim));
+    const uncounted = gated && gating.gates.settled(destination, gateOutcome(outcome, claim));
     if (outcome.ok) {
       await this.sent(task, destination);
       return;
@@ -201,6 +201,12 @@ export class MessageProcessor {
     // A publish we cancelled because the claim is gone is not the destination's failure.
     if (claim.aborted) throw new Aborted();
     this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
+    if (uncounted) {
+      // A failed probe of a destination that is down: the row waits like the rows behind it.
+      task.settling();
+      await gating.handBack(task.fence);
+      return;
+    }
     await this.fail(task, sanitize(outcome.error));
   }
 
