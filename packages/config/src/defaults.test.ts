@@ -190,6 +190,7 @@ destinations:
         signing: null,
         headers: {},
         transform: null,
+        rateLimit: null,
         circuitBreaker: null,
       },
       rabbit: {
@@ -202,6 +203,7 @@ destinations:
         deliveryMode: 'persistent',
         headers: {},
         transform: null,
+        rateLimit: null,
         circuitBreaker: null,
       },
       stream: {
@@ -217,6 +219,7 @@ destinations:
         saslPassword: null,
         headers: {},
         transform: null,
+        rateLimit: null,
         circuitBreaker: null,
       },
       subject: {
@@ -231,6 +234,7 @@ destinations:
         token: null,
         headers: {},
         transform: null,
+        rateLimit: null,
         circuitBreaker: null,
       },
     });

@@ -22,5 +22,6 @@ export * from './poller/outbox-poller.js';
 export * from './gate/destination-gates.js';
 export * from './gate/circuit-breaker.js';
 export * from './gate/circuit-breakers.js';
+export { DestinationLimits, destinationLimits } from './limits/destination-limits.js';
 export * from './retention/retention-service.js';
 export * from './replay/admin-replay.js';

@@ -1,4 +1,6 @@
-import type { NewOutboxMessage } from '@queuebox/core';
+import type { DestinationConfig, NewOutboxMessage } from '@queuebox/core';
+import { DestinationGates, type GateRoute } from '../src/gate/destination-gates.js';
+import { destinationLimits } from '../src/limits/destination-limits.js';
 import type { MessageRouter } from '../src/routing/message-router.js';
 import type { TransformPipeline } from '../src/transform/transform-pipeline.js';
 import { PublisherRegistry } from '../src/publish/publisher-registry.js';
@@ -23,6 +25,13 @@ export interface HarnessOptions {
   readonly store?: InMemoryOutboxStore;
   readonly claimLoad?: OutboxPollerDeps['claimLoad'];
   readonly gates?: OutboxPollerDeps['gates'];
+  readonly limits?: OutboxPollerDeps['limits'];
+  /**
+   * The destinations' `rateLimit`: builds the limits and registers their gates on `gates`, or
+   * on gates of `gateRoutes` (the routes as the claim filter reads them).
+   */
+  readonly destinations?: Readonly<Record<string, Pick<DestinationConfig, 'rateLimit'>>>;
+  readonly gateRoutes?: readonly GateRoute[];
 }
 
 /** A poller on the in-memory store with fast test timings; `close()` it in `afterEach`. */
@@ -41,6 +50,12 @@ export function pollerHarness(options: HarnessOptions = {}) {
     shutdownTimeoutMs: 2_000,
     ...options.config,
   };
+  const gates =
+    options.gates ??
+    (options.destinations ? new DestinationGates(options.gateRoutes ?? []) : undefined);
+  const limits =
+    options.limits ??
+    (options.destinations ? destinationLimits(config, options.destinations, gates) : undefined);
   const poller = new OutboxPoller(config, {
     store,
     router: options.router ?? fakeRouter({ '*': { destination: 'orders' } }),
@@ -51,7 +66,8 @@ export function pollerHarness(options: HarnessOptions = {}) {
     // No jitter: delays are exactly base × 2^attempt.
     random: () => 0,
     ...(options.claimLoad ? { claimLoad: options.claimLoad } : {}),
-    ...(options.gates ? { gates: options.gates } : {}),
+    ...(gates ? { gates } : {}),
+    ...(limits ? { limits } : {}),
   });
 
   async function insert(...messages: NewOutboxMessage[]): Promise<string[]> {

@@ -1,6 +1,7 @@
 import {
   ClaimLoad,
   type AppConfig,
+  type BrokerProvider,
   type BrokerType,
   type Database,
   type Logger,
@@ -15,11 +16,13 @@ import {
   createHttpPublisher,
   createMessageRouter,
   createTransformPipeline,
+  destinationLimits,
   outboxMetricListeners,
   PublisherRegistry,
   validateRouting,
   type MessageRouter,
   type RoutingPlan,
+  type RoutingValidationOptions,
 } from '@queuebox/outbox-service';
 import {
   brokerRegistered,
@@ -37,6 +40,8 @@ export interface OutboxPlan {
   readonly router: MessageRouter;
   readonly metrics: Pick<Metrics, 'outbox' | 'retention'>;
   readonly publishers: PublisherRegistry;
+  /** The publishers whose broker closes them with the services, after the poller (spec §17.2). */
+  readonly closingWithServices: readonly Publisher[];
 }
 
 /**
@@ -50,24 +55,51 @@ export async function planOutbox(
   logger: Logger,
   providerRegistry: ProviderRegistry = providers,
 ): Promise<OutboxPlan> {
-  const brokers = registeredBrokers(config, providerRegistry);
-  const routing = validateRouting(config, transformer, { publisherTypes: ['http', ...brokers] });
+  const brokers = await destinationBrokers(config, providerRegistry);
+  const routing = validateRouting(config, transformer, routingOptions(brokers));
   await checkPrivateAddresses(config);
   const listeners = outboxMetricListeners(metrics.outbox);
   const built: Publisher[] = [
     createHttpPublisher({ config, onResponse: listeners.onResponse, logger }),
   ];
+  const closingWithServices: Publisher[] = [];
   try {
-    for (const type of brokers) {
-      const provider = await loadBrokerProvider(type, providerRegistry);
-      built.push(provider.createPublisher(config, { logger }));
+    for (const provider of brokers) {
+      const publisher = provider.createPublisher(config, { logger });
+      built.push(publisher);
+      if (provider.descriptor.publisherStops === 'services') closingWithServices.push(publisher);
     }
   } catch (error: unknown) {
     await Promise.allSettled(built.map((publisher) => publisher.close()));
     throw error;
   }
   const publishers = new PublisherRegistry(built);
-  return { routing, router: createMessageRouter(routing), metrics, publishers };
+  return {
+    routing,
+    router: createMessageRouter(routing),
+    metrics,
+    publishers,
+    closingWithServices,
+  };
+}
+
+/** The providers of the broker types the destinations name that this build registers. */
+export async function destinationBrokers(
+  config: Pick<AppConfig, 'destinations'>,
+  providerRegistry: ProviderRegistry = providers,
+): Promise<BrokerProvider[]> {
+  const loaded: BrokerProvider[] = [];
+  for (const type of registeredBrokers(config, providerRegistry))
+    loaded.push(await loadBrokerProvider(type, providerRegistry));
+  return loaded;
+}
+
+/** The routing check's view of the brokers: which have a publisher, and their address rules. */
+export function routingOptions(brokers: readonly BrokerProvider[]): RoutingValidationOptions {
+  return {
+    publisherTypes: ['http', ...brokers.map((provider) => provider.name)],
+    addressRules: new Map(brokers.map((provider) => [provider.name, provider.descriptor.address])),
+  };
 }
 
 /** The broker types the destinations name that have a provider in this build. */
@@ -106,6 +138,11 @@ export function buildOutbox(
     config.outbox.capture.mode === 'polling'
       ? null
       : new ClaimLoad({ rowsPerWindow: config.outbox.batchSize });
+  // The circuit breakers are added first: an open circuit takes nothing from a rate limit.
+  const gates = built.gates;
+  // Null without any rateLimit; else its gates join the others, so the claim passes over a
+  // destination that holds what it can send.
+  const limits = destinationLimits(config.outbox, config.destinations, gates);
   const poller = new OutboxPoller(config.outbox, {
     store: database.outboxStore(),
     router: plan.router,
@@ -114,7 +151,8 @@ export function buildOutbox(
     metrics: plan.metrics.outbox,
     logger,
     ...(claimLoad ? { claimLoad } : {}),
-    gates: built.gates,
+    gates,
+    limits,
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {

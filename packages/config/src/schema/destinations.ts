@@ -6,6 +6,7 @@ import { v, kinded, mapOf } from './kit.js';
 import {
   circuitBreakerBlock,
   destinationAuthBlock,
+  rateLimitBlock,
   signingBlock,
   transformBlock,
 } from './blocks.js';
@@ -39,6 +40,7 @@ const MINIMUM_KAFKA_TIMEOUT_MS = 2000;
 export const destinationCommon = {
   headers: textMap(v.pipe(v.string(), notOwnedHeader)),
   transform: transformBlock,
+  rateLimit: rateLimitBlock,
   circuitBreaker: circuitBreakerBlock,
 };
 

@@ -16,11 +16,12 @@ import {
   type WakeSignal,
 } from '@queuebox/core';
 import type { DestinationGates } from '../gate/destination-gates.js';
+import type { DestinationLimits } from '../limits/destination-limits.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { CompletionWriter } from './completion-writer.js';
-import { DeliverySlots } from './delivery-slots.js';
+import { DeliverySlots, type Buffered } from './delivery-slots.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logTexts } from './log-texts.js';
 import { MessageProcessor, type ProcessorMetrics } from './message-processor.js';
@@ -64,6 +65,11 @@ export interface OutboxPollerDeps {
    * empty: the plain claim and publish path. Needs the store's `release`.
    */
   readonly gates?: DestinationGates;
+  /**
+   * The destinations' `rateLimit` (per replica; `destinationLimits` builds it and registers its
+   * gates). Absent or null: the poller's buffer and dispatch are the ones it always had.
+   */
+  readonly limits?: DestinationLimits | null;
 }
 
 /**
@@ -114,6 +120,9 @@ export function maxClaimRows(config: Pick<OutboxPollerConfig, 'batchSize'>): num
  * most `2 × maxClaimRows + concurrency` more, see `maxSettling`) until `claimTimeoutMs` lets the
  * reclaim step hand them to another replica. At the defaults (100, 8): 808.
  *
+ * Each rate-limited destination adds what it may hold (`DestinationLimits.capacity`, at most
+ * `2 × maxClaimRows`): its waiting rows sit outside the buffer so they never crowd out the rest.
+ *
  * Why it holds: a claim of `limit` rows starts only while `room()` ≥ `limit`, i.e. while
  * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency − limit, so right after it
  * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency; rows only move from
@@ -154,6 +163,8 @@ export class OutboxPoller {
   private readonly writer: CompletionWriter;
   private readonly leases: LeaseKeeper;
   private readonly slots: DeliverySlots;
+  /** Null without any `rateLimit`. */
+  private readonly limits: DestinationLimits | null;
   private readonly loopAbort = new AbortController();
   private readonly claims = new Set<Promise<void>>();
   /**
@@ -225,9 +236,17 @@ export class OutboxPoller {
         ? { gating: { gates: this.gates, handBack: (fence: Fence) => this.handBack(fence) } }
         : {}),
     });
-    this.slots = new DeliverySlots(config.concurrency, processor, this.leases, deps.logger, () => {
-      if (this.room() >= config.batchSize) this.wakeSignal.wake();
-    });
+    this.limits = deps.limits ?? null;
+    this.slots = new DeliverySlots(
+      config.concurrency,
+      processor,
+      this.leases,
+      deps.logger,
+      () => {
+        if (this.room() >= config.batchSize) this.wakeSignal.wake();
+      },
+      this.limits,
+    );
     this.maxClaim = maxClaimRows(config);
     this.claimTarget = config.batchSize;
     this.maxSettling = 2 * this.maxClaim + config.concurrency;
@@ -241,6 +260,14 @@ export class OutboxPoller {
   /** Messages whose publish or terminal write is under way. */
   get inFlight(): number {
     return this.slots.inFlight;
+  }
+
+  /**
+   * The rate-limited destinations without capacity now (see DestinationLimits.blocked): the
+   * claim passes over their rows. Empty without any `rateLimit`.
+   */
+  blockedDestinations(): string[] {
+    return this.limits?.blocked() ?? [];
   }
 
   /** Starts the loop; aborting `signal` is the same as `close()`. */
@@ -359,12 +386,14 @@ export class OutboxPoller {
       await this.releaseRows(rows);
       return;
     }
-    this.slots.add(
-      rows.map((message) => ({
-        message,
-        claim: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
-      })),
-    );
+    if (this.limits === null) {
+      this.slots.add(
+        rows.map((message) => ({
+          message,
+          claim: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
+        })),
+      );
+    } else await this.addLimited(rows, this.limits, claimedAt);
     // A full batch suggests more is due: claim again without waiting for the poll interval.
     // Not when rows were handed back: a store that cannot pass over would return them again.
     if (rows.length >= limit && rows.length === claimedRows) this.wakeSignal.wake();
@@ -399,6 +428,36 @@ export class OutboxPoller {
       });
     });
     return this.handBackDone;
+  }
+
+  /**
+   * Rows of a rate-limited destination are kept up to what it can send within half the lease
+   * (DestinationLimits.admit); a claim that brought more hands the rest back at once, so no row
+   * waits claimed here for longer than that. The claim passing over a destination without
+   * capacity keeps this rare: it happens when one claim brings more than half a destination's
+   * capacity.
+   */
+  private async addLimited(
+    rows: readonly ClaimedOutboxMessage[],
+    limits: DestinationLimits,
+    claimedAt: number,
+  ): Promise<void> {
+    const kept: Buffered[] = [];
+    const excess: ClaimedOutboxMessage[] = [];
+    for (const message of rows) {
+      const destination = this.deps.router.destinationOf(message.topic);
+      if (destination === null || !limits.limits(destination)) {
+        kept.push({ message, claim: this.track(message, claimedAt) });
+      } else if (limits.admit(destination)) {
+        kept.push({ message, claim: this.track(message, claimedAt), limited: destination });
+      } else excess.push(message);
+    }
+    this.slots.add(kept);
+    await this.releaseRows(excess);
+  }
+
+  private track(message: ClaimedOutboxMessage, claimedAt: number) {
+    return this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt);
   }
 
   /**

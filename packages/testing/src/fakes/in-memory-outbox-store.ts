@@ -55,6 +55,15 @@ export class InMemoryOutboxStore implements OutboxStore {
     gauges: [],
     release: [],
   };
+  /** `performance.now()` as each call began, by method: backoff tests measure the pauses between. */
+  readonly callTimes: Record<Method, number[]> = {
+    claim: [],
+    complete: [],
+    renew: [],
+    reclaimExpired: [],
+    gauges: [],
+    release: [],
+  };
   /** Artificial latency per call, in ms (a database round trip). */
   latencyMs = 0;
   private offsetMs = 0;
@@ -246,6 +255,7 @@ export class InMemoryOutboxStore implements OutboxStore {
   /** Records the call, fails it when asked, and waits the configured latency. */
   private async enter(method: Method, size: number): Promise<void> {
     this.calls[method].push(size);
+    this.callTimes[method].push(performance.now());
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const queue = this.failures.get(method);
     if (queue && queue.length > 0) throw queue.shift();
