@@ -40,6 +40,8 @@ describe.skipIf(!pg.available)('docs/metrics.md against a real scrape', () => {
         QUEUEBOX_SERVER_HTTPPORT: String(port),
         QUEUEBOX_DESTINATIONS_SINK_TYPE: 'http',
         QUEUEBOX_DESTINATIONS_SINK_BASEURL: 'http://127.0.0.1:9',
+        // The circuit family exists only with a breaker configured.
+        QUEUEBOX_DESTINATIONS_SINK_CIRCUITBREAKER_FAILURETHRESHOLD: '5',
         QUEUEBOX_ROUTES_0_TOPICPATTERN: '**',
         QUEUEBOX_ROUTES_0_DESTINATION: 'sink',
         QUEUEBOX_RETENTION_ENABLED: 'true',

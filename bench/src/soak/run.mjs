@@ -18,6 +18,8 @@
  * order-ledger.mjs (deliveries, duplicates and order at each receiver), killed-claims.mjs (which
  * rows the killed replica held) and verdict.mjs (the duplicate bound, everything asserted and
  * printed). The exit code is 1 when any check fails.
+ *
+ * `pnpm test:soak --circuit [--minutes 10]` runs the circuit breaker's outage instead (circuit.mjs).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -141,4 +143,9 @@ async function main() {
   }
 }
 
-await main();
+if (process.argv.includes('--circuit')) {
+  const { runCircuitSoak } = await import('./circuit.mjs');
+  await runCircuitSoak(process.argv.slice(2));
+} else {
+  await main();
+}

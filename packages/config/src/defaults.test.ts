@@ -179,6 +179,7 @@ destinations:
   stream: {type: kafka, bootstrapServers: "kafka:9092", topic: orders}
   subject: {type: nats, servers: "nats://nats:4222", subject: orders}
 `);
+    // Off unless written: every kind publishes as the reference does.
     expect(config.destinations).toEqual({
       web: {
         type: 'http',
@@ -190,6 +191,7 @@ destinations:
         headers: {},
         transform: null,
         rateLimit: null,
+        circuitBreaker: null,
       },
       rabbit: {
         type: 'rabbitmq',
@@ -202,6 +204,7 @@ destinations:
         headers: {},
         transform: null,
         rateLimit: null,
+        circuitBreaker: null,
       },
       stream: {
         type: 'kafka',
@@ -217,6 +220,7 @@ destinations:
         headers: {},
         transform: null,
         rateLimit: null,
+        circuitBreaker: null,
       },
       subject: {
         type: 'nats',
@@ -231,7 +235,29 @@ destinations:
         headers: {},
         transform: null,
         rateLimit: null,
+        circuitBreaker: null,
       },
+    });
+  });
+
+  it('defaults a circuit breaker written as an empty block, on every destination kind', () => {
+    const config = loadYaml(`
+destinations:
+  web: {type: http, baseUrl: "https://api.example.com", circuitBreaker: {}}
+  subject: {type: nats, servers: "nats://nats:4222", subject: orders, circuitBreaker: {openMs: 5000, failureRatePercent: 25}}
+`);
+    expect(config.destinations.web?.circuitBreaker).toEqual({
+      failureThreshold: 5,
+      failureRatePercent: null,
+      windowMs: 60_000,
+      minimumCalls: 20,
+      openMs: 30_000,
+      maxRetryAfterMs: 3_600_000,
+    });
+    expect(config.destinations.subject?.circuitBreaker).toMatchObject({
+      openMs: 5_000,
+      failureRatePercent: 25,
+      failureThreshold: 5,
     });
   });
 

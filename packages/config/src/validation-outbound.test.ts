@@ -279,3 +279,41 @@ describe('routes (spec §5.1, §12.2)', () => {
     ).toEqual(['destinations.d: missing type; set one of http, kafka, nats, rabbitmq']);
   });
 });
+
+describe('destinations.<name>.circuitBreaker', () => {
+  it('is taken by every destination type', () => {
+    expect(
+      problems(
+        destination(
+          '{type: kafka, bootstrapServers: "k:9092", topic: t, circuitBreaker: {failureThreshold: 3}}',
+        ),
+      ),
+    ).toEqual([]);
+    expect(problems(destination('{type: http, baseUrl: "https://x", circuitBreaker: {}}'))).toEqual(
+      [],
+    );
+  });
+
+  it('names the key of a wrong value', () => {
+    expect(
+      problems(
+        destination(
+          '{type: http, baseUrl: "https://x", circuitBreaker: {failureThreshold: 0, failureRatePercent: 150, openMs: soon, minimumCalls: -1}}',
+        ),
+      ),
+    ).toEqual([
+      'destinations.d.circuitBreaker.failureThreshold: must be greater than 0',
+      'destinations.d.circuitBreaker.failureRatePercent: must be between 1 and 100',
+      'destinations.d.circuitBreaker.minimumCalls: must be greater than 0',
+      "destinations.d.circuitBreaker.openMs: 'soon' is not a whole number of milliseconds",
+    ]);
+  });
+
+  it('refuses an unknown key inside it', () => {
+    const found = problems(
+      destination('{type: http, baseUrl: "https://x", circuitBreaker: {threshold: 3}}'),
+    );
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatch(/^destinations\.d\.circuitBreaker\.threshold: /);
+  });
+});

@@ -20,6 +20,8 @@ export type { AuthHeader } from './http/destination-auth.js';
 export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
 export * from './gate/destination-gates.js';
+export * from './gate/circuit-breaker.js';
+export * from './gate/circuit-breakers.js';
 export { DestinationLimits, destinationLimits } from './limits/destination-limits.js';
 export * from './retention/retention-service.js';
 export * from './replay/admin-replay.js';

@@ -186,3 +186,16 @@ function labelledGauge<L extends string>(configuration: GaugeConfiguration<L>) {
     child: (labels: Readonly<Record<L, string>>) => gauge.labels(labels),
   };
 }
+
+/**
+ * `queuebox_destination_circuit_state{destination}`: 0 closed, 1 open, 2 half-open. Not one of
+ * the reference's families: registered only when a destination has a circuit breaker.
+ */
+export function registerCircuitStateFamily(registry: Registry) {
+  return labelledGauge({
+    name: 'queuebox_destination_circuit_state',
+    help: 'Circuit breaker state per destination: 0 closed, 1 open, 2 half-open',
+    labelNames: ['destination'],
+    registers: [registry],
+  });
+}

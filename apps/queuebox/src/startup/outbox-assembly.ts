@@ -31,6 +31,8 @@ import {
   providers,
   type ProviderRegistry,
 } from '../providers.js';
+import type { Registry } from 'prom-client';
+import type { HealthComponent } from '../http/health.js';
 import { buildDestinationGates } from './destination-gates.js';
 
 /** What spec §17.1 steps 3–4 build before the database is touched. */
@@ -120,6 +122,8 @@ export interface BuiltOutbox {
   /** Capture modes only: the poller's load, which closes capture's feed while it is busy. */
   readonly claimLoad: ClaimLoad | null;
   readonly retention: RetentionService | null;
+  /** Advisory readiness components of the destinations' circuit breakers. */
+  readonly gateHealth: readonly HealthComponent[];
 }
 
 export function buildOutbox(
@@ -128,13 +132,16 @@ export function buildOutbox(
   database: Database,
   logger: Logger,
   tracing?: Tracing,
+  registry: Registry | null = null,
 ): BuiltOutbox {
+  const built = buildDestinationGates(config, { registry, logger });
   const listeners = outboxMetricListeners(plan.metrics.outbox);
   const claimLoad =
     config.outbox.capture.mode === 'polling'
       ? null
       : new ClaimLoad({ rowsPerWindow: config.outbox.batchSize });
-  const gates = buildDestinationGates(config, { metrics: plan.metrics, logger });
+  // The circuit breakers are added first: an open circuit takes nothing from a rate limit.
+  const gates = built.gates;
   // Null without any rateLimit; else its gates join the others, so the claim passes over a
   // destination that holds what it can send.
   const limits = destinationLimits(config.outbox, config.destinations, gates);
@@ -157,5 +164,5 @@ export function buildOutbox(
         logger,
       })
     : null;
-  return { poller, claimLoad, retention };
+  return { poller, claimLoad, retention, gateHealth: built.health };
 }

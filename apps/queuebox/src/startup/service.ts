@@ -93,7 +93,14 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (config.database.migrate) await step('migrate the database', () => db.migrate());
     await step('check the database schema', () => db.checkSchema());
 
-    const { poller, claimLoad, retention } = buildOutbox(config, outboxPlan, db, logger, tracing);
+    const { poller, claimLoad, retention, gateHealth } = buildOutbox(
+      config,
+      outboxPlan,
+      db,
+      logger,
+      tracing,
+      registry,
+    );
     const relay = new InboxRelay({
       store: db.inboxStore(),
       relay: config.inbox.relay,
@@ -120,6 +127,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },
       ...(capture ? [capture.health] : []),
       { name: 'outbox-poller', check: () => poller.running },
+      ...gateHealth,
     ];
     if (retention) health.push({ name: 'retention-service', check: () => retention.running });
     if (config.inbox.relay.enabled)

@@ -106,6 +106,20 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
     rateLimit: {
       rule: '`perSecond` (with `burst`), `maxInFlight`, or both; per replica; see [Rate limits](#rate-limits-ratelimit)',
     },
+    'circuitBreaker.failureThreshold': {
+      rule: '> 0; failed publishes in a row that open the circuit. Writing any `circuitBreaker` key (or `circuitBreaker: {}`) turns the breaker on; see [Circuit breaker](#circuit-breaker)',
+    },
+    'circuitBreaker.failureRatePercent': {
+      rule: '1–100; also open when this share of the publishes in `windowMs` failed (none: off)',
+    },
+    'circuitBreaker.windowMs': { rule: '> 0; the sliding window of `failureRatePercent`' },
+    'circuitBreaker.minimumCalls': {
+      rule: '> 0; publishes in the window before `failureRatePercent` counts',
+    },
+    'circuitBreaker.openMs': { rule: '> 0; how long it stays open before one probe publish' },
+    'circuitBreaker.maxRetryAfterMs': {
+      rule: '> 0; the longest a 429/503 `Retry-After` keeps it open',
+    },
   },
   'destinations.http': {
     baseUrl: {

@@ -46,7 +46,7 @@ const TABLES: Readonly<Record<string, Table>> = {
   inbox: { entries: block('inbox'), prefix: 'inbox.', flatten: ['relay'] },
   http: { entries: block('http'), prefix: 'http.' },
   admin: { entries: block('admin'), prefix: 'admin.' },
-  destinations: { entries: nodes(destinationCommon), type: true },
+  destinations: { entries: nodes(destinationCommon), type: true, flatten: ['circuitBreaker'] },
   ...Object.fromEntries(
     Object.entries(destinationKinds).map(([kind, keys]) => [
       `destinations.${kind}`,

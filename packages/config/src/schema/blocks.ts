@@ -74,6 +74,19 @@ export const signingBlock = optSection({
   ...secretKeys,
 });
 
+/**
+ * `destinations.<name>.circuitBreaker` (any type): off unless written; `{}` takes the defaults.
+ * The failure share is a whole percent, as no other key takes a fraction.
+ */
+export const circuitBreakerBlock = optSection({
+  failureThreshold: int(5, { min: 1 }),
+  failureRatePercent: optInt({ min: 1, max: 100 }),
+  windowMs: ms(60_000),
+  minimumCalls: int(20, { min: 1 }),
+  openMs: ms(30_000),
+  maxRetryAfterMs: ms(3_600_000),
+});
+
 export const destinationAuthBlock = optKinded({
   oauth2: {
     clientId: nonBlank,

@@ -3,7 +3,13 @@
  * entry of `destinationKinds` (and its rules in `rules/kinds.ts`).
  */
 import { v, kinded, mapOf } from './kit.js';
-import { destinationAuthBlock, rateLimitBlock, signingBlock, transformBlock } from './blocks.js';
+import {
+  circuitBreakerBlock,
+  destinationAuthBlock,
+  rateLimitBlock,
+  signingBlock,
+  transformBlock,
+} from './blocks.js';
 import {
   amqpUri,
   headerName,
@@ -35,6 +41,7 @@ export const destinationCommon = {
   headers: textMap(v.pipe(v.string(), notOwnedHeader)),
   transform: transformBlock,
   rateLimit: rateLimitBlock,
+  circuitBreaker: circuitBreakerBlock,
 };
 
 /** Shared with Kafka sources; a `SASL_*` protocol needs the other three (destination rules). */

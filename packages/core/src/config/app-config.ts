@@ -185,6 +185,12 @@ interface DestinationCommon {
    * by hand (tests, embedders) needs no new key.
    */
   readonly rateLimit?: DestinationRateLimit | null;
+  /**
+   * Stops publishing to a failing destination for a while (rows wait, no attempt counted); null
+   * or absent publishes as the reference does. Optional so a hand-built configuration needs no
+   * new key.
+   */
+  readonly circuitBreaker?: CircuitBreakerConfig | null;
 }
 
 /**
@@ -199,6 +205,23 @@ export interface DestinationRateLimit {
   readonly burst: number | null;
   /** The most publishes to this destination in flight at once. */
   readonly maxInFlight: number | null;
+}
+
+/**
+ * `destinations.<name>.circuitBreaker`. It opens after `failureThreshold` failed publishes in a
+ * row, or when at least `minimumCalls` publishes in the last `windowMs` failed in a share of
+ * `failureRatePercent` % or more (when set); it stays open `openMs`, then lets one publish
+ * through (half-open) and closes when it succeeds. A 429 or 503 with `Retry-After` opens it until
+ * then.
+ */
+export interface CircuitBreakerConfig {
+  readonly failureThreshold: number;
+  readonly failureRatePercent: number | null;
+  readonly windowMs: number;
+  readonly minimumCalls: number;
+  readonly openMs: number;
+  /** The longest a `Retry-After` keeps the circuit open (a far date is capped to this). */
+  readonly maxRetryAfterMs: number;
 }
 
 export interface HttpDestinationConfig extends DestinationCommon {

@@ -120,7 +120,9 @@ describe('OutboxPoller with a gate', () => {
     gates.add('orders', {
       blocked: () => false,
       admit: () => true,
-      settled: (outcome) => seen.push(outcome),
+      settled: (outcome) => {
+        seen.push(outcome);
+      },
     });
     gates.add('orders', gate);
     h = pollerHarness({

@@ -17,12 +17,18 @@ export type GateOutcome =
  * - `admit` is asked right before a publish, after the row was claimed: true takes what the
  *   publish uses (the half-open probe, a token, an in-flight place) and the caller reports
  *   `settled` exactly once; false hands the row back to pending, its attempt unchanged.
+ * - `settled` may answer `'uncounted'` for a failure: the publish was a probe of a destination
+ *   that is down, so the row goes back to pending as if it had not been tried (no attempt, no
+ *   retry delay). Any other answer (nothing, as most gates) leaves the ordinary failure path.
  */
 export interface DestinationGate {
   blocked(nowMs: number): boolean;
   admit(nowMs: number): boolean;
-  settled(outcome: GateOutcome, nowMs: number): void;
+  settled(outcome: GateOutcome, nowMs: number): SettleVerdict | void;
 }
+
+/** See `DestinationGate.settled`. */
+export type SettleVerdict = 'uncounted';
 
 /** The route list as the claim filter reads it: first match wins (spec §5.1). */
 export interface GateRoute {
@@ -99,8 +105,13 @@ export class DestinationGates {
     return true;
   }
 
-  settled(destination: string, outcome: GateOutcome, nowMs: number = this.now()): void {
-    for (const gate of this.gates.get(destination) ?? []) gate.settled(outcome, nowMs);
+  /** True when a gate asks that this failure not count as an attempt (see SettleVerdict). */
+  settled(destination: string, outcome: GateOutcome, nowMs: number = this.now()): boolean {
+    let uncounted = false;
+    for (const gate of this.gates.get(destination) ?? []) {
+      if (gate.settled(outcome, nowMs) === 'uncounted') uncounted = true;
+    }
+    return uncounted && outcome.kind === 'failure';
   }
 }
 

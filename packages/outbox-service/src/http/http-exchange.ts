@@ -19,7 +19,13 @@ import { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
 import type { DestinationPool } from './destination-pool.js';
 
 export type Exchange =
-  | { readonly kind: 'response'; readonly status: number; readonly body: Uint8Array }
+  | {
+      readonly kind: 'response';
+      readonly status: number;
+      readonly body: Uint8Array;
+      /** The `Retry-After` of a 429 or 503, as sent; null otherwise. */
+      readonly retryAfter: string | null;
+    }
   | { readonly kind: 'error'; readonly text: string };
 
 export interface ExchangeRequest {
@@ -59,6 +65,7 @@ const REFUSAL_CODES: ReadonlySet<unknown> = new Set([
 class ExchangeHandler extends DeadlineEntry implements Dispatcher.DispatchHandler, CancelListener {
   private controller: Controller | null = null;
   private status = 0;
+  private retryAfter: string | null = null;
   private received = 0;
   private chunks: Buffer[] | null = null;
   private done = false;
@@ -106,9 +113,18 @@ class ExchangeHandler extends DeadlineEntry implements Dispatcher.DispatchHandle
     if (this.why !== null) controller.abort(new Error(this.why));
   }
 
-  onResponseStart(_controller: Controller, statusCode: number): void {
+  onResponseStart(
+    _controller: Controller,
+    statusCode: number,
+    headers?: Record<string, string | string[] | undefined>,
+  ): void {
     this.status = statusCode;
     if (statusCode < 200 || statusCode > 299) this.chunks = [];
+    // Only the two statuses that ask the sender to wait (RFC 9110 §10.2.3) are read.
+    if ((statusCode === 429 || statusCode === 503) && headers !== undefined) {
+      const value = headers['retry-after'];
+      this.retryAfter = (Array.isArray(value) ? value[0] : value) ?? null;
+    }
   }
 
   onResponseData(controller: Controller, chunk: Buffer): void {
@@ -140,7 +156,7 @@ class ExchangeHandler extends DeadlineEntry implements Dispatcher.DispatchHandle
    */
   private response(): Exchange {
     const body = this.chunks === null ? EMPTY : Buffer.concat(this.chunks, this.received);
-    return { kind: 'response', status: this.status, body };
+    return { kind: 'response', status: this.status, body, retryAfter: this.retryAfter };
   }
 
   private stop(why: 'timeout' | 'cancelled'): void {

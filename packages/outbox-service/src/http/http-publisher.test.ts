@@ -209,6 +209,32 @@ describe('HTTP publisher: outcomes', () => {
     expect(statusClasses).toEqual(['4xx', '5xx']);
   });
 
+  it('reads Retry-After of a 429 or 503 (seconds or an HTTP date), and of no other status', async () => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
+    const answer = (status: number, retryAfter: string) =>
+      sink.handle((_request, response) => {
+        response.writeHead(status, { 'retry-after': retryAfter });
+        response.end();
+      });
+    answer(429, '7');
+    expect(await send(target)).toEqual({
+      ok: false,
+      error: 'HTTP 429: Too Many Requests',
+      retryAfterMs: 7_000,
+    });
+    answer(503, new Date(Date.now() + 60_000).toUTCString());
+    const dated = await send(target);
+    expect(dated.ok).toBe(false);
+    const waitMs = dated.ok ? 0 : (dated.retryAfterMs ?? 0);
+    // An HTTP date has whole seconds: up to one second less than asked, never more.
+    expect(waitMs).toBeGreaterThan(58_000);
+    expect(waitMs).toBeLessThanOrEqual(60_000);
+    answer(500, '7');
+    expect(await send(target)).toEqual({ ok: false, error: 'HTTP 500: Internal Server Error' });
+    answer(429, 'soon');
+    expect(await send(target)).toEqual({ ok: false, error: 'HTTP 429: Too Many Requests' });
+  });
+
   it('redacts credentials a receiver echoes in its error body', async () => {
     const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url }) });
     sink.handle((_request, response) => {

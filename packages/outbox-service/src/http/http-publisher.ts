@@ -33,6 +33,7 @@ import { DestinationPool } from './destination-pool.js';
 import { DeadlineQueue } from './deadline-queue.js';
 import { requestHeaders, staticHeaderList, staticHeaderMap, wireEntry } from './publish-headers.js';
 import { exchange } from './http-exchange.js';
+import { retryAfterDelayMs } from './retry-after.js';
 import { statusClassOf, type HttpStatusClass } from './status-class.js';
 import { joinUrl, requestTarget } from './url-builder.js';
 import { createWebhookSigner, type WebhookSigner } from './webhook-signer.js';
@@ -124,7 +125,10 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     const { status } = outcome;
     onResponse(statusClassOf(status));
     if (status >= 200 && status <= 299) return SUCCESS;
-    return failure(httpErrorText(status, outcome.body, maxErrorBytes));
+    const error = httpErrorText(status, outcome.body, maxErrorBytes);
+    const retryAfterMs =
+      outcome.retryAfter === null ? null : retryAfterDelayMs(outcome.retryAfter, Date.now());
+    return retryAfterMs === null ? failure(error) : { ok: false, error, retryAfterMs };
   }
 
   return {

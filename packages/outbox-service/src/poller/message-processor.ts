@@ -226,7 +226,7 @@ export class MessageProcessor {
       return;
     }
     const outcome = await this.publish(publisher, routing, message, payload, claim, task.span);
-    if (gated) gating.gates.settled(destination, gateOutcome(outcome, claim));
+    const uncounted = gated && gating.gates.settled(destination, gateOutcome(outcome, claim));
     if (outcome.ok) {
       await this.sent(task, routing);
       return;
@@ -234,6 +234,13 @@ export class MessageProcessor {
     // A publish we cancelled because the claim is gone is not the destination's failure.
     if (claim.aborted) throw new Aborted();
     this.seriesFor(routing).failure.inc();
+    if (uncounted) {
+      // A failed probe of a destination that is down: the row waits like the rows behind it.
+      task.settling();
+      if (task.span !== null) traceOutcome(task.span, 'deferred');
+      await gating.handBack(task.fence);
+      return;
+    }
     await this.fail(task, sanitize(outcome.error));
   }
 

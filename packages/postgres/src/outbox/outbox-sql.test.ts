@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renamedSchema } from '../../test/outbox-schema.js';
-import { candidateWindow, claimStatement } from './outbox-claim.js';
+import { candidateWindow, claimStatement, passOverRegexes } from './outbox-claim.js';
 import { completeStatement, releaseStatement, renewStatement } from './outbox-completion.js';
 import { insertStatement } from './outbox-insert.js';
 import { gaugesStatement, nextWakeStatement, reclaimStatement } from './outbox-maintenance.js';
@@ -78,5 +78,26 @@ describe('candidate window', () => {
     expect(text).toMatch(/LIMIT 128\n/);
     expect(text).toMatch(/LIMIT \$3::integer/);
     expect(text).toMatch(/FOR UPDATE OF locked SKIP LOCKED/);
+  });
+
+  it('adds the pass-over test to the window only when asked, and nothing else', () => {
+    const plain = claimStatement(tables, 128);
+    expect(plain).not.toMatch(/\$4/);
+    const lines = claimStatement(tables, 128, true).split('\n');
+    const added = lines.filter((line) => line.includes('~ ANY($4::text[])'));
+    expect(added).toHaveLength(1);
+    expect(added[0]).toMatch(/^\s+AND NOT \(w\.\S+ ~ ANY\(\$4::text\[\]\)\)$/);
+    expect(lines.filter((line) => line !== added[0]).join('\n')).toBe(plain);
+  });
+
+  it('turns each pass-over rule into one anchored expression with a lookahead of its exceptions', () => {
+    expect(
+      passOverRegexes({
+        passOver: [
+          { pattern: 'orders.**', unless: ['orders.keep', '*.x'] },
+          { pattern: 'a+b', unless: [] },
+        ],
+      }),
+    ).toEqual(['^(?!(?:orders\\.keep|[^.]+\\.x)$)(?:orders\\..*)$', '^(?:a\\+b)$']);
   });
 });
