@@ -21,14 +21,10 @@ import { sleep } from '@queuebox/core';
 import { checkBrokerSpeaks } from '../broker-check.js';
 import { classifyKafkaError } from '../classify-error.js';
 import { closeWithin, createClient } from '../connection.js';
-import {
-  Partitioners,
-  type ISocketFactory,
-  type Producer,
-  type TopicMessages,
-} from '../kafkajs.js';
+import { type ISocketFactory, type Producer, type TopicMessages } from '../kafkajs.js';
 import { classifyPublishError, connectUnanswered, type PublishFailure } from './publish-failure.js';
 import { groupByTopic, takeBatch, type Batchable } from './send-batches.js';
+import { StickyPartitioning } from './sticky-partitioner.js';
 import { staticHeaderMap, wireRecord, type WireRecord } from './wire-record.js';
 
 /** Spec §6.3: `request.timeout.ms = max(1000, timeoutMs − 1000)`. */
@@ -96,6 +92,7 @@ export class DestinationLink {
   #slot: ProducerSlot | null = null;
   #closed = false;
   #brokerVerified = false;
+  readonly #partitioning = new StickyPartitioning();
   readonly #socketFactory: ISocketFactory | undefined;
 
   constructor(options: DestinationLinkOptions) {
@@ -212,6 +209,7 @@ export class DestinationLink {
   async #send(slot: ProducerSlot, batch: Pending[]): Promise<void> {
     const live = batch.filter((pending) => !pending.settled);
     if (live.length === 0) return;
+    this.#partitioning.nextRequest();
     try {
       await slot.producer.sendBatch({
         acks: -1,
@@ -250,9 +248,8 @@ export class DestinationLink {
       // One request in flight per broker connection: the order of the rows of one key holds.
       maxInFlightRequests: 1,
       allowAutoTopicCreation: true,
-      // murmur2 as the Java client computes it, so a Java or librdkafka consumer finds each key
-      // on the partition its own default partitioner names.
-      createPartitioner: Partitioners.DefaultPartitioner,
+      // The Java client's default partitioner: murmur2 of a key, sticky for unkeyed records.
+      createPartitioner: this.#partitioning.create,
       retry: PRODUCER_RETRY,
     });
     const slot: ProducerSlot = {
