@@ -108,8 +108,10 @@ export function recordHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
 ): { headers: IHeaders; bytes: number } {
+  const rowHeaders = objectOrEmpty(message.headers);
+  if (staticHeaders.size === 0 && isEmpty(rowHeaders)) return ownedOnly(message);
   const row: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
+  for (const [name, value] of Object.entries(rowHeaders)) {
     row.set(name.toLowerCase(), [name, headerText(value)]);
   }
   const custom = mergeCustomHeaders(staticHeaders, null, row);
@@ -134,6 +136,28 @@ export function recordHeaders(
   append(TOPIC_HEADER, message.topic);
   append(ATTEMPT_HEADER, String(message.attempt));
   return { headers, bytes };
+}
+
+/** The usual row (no static or row headers): QueueBox's three, made without the merge. */
+function ownedOnly(message: OutboxMessage): { headers: IHeaders; bytes: number } {
+  const attempt = String(message.attempt);
+  return {
+    headers: {
+      [MESSAGE_ID_HEADER]: message.id,
+      [TOPIC_HEADER]: message.topic,
+      [ATTEMPT_HEADER]: attempt,
+    },
+    bytes: OWNED_NAME_BYTES + byteLength(message.id) + byteLength(message.topic) + attempt.length,
+  };
+}
+
+/** The three names and their per-header overhead. */
+const OWNED_NAME_BYTES =
+  3 * HEADER_OVERHEAD + MESSAGE_ID_HEADER.length + TOPIC_HEADER.length + ATTEMPT_HEADER.length;
+
+function isEmpty(headers: Headers): boolean {
+  for (const name in headers) if (Object.hasOwn(headers, name)) return false;
+  return true;
 }
 
 /**
