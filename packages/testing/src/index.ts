@@ -31,6 +31,7 @@ export * from './fakes/fake-transformer.js';
 export * from './fakes/recording-logger.js';
 export * from './fakes/fake-publisher.js';
 export * from './fakes/scripted-inbox-store.js';
+export * from './fakes/source-handlers.js';
 export * from './fixtures/outbox-message.js';
 export * from './fixtures/routing-config.js';
 export * from './fixtures/http-source.js';
