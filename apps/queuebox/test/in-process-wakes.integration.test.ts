@@ -1,12 +1,7 @@
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { requireService } from '@queuebox/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { eventually } from './service.js';
+import { sinkService } from './sink-service.js';
 
 const pg = await requireService('postgres', 'app: in-process wakes');
 const pgUrl = pg.available ? pg.url : '';
@@ -17,16 +12,9 @@ const pgUrl = pg.available ? pg.url : '';
  * here; the first cycles (at start) are long done when the webhook arrives.
  */
 describe.skipIf(!pg.available)('a webhook goes through the relay and the poller at once', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink();
-    service = await startTestService(
-      db,
-      `
+  const h = sinkService(
+    pgUrl,
+    (sinkUrl) => `
 inbox:
   relay:
     pollIntervalMs: 60000
@@ -35,7 +23,7 @@ outbox:
 destinations:
   sink:
     type: http
-    baseUrl: ${sink.url}
+    baseUrl: ${sinkUrl}
 routes:
   - topicPattern: "**"
     destination: sink
@@ -45,29 +33,23 @@ sources:
     idempotencyKeyPath: $.id
     eventTypePath: $.type
 `,
-    );
-    // Let the first cycles of the relay and the poller (at start) finish and go to sleep.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
-  });
+  );
+  // Let the first cycles of the relay and the poller (at start) finish and go to sleep.
+  beforeAll(() => new Promise((resolve) => setTimeout(resolve, 500)));
 
   it('delivers each webhook in well under one poll interval', async () => {
     for (const id of ['w1', 'w2', 'w3']) {
       const posted = performance.now();
-      const res = await fetch(`${service.base}/inbox/hooks`, {
+      const res = await fetch(`${h.service.base}/inbox/hooks`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
         body: JSON.stringify({ id, type: 'order.created' }),
       });
       expect(res.status).toBe(202);
       // A lost wake would wait for the next poll, a minute away; a loaded machine takes seconds.
-      await eventually(() => sink.requests.some((r) => r.body.includes(`"${id}"`)), 20_000);
+      await eventually(() => h.sink.requests.some((r) => r.body.includes(`"${id}"`)), 20_000);
       expect(performance.now() - posted).toBeLessThan(15_000);
     }
-    expect(sink.requests).toHaveLength(3);
+    expect(h.sink.requests).toHaveLength(3);
   }, 90_000);
 });

@@ -1,13 +1,8 @@
 import { createHmac } from 'node:crypto';
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { requireService } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { eventually } from './service.js';
+import { sinkService } from './sink-service.js';
 
 const pg = await requireService('postgres', 'app: inbox end to end');
 const pgUrl = pg.available ? pg.url : '';
@@ -18,16 +13,9 @@ const SECRET = 'whsec_test';
  * the outbox, and the outbox delivers it to a real HTTP sink with the relay headers.
  */
 describe.skipIf(!pg.available)('webhook to HTTP sink', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink();
-    service = await startTestService(
-      db,
-      `
+  const h = sinkService(
+    pgUrl,
+    (sinkUrl) => `
 inbox:
   relay:
     pollIntervalMs: 50
@@ -36,7 +24,7 @@ outbox:
 destinations:
   sink:
     type: http
-    baseUrl: ${sink.url}
+    baseUrl: ${sinkUrl}
 routes:
   - topicPattern: "**"
     destination: sink
@@ -51,20 +39,14 @@ sources:
       secret: ${SECRET}
       headerName: X-Hub-Signature-256
 `,
-    );
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
-  });
+  );
 
   const post = (body: object, headers: Record<string, string> = {}) =>
     postText(JSON.stringify(body), headers);
   /** Posts this exact text, signed: numbers as the sender wrote them. */
   const postText = (text: string, headers: Record<string, string> = {}) => {
     const signature = `sha256=${createHmac('sha256', SECRET).update(text).digest('hex')}`;
-    return fetch(`${service.base}/inbox/stripe`, {
+    return fetch(`${h.service.base}/inbox/stripe`, {
       method: 'POST',
       body: text,
       headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature, ...headers },
@@ -79,21 +61,21 @@ sources:
     const second = await post(body);
     expect(second.status).toBe(200);
     expect(await second.json()).toEqual({ status: 'duplicate' });
-    const rows = await db.sql<
+    const rows = await h.db.sql<
       { id: string }[]
     >`SELECT id FROM inbox WHERE source = 'stripe' AND idempotency_key = 'evt_dup'`;
     expect(rows.map((r) => r.id)).toEqual([messageId]);
   });
 
   it('refuses a tampered signature with 401 and stores nothing', async () => {
-    const res = await fetch(`${service.base}/inbox/stripe`, {
+    const res = await fetch(`${h.service.base}/inbox/stripe`, {
       method: 'POST',
       body: '{"id":"evt_bad","type":"x"}',
       headers: { 'X-Hub-Signature-256': 'sha256=00' },
     });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual({ error: 'Invalid signature' });
-    const rows = await db.sql`SELECT 1 FROM inbox WHERE idempotency_key = 'evt_bad'`;
+    const rows = await h.db.sql`SELECT 1 FROM inbox WHERE idempotency_key = 'evt_bad'`;
     expect(rows).toHaveLength(0);
   });
 
@@ -108,7 +90,7 @@ sources:
         else controller.enqueue(chunk);
       },
     });
-    const res = await fetch(`${service.base}/inbox/stripe`, {
+    const res = await fetch(`${h.service.base}/inbox/stripe`, {
       method: 'POST',
       body,
       duplex: 'half',
@@ -130,7 +112,7 @@ sources:
     expect(res.headers.get('x-correlation-id')).toBe('corr-e2e');
     const { messageId } = (await res.json()) as { messageId: string };
     const delivered = await eventually(() =>
-      sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
+      h.sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
     );
     expect(delivered.headers['x-source']).toBe('stripe');
     expect(delivered.headers['x-idempotency-key']).toBe('evt_e2e');
@@ -143,7 +125,7 @@ sources:
       type: 'payment.succeeded',
       customer: 'cus_1',
     });
-    const [inbox] = await db.sql<
+    const [inbox] = await h.db.sql<
       { state: string }[]
     >`SELECT state FROM inbox WHERE id = ${messageId}`;
     expect(inbox?.state).toBe('processed');
@@ -157,7 +139,7 @@ sources:
       ).toBe(202);
     }
     const steps = await eventually(() => {
-      const seen = sink.requests
+      const seen = h.sink.requests
         .filter((r) => r.headers['x-message-key'] === 'cus_order')
         .map((r) => (JSON.parse(r.body) as { step: number }).step);
       return seen.length === 5 ? seen : undefined;
@@ -171,11 +153,11 @@ sources:
     );
     expect(res.status).toBe(202);
     const { messageId } = (await res.json()) as { messageId: string };
-    const [stored] = await db.sql<{ key: string; text: string }[]>`
+    const [stored] = await h.db.sql<{ key: string; text: string }[]>`
       SELECT idempotency_key AS key, payload::text AS text FROM inbox WHERE id = ${messageId}`;
     expect(stored!.key).toBe('12345678901234567890');
     const delivered = await eventually(() =>
-      sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
+      h.sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
     );
     expect(delivered.headers['x-idempotency-key']).toBe('12345678901234567890');
     expect(delivered.body).toBe(stored!.text);
@@ -188,7 +170,7 @@ sources:
     const first = await postText('{"id": 9007199254740993, "type": "num.near", "customer": "c"}');
     const second = await postText('{"id": 9007199254740992, "type": "num.near", "customer": "c"}');
     expect([first.status, second.status]).toEqual([202, 202]);
-    const rows = await db.sql<{ key: string }[]>`
+    const rows = await h.db.sql<{ key: string }[]>`
       SELECT idempotency_key AS key FROM inbox WHERE event_type = 'num.near' ORDER BY key`;
     expect(rows.map((r) => r.key)).toEqual(['9007199254740992', '9007199254740993']);
     const repeat = await postText('{"id": 9007199254740993, "type": "num.near", "customer": "c"}');

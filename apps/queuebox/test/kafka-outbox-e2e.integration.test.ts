@@ -1,18 +1,14 @@
 import {
   brokerAddress,
-  createFreshDatabase,
   createKafkaKit,
-  startFaultProxy,
   type ConsumedRecord,
-  type FaultProxy,
-  type FreshDatabase,
   type KafkaKit,
 } from '@queuebox/testing';
 import { skipTitle } from '@queuebox/testing/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxRows } from './e2e-rows.js';
+import { describe, expect, it } from 'vitest';
 import { kafkaSuite, kafkaThrough } from './kafka-e2e.js';
-import { eventually, startTestService } from './service.js';
+import { outboxE2E } from './outbox-e2e-harness.js';
+import { eventually } from './service.js';
 
 const SUITE = 'app outbox end to end';
 const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 8);
@@ -37,52 +33,39 @@ const withId = (records: readonly ConsumedRecord[], id: string) =>
  * relayed to Kafka carries `x-inbox-id` and `x-source`, keyed by its aggregate id.
  */
 describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
-  let db: FreshDatabase;
   let kit: KafkaKit;
-  let proxy: FaultProxy;
-  let service: Awaited<ReturnType<typeof startTestService>>;
   let events: { records: ConsumedRecord[] };
   let big: { records: ConsumedRecord[] };
   let ordered: { records: ConsumedRecord[] };
   let orderedTopic: string;
   let slow: { records: ConsumedRecord[] };
-  const { insert, sent, dead } = outboxRows(() => db);
 
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl, 'qb_kafka_outbox');
-    kit = await createKafkaKit(brokers, 'qb-outbox-e2e');
-    const eventsTopic = await kit.topic(kit.name('events'));
-    // Records over 16 kB are refused (MESSAGE_TOO_LARGE) until the test raises the limit.
-    const bigTopic = await kit.topic(kit.name('big'), 1, {
-      'max.message.bytes': SMALL_MAX_MESSAGE_BYTES,
-    });
-    orderedTopic = await kit.topic(kit.name('ordered'), 4, {
-      'max.message.bytes': SMALL_MAX_MESSAGE_BYTES,
-    });
-    const slowTopic = await kit.topic(kit.name('slow'));
-    events = kit.collect(eventsTopic);
-    big = kit.collect(bigTopic);
-    ordered = kit.collect(orderedTopic);
-    slow = kit.collect(slowTopic);
-    // Only the slow destination reaches the broker through the proxy.
-    proxy = await startFaultProxy({ target: brokerAddress(brokers) });
-
-    service = await startTestService(
-      db,
-      `
-database:
-  migrate: true
-outbox:
-  retryBaseDelayMs: 50
-  pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: true
-    pollIntervalMs: 50
-admin:
-  enabled: true
-  insecure: true
-destinations:
+  // Only the slow destination reaches the broker through the proxy.
+  const { insert, sent, expectDead, replay, postHook, db, proxy } = outboxE2E(
+    {
+      pgUrl,
+      database: 'qb_kafka_outbox',
+      target: ready ? brokerAddress(brokers) : { host: '127.0.0.1', port: 9092 },
+      // The slow destination's producer connects with the warm row.
+      warmMs: 30_000,
+      hooks: '    aggregateIdPath: $.account',
+      async open(toBroker) {
+        kit = await createKafkaKit(brokers, 'qb-outbox-e2e');
+        const eventsTopic = await kit.topic(kit.name('events'));
+        // Records over 16 kB are refused (MESSAGE_TOO_LARGE) until the test raises the limit.
+        const bigTopic = await kit.topic(kit.name('big'), 1, {
+          'max.message.bytes': SMALL_MAX_MESSAGE_BYTES,
+        });
+        orderedTopic = await kit.topic(kit.name('ordered'), 4, {
+          'max.message.bytes': SMALL_MAX_MESSAGE_BYTES,
+        });
+        const slowTopic = await kit.topic(kit.name('slow'));
+        events = kit.collect(eventsTopic);
+        big = kit.collect(bigTopic);
+        ordered = kit.collect(orderedTopic);
+        slow = kit.collect(slowTopic);
+        return {
+          destinations: `
   events:
     type: kafka
     bootstrapServers: ${brokers}
@@ -110,11 +93,9 @@ destinations:
     type: kafka
     bootstrapServers: ${brokers}
     topic: ${slowTopic}
-    timeoutMs: 2000
-routes:
+    timeoutMs: 2000`,
+          routes: `
   - topicPattern: "order.*"
-    destination: events
-  - topicPattern: "hook.*"
     destination: events
   - topicPattern: "routed.*"
     destination: events
@@ -126,30 +107,14 @@ routes:
   - topicPattern: "big.*"
     destination: big
   - topicPattern: "seq.*"
-    destination: ordered
-  - topicPattern: "slow.*"
-    destination: slow
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-    aggregateIdPath: $.account
-`,
-      {},
-      undefined,
-      kafkaThrough({ destinations: { slow: proxy } }),
-    );
-    // The slow destination's producer is connected (a delivered row) before its acks slow down.
-    const [warm] = await insert('slow.warm', { warm: true });
-    await sent(warm!.id, 30_000);
-  }, 90_000);
-  afterAll(async () => {
-    await service?.stop();
-    await proxy?.close();
-    await kit?.cleanup();
-    await db?.drop();
-  });
+    destination: ordered`,
+          providers: kafkaThrough({ destinations: { slow: toBroker } }),
+          cleanup: () => kit.cleanup(),
+        };
+      },
+    },
+    90_000,
+  );
 
   it('delivers a row as a record with its key, the stored text and every spec header', async () => {
     const text = '{"id": 12345678901234567890, "amount": 1.50}';
@@ -197,41 +162,38 @@ sources:
   });
 
   it('retries a row whose topic Kafka cannot take and marks it dead with the reason', async () => {
-    const [inserted] = await insert(
+    await expectDead(
       'lost.parcel',
       { n: 1 },
-      {
-        key: 'lost parcel',
-        maxAttempts: 2,
-      },
-    );
-    const final = await dead(inserted!.id);
-    expect(final.attempt).toBe(2);
-    expect(final.last_error).toBe(
-      "Publish failed: 'lost parcel' is not a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-')",
+      { attempts: 2, key: 'lost parcel' },
+      () =>
+        "Publish failed: 'lost parcel' is not a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_' and '-')",
     );
   });
 
   it('retries a record the broker refuses as too large and marks it dead', async () => {
-    const [inserted] = await insert('big.row', { pad: TOO_LARGE }, { maxAttempts: 2 });
-    const final = await dead(inserted!.id, 30_000);
-    expect(final.attempt).toBe(2);
-    expect(final.last_error).toBe(
-      'Publish failed: The request included a message larger than the max message size the server will accept (MESSAGE_TOO_LARGE)',
+    const id = await expectDead(
+      'big.row',
+      { pad: TOO_LARGE },
+      { attempts: 2, timeoutMs: 30_000 },
+      () =>
+        'Publish failed: The request included a message larger than the max message size the server will accept (MESSAGE_TOO_LARGE)',
     );
-    expect(withId(big.records, inserted!.id)).toEqual([]);
+    expect(withId(big.records, id)).toEqual([]);
   });
 
   it('retries a row whose ack does not come within timeoutMs and marks it dead', async () => {
-    proxy.setLatency({ toClient: 5_000 });
-    const [inserted] = await insert('slow.row', { n: 1 }, { maxAttempts: 2 });
-    const id = inserted!.id;
+    proxy().setLatency({ toClient: 5_000 });
+    let id: string;
     try {
-      const final = await dead(id, 30_000);
-      expect(final.attempt).toBe(2);
-      expect(final.last_error).toBe('Publish not acknowledged: Kafka sent no ack within 2000 ms');
+      id = await expectDead(
+        'slow.row',
+        { n: 1 },
+        { attempts: 2, timeoutMs: 30_000 },
+        () => 'Publish not acknowledged: Kafka sent no ack within 2000 ms',
+      );
     } finally {
-      proxy.setLatency(0);
+      proxy().setLatency(0);
     }
     // Only the ack was held: the first attempt's record is on the topic all the same (at least
     // once; a consumer deduplicates on x-message-id).
@@ -242,7 +204,7 @@ sources:
   it('keeps each key in order and in one partition with 8 publishes in flight and refused records in between', async () => {
     const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
     const perKey = 12;
-    await db.sql.begin(async (tx) => {
+    await db().sql.begin(async (tx) => {
       for (let seq = 0; seq < perKey; seq++) {
         for (const key of keys) {
           // Two rows of each key are too large for the topic until its limit is raised below.
@@ -255,14 +217,14 @@ sources:
       }
     });
     await eventually(async () => {
-      const [failed] = await db.sql.unsafe<{ n: number }[]>(
+      const [failed] = await db().sql.unsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
       );
       return failed!.n >= 8;
     }, 30_000);
     await kit.setTopicConfig(orderedTopic, { 'max.message.bytes': DEFAULT_MAX_MESSAGE_BYTES });
     await eventually(async () => {
-      const [pending] = await db.sql.unsafe<{ n: number }[]>(
+      const [pending] = await db().sql.unsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
       );
       return pending!.n === 0;
@@ -299,12 +261,7 @@ sources:
     const id = inserted!.id;
     await sent(id);
     await eventually(() => withId(events.records, id).length === 1);
-    const response = await fetch(`${service.base}/admin/replay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ids: [id] }),
-    });
-    expect(await response.json()).toEqual({ moved: 1 });
+    await replay(id);
     await eventually(() => withId(events.records, id).length === 2);
     await sent(id);
     const [first, again] = withId(events.records, id);
@@ -316,18 +273,10 @@ sources:
   });
 
   it('relays a webhook to Kafka with x-inbox-id and x-source, keyed by its aggregate id, x-topic being QueueBox’s', async () => {
-    const response = await fetch(`${service.base}/inbox/hooks`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'x-topic': 'forged',
-        'x-static': 'forged',
-        'x-tenant': 't9',
-      },
-      body: JSON.stringify({ id: 'evt-1', type: 'hook.received', account: 'acct-9' }),
-    });
-    expect(response.status).toBe(202);
-    const { messageId } = (await response.json()) as { messageId: string };
+    const messageId = await postHook(
+      { id: 'evt-1', type: 'hook.received', account: 'acct-9' },
+      { 'x-topic': 'forged', 'x-static': 'forged', 'x-tenant': 't9' },
+    );
     const received = await eventually(
       () => events.records.find((record) => header(record, 'x-inbox-id') === messageId),
       30_000,

@@ -1,20 +1,14 @@
-import {
-  createFreshDatabase,
-  createNatsKit,
-  requireService,
-  startFaultProxy,
-  type FaultProxy,
-  type FreshDatabase,
-  type NatsKit,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxRows } from './e2e-rows.js';
-import { eventually, startTestService } from './service.js';
+import { createNatsKit, requireService, type NatsKit } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { outboxE2E } from './outbox-e2e-harness.js';
+import { eventually } from './service.js';
 
 const SUITE = 'app: outbox to NATS JetStream end to end';
 const pg = await requireService('postgres', SUITE);
 const nats = await requireService('nats', SUITE);
 const ready = pg.available && nats.available;
+const url = nats.available ? nats.url : 'nats://127.0.0.1:4222';
+const server = new URL(url);
 
 /**
  * The outbox through the real service to the real JetStream: a row reaches its stream with every
@@ -24,44 +18,22 @@ const ready = pg.available && nats.available;
  * NATS carries `x-inbox-id` and `x-source`.
  */
 describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
-  let db: FreshDatabase;
   let kit: NatsKit;
-  let proxy: FaultProxy;
-  let service: Awaited<ReturnType<typeof startTestService>>;
   let events: string;
   let ordered: string;
   let slow: string;
 
-  const { insert, row, dead } = outboxRows(() => db);
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_nats_outbox');
-    const url = nats.available ? nats.url : '';
-    kit = createNatsKit(url, 'qb-outbox-e2e');
-    const server = new URL(url);
-    proxy = await startFaultProxy({
-      target: { host: server.hostname, port: Number(server.port || 4222) },
-    });
-    events = await kit.stream(kit.name('EVENTS'), [kit.subject('events.>')]);
-    ordered = await kit.stream(kit.name('ORDERED'), [kit.subject('ok.>')]);
-    slow = await kit.stream(kit.name('SLOW'), [kit.subject('slow.>')]);
-
-    service = await startTestService(
-      db,
-      `
-database:
-  migrate: true
-outbox:
-  retryBaseDelayMs: 50
-  pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: true
-    pollIntervalMs: 50
-admin:
-  enabled: true
-  insecure: true
-destinations:
+  const { insert, row, expectDead, replay, postHook, db, proxy } = outboxE2E({
+    pgUrl: pg.available ? pg.url : '',
+    database: 'qb_nats_outbox',
+    target: { host: server.hostname, port: Number(server.port || 4222) },
+    async open(toServer) {
+      kit = createNatsKit(url, 'qb-outbox-e2e');
+      events = await kit.stream(kit.name('EVENTS'), [kit.subject('events.>')]);
+      ordered = await kit.stream(kit.name('ORDERED'), [kit.subject('ok.>')]);
+      slow = await kit.stream(kit.name('SLOW'), [kit.subject('slow.>')]);
+      return {
+        destinations: `
   events:
     type: nats
     servers: ${url}
@@ -78,36 +50,19 @@ destinations:
     subject: "{{ payload.subject }}"
   slow:
     type: nats
-    servers: nats://${proxy.host}:${proxy.port}
+    servers: nats://${toServer.host}:${toServer.port}
     subject: ${kit.subject('slow.rows')}
-    timeoutMs: 1000
-routes:
+    timeoutMs: 1000`,
+        routes: `
   - topicPattern: "order.*"
-    destination: events
-  - topicPattern: "hook.*"
     destination: events
   - topicPattern: "lost.*"
     destination: nowhere
   - topicPattern: "seq.*"
-    destination: ordered
-  - topicPattern: "slow.*"
-    destination: slow
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-`,
-    );
-    // The slow destination's connection is open (a delivered row) before its answers slow down.
-    const [warm] = await insert('slow.warm', { warm: true });
-    await eventually(async () => (await row(warm!.id)).state === 'sent');
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await proxy?.close();
-    await kit?.cleanup();
-    await db?.drop();
+    destination: ordered`,
+        cleanup: () => kit.cleanup(),
+      };
+    },
   });
 
   const storedWith = async (stream: string, id: string) =>
@@ -137,23 +92,25 @@ sources:
   });
 
   it('retries a row no stream takes and marks it dead with the reason', async () => {
-    const [inserted] = await insert('lost.parcel', { n: 1 }, { maxAttempts: 2 });
-    const final = await dead(inserted!.id);
-    expect(final.attempt).toBe(2);
-    expect(final.last_error).toBe(
-      'Publish failed: no JetStream stream takes this subject (503 no responders)',
+    await expectDead(
+      'lost.parcel',
+      { n: 1 },
+      { attempts: 2 },
+      () => 'Publish failed: no JetStream stream takes this subject (503 no responders)',
     );
   });
 
   it('retries a row whose PubAck does not come within timeoutMs and marks it dead', async () => {
-    proxy.setLatency({ toClient: 3_000 });
+    proxy().setLatency({ toClient: 3_000 });
     try {
-      const [inserted] = await insert('slow.row', { n: 1 }, { maxAttempts: 2 });
-      const final = await dead(inserted!.id, 20_000);
-      expect(final.attempt).toBe(2);
-      expect(final.last_error).toBe('Publish not acknowledged: no PubAck within 1000 ms');
+      await expectDead(
+        'slow.row',
+        { n: 1 },
+        { attempts: 2, timeoutMs: 20_000 },
+        () => 'Publish not acknowledged: no PubAck within 1000 ms',
+      );
     } finally {
-      proxy.setLatency(0);
+      proxy().setLatency(0);
     }
     // Each attempt reached the stream; the message id made the second one a duplicate.
     await eventually(async () => (await kit.messages(slow)).length === 2);
@@ -162,7 +119,7 @@ sources:
   it('keeps each key in order with 8 publishes in flight and failing publishes in between', async () => {
     const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
     const perKey = 12;
-    await db.sql.begin(async (tx) => {
+    await db().sql.begin(async (tx) => {
       for (let seq = 0; seq < perKey; seq++) {
         for (const key of keys) {
           // Two rows of each key meet no stream until the stream takes `late.>` below.
@@ -175,7 +132,7 @@ sources:
       }
     });
     await eventually(async () => {
-      const [failed] = await db.sql.unsafe<{ n: number }[]>(
+      const [failed] = await db().sql.unsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
       );
       return failed!.n >= 8;
@@ -187,7 +144,7 @@ sources:
       subjects: [kit.subject('ok.>'), kit.subject('late.>')],
     });
     await eventually(async () => {
-      const [pending] = await db.sql.unsafe<{ n: number }[]>(
+      const [pending] = await db().sql.unsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
       );
       return pending!.n === 0;
@@ -210,12 +167,7 @@ sources:
     const id = inserted!.id;
     await eventually(async () => (await row(id)).state === 'sent');
     expect(await storedWith(events, id)).toHaveLength(1);
-    const response = await fetch(`${service.base}/admin/replay`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ ids: [id] }),
-    });
-    expect(await response.json()).toEqual({ moved: 1 });
+    await replay(id);
     await eventually(async () => (await storedWith(events, id)).length === 2);
     await eventually(async () => (await row(id)).state === 'sent');
     const [first, again] = await storedWith(events, id);
@@ -224,13 +176,10 @@ sources:
   });
 
   it('relays a webhook to NATS with x-inbox-id and x-source, x-topic being QueueBox’s', async () => {
-    const response = await fetch(`${service.base}/inbox/hooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-topic': 'forged', 'x-tenant': 't9' },
-      body: JSON.stringify({ id: 'evt-1', type: 'hook.received' }),
-    });
-    expect(response.status).toBe(202);
-    const { messageId } = (await response.json()) as { messageId: string };
+    const messageId = await postHook(
+      { id: 'evt-1', type: 'hook.received' },
+      { 'x-topic': 'forged', 'x-tenant': 't9' },
+    );
     const received = await eventually(async () =>
       (await kit.messages(events)).find((m) => m.headers['x-inbox-id']?.[0] === messageId),
     );

@@ -1,20 +1,18 @@
 import {
-  createFreshDatabase,
   createRabbitKit,
   requireService,
-  startFaultProxy,
-  type FaultProxy,
-  type FreshDatabase,
   type QueueCollector,
   type RabbitKit,
 } from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outboxRows } from './e2e-rows.js';
-import { eventually, startTestService } from './service.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { outboxE2E } from './outbox-e2e-harness.js';
+import { eventually } from './service.js';
 
 const pg = await requireService('postgres', 'app: outbox to RabbitMQ end to end');
 const rabbit = await requireService('rabbitmq', 'app: outbox to RabbitMQ end to end');
 const ready = pg.available && rabbit.available;
+const url = rabbit.available ? rabbit.url : 'amqp://127.0.0.1:5672';
+const broker = new URL(url);
 
 /**
  * The outbox through the real service to the real broker: a row reaches a bound queue with every
@@ -23,62 +21,43 @@ const ready = pg.available && rabbit.available;
  * relayed to RabbitMQ carries `x-inbox-id` and `x-source`.
  */
 describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
-  let db: FreshDatabase;
   let kit: RabbitKit;
-  let proxy: FaultProxy;
-  let service: Awaited<ReturnType<typeof startTestService>>;
   let events: QueueCollector;
+  let slowQueue: QueueCollector;
   let ordered: QueueCollector;
   let orderedQueue: string;
   let exchange: string;
   let orderedExchange: string;
 
-  const { insert, row, dead } = outboxRows(() => db);
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pg.available ? pg.url : '');
-    const url = rabbit.available ? rabbit.url : '';
-    kit = await createRabbitKit(url, 'qb-outbox-e2e');
-    const broker = new URL(url);
-    proxy = await startFaultProxy({
-      target: { host: broker.hostname, port: Number(broker.port || 5672) },
-    });
-    const slowUrl = new URL(url);
-    slowUrl.hostname = proxy.host;
-    slowUrl.port = String(proxy.port);
-
-    exchange = await kit.exchange(kit.name('events'));
-    events = await kit.collect(
-      await kit.queue(kit.name('events.q'), { exchange, patterns: ['order.#', 'hook.#'] }),
-    );
-    const full = await kit.exchange(kit.name('full'));
-    await kit.queue(
-      kit.name('full.q'),
-      { exchange: full, patterns: ['#'] },
-      { arguments: { 'x-max-length': 0, 'x-overflow': 'reject-publish' } },
-    );
-    orderedExchange = kit.name('ordered');
-    // Declared by QueueBox's first publish; the kit deletes it after.
-    kit.adopt('exchange', orderedExchange);
-    orderedQueue = kit.name('ordered.q');
-    const slow = await kit.exchange(kit.name('slow'));
-    const slowQueue = await kit.collect(
-      await kit.queue(kit.name('slow.q'), { exchange: slow, patterns: ['#'] }),
-    );
-
-    service = await startTestService(
-      db,
-      `
-database:
-  migrate: true
-outbox:
-  retryBaseDelayMs: 50
-  pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: true
-    pollIntervalMs: 50
-destinations:
+  const { insert, row, expectDead, postHook, db, proxy } = outboxE2E({
+    pgUrl: pg.available ? pg.url : '',
+    database: 'qb_rabbit_outbox',
+    target: { host: broker.hostname, port: Number(broker.port || 5672) },
+    async open(toBroker) {
+      kit = await createRabbitKit(url, 'qb-outbox-e2e');
+      const slowUrl = new URL(url);
+      slowUrl.hostname = toBroker.host;
+      slowUrl.port = String(toBroker.port);
+      exchange = await kit.exchange(kit.name('events'));
+      events = await kit.collect(
+        await kit.queue(kit.name('events.q'), { exchange, patterns: ['order.#', 'hook.#'] }),
+      );
+      const full = await kit.exchange(kit.name('full'));
+      await kit.queue(
+        kit.name('full.q'),
+        { exchange: full, patterns: ['#'] },
+        { arguments: { 'x-max-length': 0, 'x-overflow': 'reject-publish' } },
+      );
+      orderedExchange = kit.name('ordered');
+      // Declared by QueueBox's first publish; the kit deletes it after.
+      kit.adopt('exchange', orderedExchange);
+      orderedQueue = kit.name('ordered.q');
+      const slow = await kit.exchange(kit.name('slow'));
+      slowQueue = await kit.collect(
+        await kit.queue(kit.name('slow.q'), { exchange: slow, patterns: ['#'] }),
+      );
+      return {
+        destinations: `
   events:
     type: rabbitmq
     url: ${url}
@@ -97,38 +76,22 @@ destinations:
   slow:
     type: rabbitmq
     url: ${slowUrl.toString()}
-    exchange: ${slow}
-routes:
+    exchange: ${slow}`,
+        routes: `
   - topicPattern: "order.*"
     destination: events
   - topicPattern: "lost.*"
     destination: events
-  - topicPattern: "hook.*"
-    destination: events
   - topicPattern: "full.*"
     destination: full
   - topicPattern: "seq.*"
-    destination: ordered
-  - topicPattern: "slow.*"
-    destination: slow
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-`,
-    );
-    // The slow destination's connection is open (a delivered row) before its answers slow down.
-    const [warm] = await insert('slow.warm', { warm: true });
-    await eventually(async () => (await row(warm!.id)).state === 'sent');
-    await slowQueue.waitFor(1);
+    destination: ordered`,
+        cleanup: () => kit.cleanup(),
+      };
+    },
   });
-  afterAll(async () => {
-    await service?.stop();
-    await proxy?.close();
-    await kit?.cleanup();
-    await db?.drop();
-  });
+  // The warm row reached its queue: the slow destination's connection is open.
+  beforeAll(() => slowQueue.waitFor(1));
 
   it('delivers a row to a bound queue with every reference header and the stored text', async () => {
     const text = '{"id": 12345678901234567890, "amount": 1.50}';
@@ -141,7 +104,7 @@ sources:
     const received = await eventually(() =>
       events.messages.find((m) => m.properties.messageId === id),
     );
-    const [stored] = await db.sql.unsafe<{ text: string }[]>(
+    const [stored] = await db().sql.unsafe<{ text: string }[]>(
       'SELECT payload::text AS text FROM outbox WHERE id = $1',
       [id],
     );
@@ -161,40 +124,41 @@ sources:
   });
 
   it('retries an unroutable row and marks it dead with the reference text', async () => {
-    const [inserted] = await insert('lost.parcel', { n: 1 }, { maxAttempts: 2 });
-    const id = inserted!.id;
-    const final = await dead(id);
-    expect(final.attempt).toBe(2);
-    expect(final.last_error).toBe(
-      `Message ${id} is unroutable on exchange ${exchange} with routing key lost.parcel`,
+    await expectDead(
+      'lost.parcel',
+      { n: 1 },
+      { attempts: 2 },
+      (id) => `Message ${id} is unroutable on exchange ${exchange} with routing key lost.parcel`,
     );
   });
 
   it('retries a row the broker nacks and marks it dead', async () => {
-    const [inserted] = await insert('full.box', { n: 1 }, { maxAttempts: 1 });
-    const id = inserted!.id;
-    const final = await dead(id);
-    expect(final.attempt).toBe(1);
-    expect(final.last_error).toBe(`Publish not confirmed: the broker nacked message ${id}`);
+    await expectDead(
+      'full.box',
+      { n: 1 },
+      { attempts: 1 },
+      (id) => `Publish not confirmed: the broker nacked message ${id}`,
+    );
   });
 
   it('retries a row the broker does not confirm within 5000 ms and marks it dead', async () => {
-    proxy.setLatency({ toClient: 7_000 });
+    proxy().setLatency({ toClient: 7_000 });
     try {
-      const [inserted] = await insert('slow.row', { n: 1 }, { maxAttempts: 1 });
-      const id = inserted!.id;
-      const final = await dead(id, 25_000);
-      expect(final.attempt).toBe(1);
-      expect(final.last_error).toBe('Publish not confirmed');
+      await expectDead(
+        'slow.row',
+        { n: 1 },
+        { attempts: 1, timeoutMs: 25_000 },
+        () => 'Publish not confirmed',
+      );
     } finally {
-      proxy.setLatency(0);
+      proxy().setLatency(0);
     }
   }, 40_000);
 
   it('keeps each key in order with 8 publishes in flight and failing publishes in between', async () => {
     const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
     const perKey = 12;
-    await db.sql.begin(async (tx) => {
+    await db().sql.begin(async (tx) => {
       for (let seq = 0; seq < perKey; seq++) {
         for (const key of keys) {
           // Two rows of each key are unroutable until `late.#` is bound below.
@@ -208,7 +172,7 @@ sources:
     });
     // The exchange exists once QueueBox declared it: wait for the first failures to bind.
     await eventually(async () => {
-      const [failed] = await db.sql.unsafe<{ n: number }[]>(
+      const [failed] = await db().sql.unsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
       );
       return failed!.n >= 8;
@@ -219,7 +183,7 @@ sources:
     await new Promise((resolve) => setTimeout(resolve, 500));
     await (await kit.channel()).bindQueue(orderedQueue, orderedExchange, 'late.#');
     await eventually(async () => {
-      const [pending] = await db.sql.unsafe<{ n: number }[]>(
+      const [pending] = await db().sql.unsafe<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
       );
       return pending!.n === 0;
@@ -237,13 +201,10 @@ sources:
   }, 60_000);
 
   it('relays a webhook to RabbitMQ with x-inbox-id and x-source, x-topic being QueueBox’s', async () => {
-    const response = await fetch(`${service.base}/inbox/hooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-topic': 'forged', 'x-tenant': 't9' },
-      body: JSON.stringify({ id: 'evt-1', type: 'hook.received' }),
-    });
-    expect(response.status).toBe(202);
-    const { messageId } = (await response.json()) as { messageId: string };
+    const messageId = await postHook(
+      { id: 'evt-1', type: 'hook.received' },
+      { 'x-topic': 'forged', 'x-tenant': 't9' },
+    );
     const received = await eventually(() =>
       events.messages.find((m) => m.headers['x-inbox-id'] === messageId),
     );

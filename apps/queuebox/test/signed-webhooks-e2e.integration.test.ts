@@ -1,15 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { requireService } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { eventually } from './service.js';
+import { sinkService } from './sink-service.js';
 
 const pg = await requireService('postgres', 'app: signed webhooks end to end');
 const pgUrl = pg.available ? pg.url : '';
@@ -23,16 +18,9 @@ const SIGNING_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
  * signature never reaches the sink.
  */
 describe.skipIf(!pg.available)('Stripe webhook in, Standard Webhooks out', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink();
-    service = await startTestService(
-      db,
-      `
+  const h = sinkService(
+    pgUrl,
+    (sinkUrl) => `
 inbox:
   relay:
     pollIntervalMs: 50
@@ -41,7 +29,7 @@ outbox:
 destinations:
   partner:
     type: http
-    baseUrl: ${sink.url}
+    baseUrl: ${sinkUrl}
     signing:
       scheme: standard-webhooks
       secret: ${SIGNING_SECRET}
@@ -56,16 +44,10 @@ sources:
       type: stripe
       secret: ${STRIPE_SECRET}
 `,
-    );
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
-  });
+  );
 
   const post = (text: string, signature: string | null) =>
-    fetch(`${service.base}/inbox/stripe`, {
+    fetch(`${h.service.base}/inbox/stripe`, {
       method: 'POST',
       body: text,
       headers: {
@@ -85,7 +67,7 @@ sources:
     const { messageId } = (await first.json()) as { messageId: string };
     // Stripe's retry of the same event is a duplicate.
     expect((await post(text, signature)).status).toBe(200);
-    const stored = await db.sql<{ idempotency_key: string; headers: Record<string, unknown> }[]>`
+    const stored = await h.db.sql<{ idempotency_key: string; headers: Record<string, unknown> }[]>`
       SELECT idempotency_key, headers FROM inbox WHERE id = ${messageId}`;
     expect(stored[0]?.idempotency_key).toBe('evt_e2e_signed');
     expect(Object.keys(stored[0]?.headers ?? {}).map((n) => n.toLowerCase())).not.toContain(
@@ -93,7 +75,7 @@ sources:
     );
 
     const delivered = await eventually(() =>
-      sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
+      h.sink.requests.find((r) => r.headers['x-inbox-id'] === messageId),
     );
     expect(delivered.headers['stripe-signature']).toBeUndefined();
     expect(delivered.headers['webhook-id']).toBe(delivered.headers['x-message-id']);
@@ -117,6 +99,8 @@ sources:
     expect(await response.json()).toEqual({
       error: 'Request timestamp too old: outside the 300000 ms tolerance',
     });
-    expect(await db.sql`SELECT 1 FROM inbox WHERE idempotency_key = 'evt_e2e_old'`).toHaveLength(0);
+    expect(await h.db.sql`SELECT 1 FROM inbox WHERE idempotency_key = 'evt_e2e_old'`).toHaveLength(
+      0,
+    );
   });
 });

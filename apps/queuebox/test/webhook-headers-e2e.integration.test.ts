@@ -1,14 +1,8 @@
 import { request } from 'node:http';
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-  type SinkRequest,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { requireService, type SinkRequest } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { eventually } from './service.js';
+import { sinkService } from './sink-service.js';
 
 const pg = await requireService('postgres', 'app: webhook headers end to end');
 const pgUrl = pg.available ? pg.url : '';
@@ -83,16 +77,9 @@ function values(request: SinkRequest, name: string): string[] {
  * its connections, each request carries the configured credential and its own framing.
  */
 describe.skipIf(!pg.available)('webhooks with real-client headers to an HTTP sink', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink();
-    service = await startTestService(
-      db,
-      `
+  const h = sinkService(
+    pgUrl,
+    (sinkUrl) => `
 inbox:
   relay:
     pollIntervalMs: 50
@@ -103,7 +90,7 @@ outbox:
 destinations:
   sink:
     type: http
-    baseUrl: ${sink.url}
+    baseUrl: ${sinkUrl}
     timeoutMs: 3000
     headers:
       X-Static: static
@@ -123,13 +110,7 @@ sources:
       type: bearer
       token: inbound-token
 `,
-    );
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
-  });
+  );
 
   it('delivers every one with the configured credential, its own framing and encoded keys', async () => {
     const expected = new Map<string, { id: string; type: string }>();
@@ -143,7 +124,7 @@ sources:
     const chunked = { id: 'evt-chunked', type: 'order.created' };
     accept(
       await rawPost(
-        service.base,
+        h.service.base,
         {
           ...forged,
           Connection: 'keep-alive, X-Hop',
@@ -163,7 +144,7 @@ sources:
     const spaced = '{ "id" : "evt-continue" ,   "type" : "order.paid" }';
     accept(
       await rawPost(
-        service.base,
+        h.service.base,
         { ...forged, Expect: '100-continue', 'Content-Length': String(Buffer.byteLength(spaced)) },
         [spaced],
         { expectContinue: true },
@@ -173,13 +154,13 @@ sources:
     // 3. A body idempotency key outside Latin-1, which the relay puts in x-idempotency-key.
     const unicode = { id: '订单-1', type: 'order.shipped' };
     accept(
-      await rawPost(service.base, forged, [JSON.stringify(unicode)], { trailers: {} }),
+      await rawPost(h.service.base, forged, [JSON.stringify(unicode)], { trailers: {} }),
       unicode,
     );
     // 4. Then 100 ordinary webhooks.
     for (let n = 0; n < 100; n++) {
       const body = { id: `evt-${n}`, type: 'order.updated' };
-      const res = await fetch(`${service.base}/inbox/hooks`, {
+      const res = await fetch(`${h.service.base}/inbox/hooks`, {
         method: 'POST',
         headers: { Authorization: INBOUND, 'Content-Type': 'application/json' },
         body: JSON.stringify(body),
@@ -188,7 +169,7 @@ sources:
     }
 
     const delivered = await eventually(() => {
-      const seen = sink.requests.filter((r) => expected.has(String(r.headers['x-inbox-id'])));
+      const seen = h.sink.requests.filter((r) => expected.has(String(r.headers['x-inbox-id'])));
       return seen.length >= expected.size ? seen : undefined;
     }, 20_000);
     expect(delivered).toHaveLength(103);
@@ -198,7 +179,7 @@ sources:
       expect(JSON.parse(req.body)).toEqual(body);
       expect(values(req, 'x-api-key')).toEqual(['dest-secret']);
       expect(values(req, 'x-static')).toEqual(['static']);
-      expect(values(req, 'host')).toEqual([`127.0.0.1:${sink.port}`]);
+      expect(values(req, 'host')).toEqual([`127.0.0.1:${h.sink.port}`]);
       expect(values(req, 'content-length')).toEqual([String(Buffer.byteLength(req.body))]);
       for (const name of FRAMING.filter((n) => n !== 'content-length'))
         expect(values(req, name)).toEqual([]);
@@ -209,15 +190,15 @@ sources:
     expect(values(byKey('evt-chunked'), 'x-idempotency-key')).toEqual(['evt-chunked']);
 
     // Stored as received (spec §7.5), but not copied into the outbox rows.
-    const [inbox] = await db.sql<{ headers: Record<string, string> }[]>`
+    const [inbox] = await h.db.sql<{ headers: Record<string, string> }[]>`
       SELECT headers FROM inbox WHERE idempotency_key = 'evt-chunked'`;
     expect(inbox?.headers).toMatchObject({ 'Transfer-Encoding': 'chunked', TE: 'trailers' });
-    const copied = await db.sql<{ key: string }[]>`
+    const copied = await h.db.sql<{ key: string }[]>`
       SELECT DISTINCT lower(k) AS key FROM outbox, jsonb_object_keys(headers) AS k
-      WHERE lower(k) IN ${db.sql(['host', ...FRAMING])}`;
+      WHERE lower(k) IN ${h.db.sql(['host', ...FRAMING])}`;
     expect(copied).toEqual([]);
     const rows = await eventually(async () => {
-      const counts = await db.sql<{ state: string; failed: number; n: number }[]>`
+      const counts = await h.db.sql<{ state: string; failed: number; n: number }[]>`
         SELECT state, count(*) FILTER (WHERE last_error IS NOT NULL)::int AS failed,
                count(*)::int AS n
         FROM outbox GROUP BY state`;

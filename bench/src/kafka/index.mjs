@@ -13,16 +13,16 @@
  * bench/results/. Rows per scenario: 10,000 unless `--rows` says otherwise. Without a broker it
  * prints why it is skipped and exits 0.
  */
-import { wanted } from '../lib/args.mjs';
-import { createContext, runScenarios } from '../lib/context.mjs';
+import { runBrokerBench } from '../lib/broker-bench.mjs';
 import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
+import { queueboxPublish, queueboxSource } from '../lib/queuebox-broker.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
-import { distCheck, fmtInt, fmtLoad, fmtRatio, printConditions, section, table, writeResults } from '../lib/report.mjs';
-import { log, round } from '../lib/util.mjs';
+import { fmtInt, fmtLoad, fmtRatio, section, table } from '../lib/report.mjs';
+import { round } from '../lib/util.mjs';
+import { kafkaAdapter } from './adapter.mjs';
 import { KAFKA_BROKERS, PARTITIONS, brokerAnswers, openBroker } from './broker.mjs';
 import { plainThroughput } from './plain.mjs';
 import { plainSource } from './plain-source.mjs';
-import { queueboxPublish, queueboxSource } from './queuebox-kafka.mjs';
 
 const DEFAULT_ROWS = 10_000;
 const IN_FLIGHT = 8;
@@ -53,41 +53,27 @@ export async function runKafka(options) {
     return { benchmark: 'kafka', skipped: true, scenarios: [] };
   }
   if (!process.argv.some((arg) => arg === '--rows' || arg.startsWith('--rows='))) options.rows = DEFAULT_ROWS;
-  const ctx = await createContext(options);
-  const broker = await openBroker();
-  ctx.conditions.kafka = { server: broker.version, brokers: KAFKA_BROKERS, partitions: PARTITIONS };
-  const startedMs = Date.now();
-  section('kafka benchmark: conditions');
-  printConditions(ctx.conditions);
-  console.log(`broker: ${broker.version} at ${KAFKA_BROKERS}`);
-  console.log(
-    `rows per scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, null keys, ${PARTITIONS} partitions, ${options.runs} rounds`,
-  );
-  const round1 = [
-    ['kf-plain-8', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT })],
-    ['kf-plain-8-db', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT, outboxWork: true })],
-    ['kf-plain-8-sticky', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT, sticky: true })],
-    ['kf-qb-8', (id) => queueboxPublish(ctx, broker, { id })],
-    ['kf-src', (id) => queueboxSource(ctx, broker, { id })],
-    ['kf-src-plain', (id) => plainSource(ctx, broker, { id })],
-  ].filter(([id]) => wanted(options, id));
-  const plan = [];
-  for (let run = 1; run <= options.runs; run++) {
-    for (const [id, fn] of round1) {
-      plan.push([`${id}#${run}`, async () => ({ ...(await fn(id)), run })]);
-    }
-  }
-  let scenarios;
-  try {
-    scenarios = await runScenarios(plan, options);
-  } finally {
-    await broker.close();
-    await ctx.close();
-  }
-  const result = summarize(ctx, scenarios, startedMs);
-  print(result);
-  console.log(`\nJSON: ${writeResults('kafka', result)}`);
-  return result;
+  return runBrokerBench(options, {
+    name: 'kafka',
+    open: openBroker,
+    conditions: (broker) => ({ server: broker.version, brokers: KAFKA_BROKERS, partitions: PARTITIONS }),
+    where: (broker) => `broker: ${broker.version} at ${KAFKA_BROKERS}`,
+    rowsNote: `, ${PARTITIONS} partitions, ${options.runs} rounds`,
+    rounds: options.runs,
+    scenarios: (ctx, broker) => {
+      const qb = kafkaAdapter(broker);
+      return [
+        ['kf-plain-8', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT })],
+        ['kf-plain-8-db', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT, outboxWork: true })],
+        ['kf-plain-8-sticky', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT, sticky: true })],
+        ['kf-qb-8', (id) => queueboxPublish(ctx, qb, { id })],
+        ['kf-src', (id) => queueboxSource(ctx, qb, { id })],
+        ['kf-src-plain', (id) => plainSource(ctx, broker, { id })],
+      ];
+    },
+    summarize,
+    print,
+  });
 }
 
 const median = (values) => {
@@ -97,7 +83,7 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : round((sorted[mid - 1] + sorted[mid]) / 2, 2);
 };
 
-function summarize(ctx, scenarios, startedMs) {
+function summarize(ctx, scenarios) {
   const runs = ctx.options.runs;
   const rate = (id, run) => {
     const s = scenarios.find((x) => x.id === id && x.run === run && !x.error);
@@ -117,13 +103,6 @@ function summarize(ctx, scenarios, startedMs) {
   }
   const sources = scenarios.filter((s) => s.id === 'kf-src' && !s.error);
   return {
-    benchmark: 'kafka',
-    startedAt: ctx.startedAt,
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
-    options: Object.fromEntries(Object.entries(ctx.options).filter(([k]) => k !== 'onlySet')),
-    conditions: ctx.conditions,
-    scenarios,
     medians,
     ratios,
     sourceIntegrity: sources.map((s) => ({ run: s.run, lost: s.figures.lost, storedTwice: s.figures.storedTwice })),
@@ -183,8 +162,4 @@ function print(result) {
     ),
   );
   for (const s of result.sourceIntegrity) console.log(`kf-src round ${s.run}: ${s.lost} lost, ${s.storedTwice} stored twice`);
-  section('conditions at the end');
-  printConditions(result.conditions);
-  distCheck(result.scenarios);
-  log(`kafka benchmark took ${result.runtimeSeconds} s`);
 }

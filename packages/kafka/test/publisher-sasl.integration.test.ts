@@ -7,23 +7,14 @@
  * where no such listener is given, and a failure where QUEUEBOX_TEST_REQUIRE names kafka.
  */
 import { Secret, silentLogger, type KafkaDestinationConfig } from '@queuebox/core';
-import { createKafkaKit, requireService, serviceRequired } from '@queuebox/testing';
-import kafkajs from 'kafkajs';
+import { createKafkaKit } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { createKafkaPublisher } from '../src/index.js';
 import { destinations, kafkaDestination, publishRequest } from './publish-requests.js';
-
-const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajs;
+import { onlyBob, saslListener } from './sasl-listener.js';
 
 const SUITE = 'kafka: SASL/PLAIN and ACL refusals (2 tests)';
-const kafka = await requireService('kafka', SUITE);
-const saslBrokers = process.env.QUEUEBOX_TEST_KAFKA_SASL_BROKERS ?? '';
-if (kafka.available && saslBrokers === '') {
-  const reason = 'QUEUEBOX_TEST_KAFKA_SASL_BROKERS is not set (pnpm kafka:start prints it)';
-  if (serviceRequired('kafka')) throw new Error(`${SUITE}: ${reason}`);
-  console.warn(`SKIPPED ${SUITE}: ${reason}`);
-}
-const ready = kafka.available && saslBrokers !== '';
+const { ready, brokers, saslBrokers } = await saslListener(SUITE);
 
 function publisherAs(username: string, password: string, topic: string) {
   const config: KafkaDestinationConfig = kafkaDestination({
@@ -54,24 +45,9 @@ describe.skipIf(!ready)(SUITE, () => {
   }, 30_000);
 
   it("refuses a user the topic's ACL leaves out, naming the topic, and takes the one it lets in", async () => {
-    const kit = await createKafkaKit(kafka.available ? kafka.url : '', 'qb-sasl');
+    const kit = await createKafkaKit(brokers, 'qb-sasl');
     const topic = await kit.topic(kit.name('guarded'));
-    const admin = new kafkajs.Kafka({
-      clientId: 'qb-sasl-admin',
-      brokers: (kafka.available ? kafka.url : '').split(','),
-      logLevel: kafkajs.logLevel.NOTHING,
-    }).admin();
-    await admin.connect();
-    const acl = {
-      resourceType: AclResourceTypes.TOPIC,
-      resourceName: topic,
-      resourcePatternType: ResourcePatternTypes.LITERAL,
-      principal: 'User:bob',
-      host: '*',
-      operation: AclOperationTypes.WRITE,
-      permissionType: AclPermissionTypes.ALLOW,
-    };
-    await admin.createAcls({ acl: [acl] });
+    const acl = await onlyBob(brokers, topic, 'WRITE');
     const alice = publisherAs('alice', 'alice-secret', topic);
     const bob = publisherAs('bob', 'bob-secret', topic);
     try {
@@ -91,8 +67,7 @@ describe.skipIf(!ready)(SUITE, () => {
     } finally {
       await alice.close();
       await bob.close();
-      await admin.deleteAcls({ filters: [acl] }).catch(() => undefined);
-      await admin.disconnect();
+      await acl.remove();
       await kit.cleanup();
     }
   }, 60_000);

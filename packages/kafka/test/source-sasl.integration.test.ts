@@ -7,28 +7,14 @@
  * listener is given, and a failure where QUEUEBOX_TEST_REQUIRE names kafka.
  */
 import { Secret, type DeliveryHandler } from '@queuebox/core';
-import {
-  createKafkaKit,
-  recordingLogger,
-  requireService,
-  serviceRequired,
-} from '@queuebox/testing';
-import kafkajs from 'kafkajs';
+import { createKafkaKit, recordingLogger } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { KafkaSourceConsumer } from '../src/index.js';
+import { onlyBob, saslListener } from './sasl-listener.js';
 import { kafkaSource } from './source-config.js';
 
-const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajs;
-
 const SUITE = 'kafka: a source refused by an ACL (1 test)';
-const kafka = await requireService('kafka', SUITE);
-const saslBrokers = process.env.QUEUEBOX_TEST_KAFKA_SASL_BROKERS ?? '';
-if (kafka.available && saslBrokers === '') {
-  const reason = 'QUEUEBOX_TEST_KAFKA_SASL_BROKERS is not set (pnpm kafka:start prints it)';
-  if (serviceRequired('kafka')) throw new Error(`${SUITE}: ${reason}`);
-  console.warn(`SKIPPED ${SUITE}: ${reason}`);
-}
-const ready = kafka.available && saslBrokers !== '';
+const { ready, brokers, saslBrokers } = await saslListener(SUITE);
 
 async function eventually(check: () => boolean, what: string, ms = 60_000) {
   const deadline = Date.now() + ms;
@@ -40,26 +26,10 @@ async function eventually(check: () => boolean, what: string, ms = 60_000) {
 
 describe.skipIf(!ready)(SUITE, () => {
   it('reports a topic the ACL keeps from the user, without hanging, and consumes as the user it lets in', async () => {
-    const brokers = kafka.available ? kafka.url : '';
     const kit = await createKafkaKit(brokers, 'qb-src-sasl');
     const topic = await kit.topic(kit.name('guarded'));
     await kit.produce(topic, { key: 'k-1', value: '{"id":"m-1"}' });
-    const admin = new kafkajs.Kafka({
-      clientId: 'qb-src-sasl-admin',
-      brokers: brokers.split(','),
-      logLevel: kafkajs.logLevel.NOTHING,
-    }).admin();
-    await admin.connect();
-    const acl = {
-      resourceType: AclResourceTypes.TOPIC,
-      resourceName: topic,
-      resourcePatternType: ResourcePatternTypes.LITERAL,
-      principal: 'User:bob',
-      host: '*',
-      operation: AclOperationTypes.READ,
-      permissionType: AclPermissionTypes.ALLOW,
-    };
-    await admin.createAcls({ acl: [acl] });
+    const acl = await onlyBob(brokers, topic, 'READ');
     const seen: string[] = [];
     const handler: DeliveryHandler = {
       handle: (delivery) => {
@@ -111,8 +81,7 @@ describe.skipIf(!ready)(SUITE, () => {
     } finally {
       await alice.close();
       await bob.close();
-      await admin.deleteAcls({ filters: [acl] }).catch(() => undefined);
-      await admin.disconnect();
+      await acl.remove();
       await kit.cleanup();
     }
   }, 120_000);

@@ -1,5 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { Secret, silentLogger, type DeliveryHandler, type Logger } from '@queuebox/core';
+import { Secret, silentLogger, type DeliveryHandler } from '@queuebox/core';
+import { warningLogger } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { KafkaSourceConsumer, provider } from '../src/index.js';
 import { kafkaSource } from './source-config.js';
@@ -7,12 +8,6 @@ import { kafkaSource } from './source-config.js';
 const handler: DeliveryHandler = {
   handle: () => Promise.resolve({ settle: 'ack', outcome: 'stored' }),
 };
-
-function warnings(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger: Logger = { ...silentLogger, warn: (text) => lines.push(text), child: () => logger };
-  return { logger, lines };
-}
 
 /** A port nothing listens on: taken, then freed. */
 async function closedPort(): Promise<number> {
@@ -55,7 +50,7 @@ describe('Kafka source consumer without a broker', () => {
 
   it('starts while the broker is unreachable, reports down, keeps trying, and closes within a bound', async () => {
     const port = await closedPort();
-    const { logger, lines } = warnings();
+    const { logger, lines } = warningLogger();
     const consumer = new KafkaSourceConsumer(
       'orders',
       kafkaSource({ bootstrapServers: `127.0.0.1:${port}` }),

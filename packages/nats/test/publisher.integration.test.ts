@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { JsonPayload, Secret, silentLogger, type Logger, type Publisher } from '@queuebox/core';
+import { JsonPayload, type Logger, type Publisher, Secret, silentLogger } from '@queuebox/core';
 import {
   createNatsKit,
+  type FaultProxy,
   freePort,
+  type NatsKit,
   requireService,
   startFaultProxy,
-  type FaultProxy,
-  type NatsKit,
+  warningLogger,
 } from '@queuebox/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsPublisher } from '../src/index.js';
@@ -22,12 +23,6 @@ import { privateServerAvailable, startPrivateServer } from './private-server.js'
 
 const nats = await requireService('nats', 'nats: publisher');
 const url = nats.available ? nats.url : '';
-
-function warnings(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger: Logger = { ...silentLogger, warn: (text) => lines.push(text), child: () => logger };
-  return { logger, lines };
-}
 
 /**
  * The publisher against the real server: the wire format of spec §6.4, the message id that
@@ -180,7 +175,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
 
   it('fails a JetStream publish no stream takes, a blank or wildcard subject, and leaves out header names NATS cannot carry', async () => {
     const { name, subject } = await stream('refused');
-    const { logger, lines } = warnings();
+    const { logger, lines } = warningLogger();
     const ns = publisher({}, { logger });
     expect(await ns.publish(publishRequest('ns', kit.subject('no.stream')))).toEqual({
       ok: false,

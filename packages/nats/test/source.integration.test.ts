@@ -1,16 +1,13 @@
-import {
-  silentLogger,
-  type DeliveryHandler,
-  type DeliveryVerdict,
-  type Logger,
-  type SourceDelivery,
-} from '@queuebox/core';
+import { type DeliveryHandler, type Logger, silentLogger } from '@queuebox/core';
 import {
   createNatsKit,
-  requireService,
-  startFaultProxy,
+  eventually,
   type FaultProxy,
   type NatsKit,
+  recordingHandler,
+  requireService,
+  startFaultProxy,
+  warningLogger,
 } from '@queuebox/testing';
 import { AckPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
@@ -20,36 +17,6 @@ import { natsSource, serverAddress, viaProxy } from './nats-config.js';
 
 const nats = await requireService('nats', 'nats: source consumer');
 const url = nats.available ? nats.url : '';
-
-async function eventually<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function recording(answer: () => DeliveryVerdict = () => ({ settle: 'ack', outcome: 'stored' })) {
-  const deliveries: SourceDelivery[] = [];
-  const handler: DeliveryHandler = {
-    handle(delivery) {
-      deliveries.push(delivery);
-      return Promise.resolve(answer());
-    },
-  };
-  return { handler, deliveries };
-}
-
-function warnings(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger: Logger = { ...silentLogger, warn: (text) => lines.push(text), child: () => logger };
-  return { logger, lines };
-}
 
 /**
  * What the NATS source does beyond the broker contract: the durable consumer it creates, the
@@ -91,7 +58,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
 
   it('creates a missing durable pull consumer with explicit acks, ackWaitMs and the filter subject', async () => {
     const name = await stream('create');
-    const source = consumer(recording().handler, {
+    const source = consumer(recordingHandler().handler, {
       stream: name,
       ackWaitMs: 7_000,
       filterSubject: kit.subject('create.eu.>'),
@@ -110,7 +77,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
 
   it('reads only what the filter subject takes, with the headers (last value) and JetStream metadata', async () => {
     const name = await stream('read');
-    const { handler, deliveries } = recording();
+    const { handler, deliveries } = recordingHandler();
     await consumer(handler, { stream: name, filterSubject: kit.subject('read.eu.>') }).start();
     await kit.publish(kit.subject('read.us.1'), '{"id":"us"}');
     const before = Date.now();
@@ -133,7 +100,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
 
   it('refuses to start on a stream that does not exist, naming it, and never creates it', async () => {
     const missing = kit.name('missing');
-    const source = consumer(recording().handler, { stream: missing });
+    const source = consumer(recordingHandler().handler, { stream: missing });
     await expect(source.start()).rejects.toThrow(
       `sources.orders: the JetStream stream '${missing}' does not exist. QueueBox never creates a stream`,
     );
@@ -150,7 +117,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
       ack_wait: nanos(60_000),
       filter_subject: kit.subject('differs.x'),
     });
-    const source = consumer(recording().handler, { stream: name, ackWaitMs: 30_000 });
+    const source = consumer(recordingHandler().handler, { stream: name, ackWaitMs: 30_000 });
     await expect(source.start()).rejects.toThrow(
       `sources.orders: the durable consumer 'queuebox' on stream '${name}' exists with settings other than this source's: ack_policy all (the source acks explicitly); ack_wait 60000 ms (ackWaitMs is 30000 ms); filter_subject '${kit.subject('differs.x')}' (filterSubject is not set).`,
     );
@@ -160,14 +127,14 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
 
   it('uses an existing durable consumer with the same settings, resuming where it stopped', async () => {
     const name = await stream('resume');
-    const first = recording();
+    const first = recordingHandler();
     const one = consumer(first.handler, { stream: name });
     await one.start();
     await kit.publish(kit.subject('resume.1'), '{"id":1}');
     await eventually(() => first.deliveries.length === 1);
     await one.close();
     await kit.publish(kit.subject('resume.2'), '{"id":2}');
-    const second = recording();
+    const second = recordingHandler();
     await consumer(second.handler, { stream: name }).start();
     await eventually(() => second.deliveries.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -179,8 +146,8 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
     const proxy = await startFaultProxy({ target: serverAddress(url) });
     proxies.push(proxy);
     proxy.refuse();
-    const { handler, deliveries } = recording();
-    const { logger, lines } = warnings();
+    const { handler, deliveries } = recordingHandler();
+    const { logger, lines } = warningLogger();
     const source = consumer(handler, { stream: name, servers: viaProxy(proxy) }, logger);
     await source.start();
     expect(source.isHealthy()).toBe(false);
@@ -195,7 +162,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
 
   it('goes down when its stream is deleted and consumes again once the stream is back', async () => {
     const name = await stream('deleted');
-    const { handler, deliveries } = recording();
+    const { handler, deliveries } = recordingHandler();
     const source = consumer(handler, { stream: name });
     await source.start();
     await (await kit.manager()).streams.delete(name);
@@ -208,7 +175,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
 
   it('naks with a growing delay while the handler cannot store, so an outage is no hot loop', async () => {
     const name = await stream('backoff');
-    const { handler, deliveries } = recording(() => ({
+    const { handler, deliveries } = recordingHandler(() => ({
       settle: 'retry',
       reason: 'the store is down',
     }));

@@ -1,17 +1,14 @@
-import {
-  silentLogger,
-  type DeliveryHandler,
-  type DeliveryVerdict,
-  type Logger,
-  type SourceDelivery,
-} from '@queuebox/core';
+import { type DeliveryHandler, type Logger, silentLogger } from '@queuebox/core';
 import {
   createRabbitKit,
+  eventually,
+  type FaultProxy,
   publishWithInt64Headers,
+  type RabbitKit,
+  recordingHandler,
   requireService,
   startFaultProxy,
-  type FaultProxy,
-  type RabbitKit,
+  warningLogger,
 } from '@queuebox/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RabbitSourceConsumer } from '../src/index.js';
@@ -19,40 +16,6 @@ import { brokerAddress, rabbitSource, viaProxy } from './source-config.js';
 
 const rabbit = await requireService('rabbitmq', 'rabbitmq: source consumer');
 const url = rabbit.available ? rabbit.url : '';
-
-async function eventually<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-function recording(answer: () => DeliveryVerdict = () => ({ settle: 'ack', outcome: 'stored' })) {
-  const deliveries: SourceDelivery[] = [];
-  const handler: DeliveryHandler = {
-    handle(delivery) {
-      deliveries.push(delivery);
-      return Promise.resolve(answer());
-    },
-  };
-  return { handler, deliveries };
-}
-
-function warnings(): { logger: Logger; lines: string[] } {
-  const lines: string[] = [];
-  const logger: Logger = {
-    ...silentLogger,
-    warn: (text) => lines.push(text),
-    child: () => logger,
-  };
-  return { logger, lines };
-}
 
 /**
  * What the RabbitMQ source does beyond the broker contract: AMQP's typed headers and properties,
@@ -94,7 +57,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
 
   it('converts typed AMQP headers and reads message_id, correlation_id and timestamp', async () => {
     const queue = await kit.queue(kit.name('typed'));
-    const { handler, deliveries } = recording();
+    const { handler, deliveries } = recordingHandler();
     await consumer(handler, { queueName: queue }).start();
     await kit.sendToQueue(queue, '{"id":1}', {
       messageId: 'm-1',
@@ -130,7 +93,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
 
   it('keeps every digit of 64-bit integer headers: 2^53+1, 2^62, -2^63 and 2^63-1', async () => {
     const queue = await kit.queue(kit.name('int64'));
-    const { handler, deliveries } = recording();
+    const { handler, deliveries } = recordingHandler();
     await consumer(handler, { queueName: queue }).start();
     await publishWithInt64Headers(url, queue, '{"id":1}', {
       above: 2n ** 53n + 1n,
@@ -151,7 +114,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
 
   it('refuses to start on a missing queue without declareQueue, naming it and the key', async () => {
     const missing = kit.name('missing');
-    const source = consumer(recording().handler, { queueName: missing });
+    const source = consumer(recordingHandler().handler, { queueName: missing });
     await expect(source.start()).rejects.toThrow(
       `sources.orders: the queue '${missing}' does not exist. QueueBox does not declare source queues by default: declare the queue, or set sources.orders.declareQueue: true and QueueBox declares it (durable).`,
     );
@@ -161,7 +124,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
   it('declares the queue durable with declareQueue and consumes it', async () => {
     const queue = kit.name('declared');
     kit.adopt('queue', queue);
-    const { handler, deliveries } = recording();
+    const { handler, deliveries } = recordingHandler();
     const source = consumer(handler, { queueName: queue, declareQueue: true });
     await source.start();
     expect(source.isHealthy()).toBe(true);
@@ -176,8 +139,8 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
     const proxy = await startFaultProxy({ target: brokerAddress(url) });
     proxies.push(proxy);
     proxy.refuse();
-    const { handler, deliveries } = recording();
-    const { logger, lines } = warnings();
+    const { handler, deliveries } = recordingHandler();
+    const { logger, lines } = warningLogger();
     const source = consumer(
       handler,
       { queueName: queue, connectionUrl: viaProxy(url, proxy) },
@@ -197,7 +160,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
 
   it('goes down when its queue is deleted and consumes again once the queue is back', async () => {
     const queue = await kit.queue(kit.name('deleted'));
-    const { handler, deliveries } = recording();
+    const { handler, deliveries } = recordingHandler();
     const source = consumer(handler, { queueName: queue });
     await source.start();
     await (await kit.channel()).deleteQueue(queue);
@@ -210,7 +173,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
 
   it('backs off before each requeue while the handler cannot store, so an outage is no hot loop', async () => {
     const queue = await kit.queue(kit.name('backoff'));
-    const { handler, deliveries } = recording(() => ({
+    const { handler, deliveries } = recordingHandler(() => ({
       settle: 'retry',
       reason: 'the store is down',
     }));

@@ -34,6 +34,7 @@ export * from './fakes/recording-logger.js';
 export * from './fakes/recording-tracing.js';
 export * from './fakes/fake-publisher.js';
 export * from './fakes/scripted-inbox-store.js';
+export * from './fakes/source-handlers.js';
 export * from './fixtures/outbox-message.js';
 export * from './fixtures/routing-config.js';
 export * from './fixtures/http-source.js';

@@ -31,3 +31,19 @@ export function delay(ms: number, signal?: AbortSignal): Promise<void> {
     );
   });
 }
+
+/** Polls `check` until it returns a value (not undefined or false), and resolves to it. */
+export async function eventually<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 10_000,
+  what?: string,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline)
+      throw new Error(`${what === undefined ? '' : `${what}: `}not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

@@ -19,3 +19,4 @@ export * from './retention-store.js';
 export * from './database-provider.js';
 export * from './capture-registry.js';
 export * from './capture-server.js';
+export * from './console-rows.js';

@@ -1,14 +1,18 @@
-import type {
-  Clock,
-  ConsoleDetail,
-  ConsoleFilter,
-  ConsolePage,
-  ConsolePosition,
-  ConsoleRow,
-  ConsoleStore,
-  ConsoleTable,
-  Headers,
-  TableStats,
+import {
+  type Clock,
+  type ConsoleDetail,
+  type ConsoleDetailRow,
+  type ConsoleFilter,
+  type ConsoleListRow,
+  consolePage,
+  type ConsolePage,
+  type ConsolePosition,
+  consoleRow,
+  consoleStats,
+  type ConsoleStore,
+  type ConsoleTable,
+  type Headers,
+  type TableStats,
 } from '@queuebox/core';
 import type postgres from 'postgres';
 import { countPlanned, runPlanned, toCount } from '../connection/run-statement.js';
@@ -37,20 +41,14 @@ export function createPostgresConsoleStore(
   ): Promise<ConsolePage> {
     // One row more than asked tells whether a next page exists without a count.
     const { text, params } = statements.listStatement(tables, table, filter, limit + 1, after);
-    const rows = await runPlanned<ListRow>(sql, text, params);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      rows: page.map(toRow),
-      next: rows.length > limit && last ? { createdAt: last.position, id: last.id } : null,
-    };
+    return consolePage(await runPlanned<ConsoleListRow>(sql, text, params), limit);
   }
 
   async function read(table: ConsoleTable, id: string): Promise<ConsoleDetail | null> {
     const rows = await runPlanned<DetailRow>(sql, reads[table], [id]);
     const row = rows[0];
     if (row === undefined) return null;
-    return { ...toRow(row), ...row, headers: row.headers ?? {} };
+    return { ...consoleRow(row), ...row, headers: row.headers ?? {} };
   }
 
   async function stats(table: ConsoleTable, maxGroups: number): Promise<TableStats> {
@@ -66,10 +64,7 @@ export function createPostgresConsoleStore(
         [maxGroups],
       ),
     ]);
-    return {
-      byState: Object.fromEntries(states.map((r) => [r.state, toCount(r.count)])),
-      dead: dead.map((r) => ({ group: r.group, reason: r.reason, count: toCount(r.count) })),
-    };
+    return consoleStats(states, dead, toCount);
   }
 
   async function requeueInbox(filter: ConsoleFilter, limit: number): Promise<number> {
@@ -89,39 +84,4 @@ export function createPostgresConsoleStore(
   return { list, read, stats, requeueInbox, discardDead };
 }
 
-interface ListRow {
-  readonly id: string;
-  readonly state: string;
-  readonly group: string;
-  readonly key: string | null;
-  readonly attempt: number;
-  readonly createdAt: Date;
-  readonly position: string;
-  readonly lastError: string | null;
-}
-
-interface DetailRow extends Omit<ListRow, 'position'> {
-  readonly payload: string;
-  readonly headers: Headers | null;
-  readonly maxAttempts: number | null;
-  readonly scheduledAt: Date | null;
-  readonly updatedAt: Date | null;
-  readonly claimedAt: Date | null;
-  readonly leaseExpiresAt: Date | null;
-  readonly type: string | null;
-  readonly aggregateId: string | null;
-  readonly correlationId: string | null;
-  readonly consumption: string | null;
-}
-
-function toRow(row: Omit<ListRow, 'position'>): ConsoleRow {
-  return {
-    id: row.id,
-    state: row.state,
-    group: row.group,
-    key: row.key,
-    attempt: row.attempt,
-    createdAt: row.createdAt,
-    lastError: row.lastError,
-  };
-}
+type DetailRow = ConsoleDetailRow<Headers | null>;

@@ -1,13 +1,17 @@
-import type {
-  Clock,
-  ConsoleDetail,
-  ConsoleFilter,
-  ConsolePage,
-  ConsolePosition,
-  ConsoleStore,
-  ConsoleTable,
-  Headers,
-  TableStats,
+import {
+  type Clock,
+  type ConsoleDetail,
+  type ConsoleDetailRow,
+  type ConsoleFilter,
+  type ConsoleListRow,
+  consolePage,
+  type ConsolePage,
+  type ConsolePosition,
+  consoleStats,
+  type ConsoleStore,
+  type ConsoleTable,
+  type Headers,
+  type TableStats,
 } from '@queuebox/core';
 import type { SqlServerPool } from '../connection/pool.js';
 import { sqlServerError } from '../classify-error.js';
@@ -15,30 +19,7 @@ import type { TableNames } from '../schema/table-names.js';
 import type { Statement } from '../sql/statement.js';
 import { consoleStatements } from './console-statements.js';
 
-interface ListRow {
-  readonly id: string;
-  readonly state: string;
-  readonly group: string;
-  readonly key: string | null;
-  readonly attempt: number;
-  readonly createdAt: Date;
-  readonly position: string;
-  readonly lastError: string | null;
-}
-
-interface DetailRow extends Omit<ListRow, 'position'> {
-  readonly payload: string;
-  readonly headers: string | null;
-  readonly maxAttempts: number | null;
-  readonly scheduledAt: Date | null;
-  readonly updatedAt: Date | null;
-  readonly claimedAt: Date | null;
-  readonly leaseExpiresAt: Date | null;
-  readonly type: string | null;
-  readonly aggregateId: string | null;
-  readonly correlationId: string | null;
-  readonly consumption: string | null;
-}
+type DetailRow = ConsoleDetailRow<string | null>;
 
 /** The console's queries on SQL Server (console-statements.ts). */
 export function createSqlServerConsoleStore(
@@ -63,21 +44,12 @@ export function createSqlServerConsoleStore(
       limit: number,
       after: ConsolePosition | null,
     ): Promise<ConsolePage> {
-      const { rows } = await run<ListRow>('list rows', s.list(table, filter, limit + 1, after));
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        rows: page.map((row) => ({
-          id: lower(row.id),
-          state: row.state,
-          group: row.group,
-          key: row.key,
-          attempt: row.attempt,
-          createdAt: row.createdAt,
-          lastError: row.lastError,
-        })),
-        next: rows.length > limit && last ? { createdAt: last.position, id: lower(last.id) } : null,
-      };
+      // One row more than asked tells whether a next page exists without a count.
+      const { rows } = await run<ConsoleListRow>(
+        'list rows',
+        s.list(table, filter, limit + 1, after),
+      );
+      return consolePage(rows, limit, lower);
     },
     async read(table: ConsoleTable, id: string): Promise<ConsoleDetail | null> {
       const [row] = (await run<DetailRow>('read a row', s.read(table, id))).rows;
@@ -93,10 +65,7 @@ export function createSqlServerConsoleStore(
         'group dead rows',
         s.deadGroups(table, maxGroups),
       );
-      return {
-        byState: Object.fromEntries(states.rows.map((r) => [r.state, Number(r.count)])),
-        dead: dead.rows.map((r) => ({ group: r.group, reason: r.reason, count: Number(r.count) })),
-      };
+      return consoleStats(states.rows, dead.rows, Number);
     },
     async requeueInbox(filter: ConsoleFilter, limit: number): Promise<number> {
       return (await run('requeue dead inbox rows', s.requeueInbox(filter, limit, clock.now())))

@@ -77,6 +77,28 @@ function instant(value: string | null, name: string): Date | null {
   return date;
 }
 
+/**
+ * Refuses a query string whose parameters do not percent-decode to UTF-8 (`%FF`, `%C3%28`). The
+ * router hands such a value on undecoded, which would search for the escape text itself.
+ */
+export function checkQueryEncoding(url: string): void {
+  const start = url.indexOf('?');
+  if (start < 0) return;
+  for (const pair of url.slice(start + 1).split('&')) {
+    const [rawName = '', rawValue = ''] = pair.split('=', 2);
+    const decode = (text: string) => decodeURIComponent(text.replaceAll('+', ' '));
+    let name = rawName;
+    try {
+      name = decode(rawName);
+      decode(rawValue);
+    } catch {
+      throw new InvalidFilter(
+        `'${name}' is not UTF-8 once percent-decoded: encode its value as UTF-8`,
+      );
+    }
+  }
+}
+
 /** A list's query string: repeated or comma-separated `state`, `topic`/`source`, `id`. */
 export function filterFromQuery(
   table: ConsoleTable,

@@ -171,6 +171,30 @@ describe.skipIf(!pg.available)('the dead-letter console API on a real database',
     expect((await get('/admin/outbox?cursor=nonsense')).status).toBe(400);
   });
 
+  it('answers 400 naming the parameter for a q that is not UTF-8 and for a cursor it never returned', async () => {
+    const refused = async (path: string, parameter: string) => {
+      const res = await get(path);
+      expect(res.status, path).toBe(400);
+      expect(((await res.json()) as { error: string }).error, path).toContain(`'${parameter}'`);
+    };
+    for (const table of ['outbox', 'inbox']) {
+      await refused(`/admin/${table}?q=%C3%28`, 'q');
+      await refused(`/admin/${table}?q=%FF`, 'q');
+      const cursor = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+      // An id past 2^53 (a number where the API writes a uuid), garbage, and a JSON that is no position.
+      await refused(
+        `/admin/${table}?cursor=${cursor(['2026-01-01 00:00:00+00', 2 ** 53 + 2])}`,
+        'cursor',
+      );
+      await refused(
+        `/admin/${table}?cursor=${cursor(['2026-01-01 00:00:00+00', '9007199254740993'])}`,
+        'cursor',
+      );
+      await refused(`/admin/${table}?cursor=%FF%FE`, 'cursor');
+      await refused(`/admin/${table}?cursor=${cursor({ id: 1 })}`, 'cursor');
+    }
+  });
+
   it('counts by state and groups dead rows by topic and reason', async () => {
     const stats = (await (await get('/admin/stats')).json()) as Record<
       string,

@@ -22,6 +22,7 @@ import {
   describeFilter,
   encodeCursor,
   filterFromBody,
+  checkQueryEncoding,
   filterFromQuery,
   isUuid,
   limitOf,
@@ -117,6 +118,7 @@ async function resolve(parsed: ParsedFilter, deps: ConsoleRouteDeps): Promise<Pa
 }
 
 async function list(c: Context, table: ConsoleTable, deps: ConsoleRouteDeps): Promise<Response> {
+  checkQueryEncoding(c.req.url);
   const parsed = filterFromQuery(table, (name) => c.req.queries(name));
   const limit = limitOf(c.req.query('limit'), DEFAULT_PAGE, MAX_PAGE);
   const after = decodeCursor(c.req.query('cursor'));
