@@ -27,6 +27,8 @@ export * from './json-path.js';
 export * from './header-rules.js';
 export * from './header-precedence.js';
 export * from './owned-headers.js';
+export * from './wire-headers.js';
+export * from './broker/index.js';
 export * from './sender-schemes.js';
 export * from './correlation-id.js';
 

@@ -1,13 +1,12 @@
 /**
- * The RabbitMQ publisher (spec §6.2): one connection and confirm channel per destination name,
- * opened by the first publish, so a destination no route reaches costs no connection.
+ * The RabbitMQ publisher (spec §6.2): one connection and confirm channel per destination name
+ * (destination-link.ts) in core's publisher shell, opened by the first publish.
  */
-import type {
-  AppConfig,
-  BrokerDeps,
-  PublishOutcome,
-  PublishRequest,
-  Publisher,
+import {
+  destinationPublisher,
+  type AppConfig,
+  type BrokerDeps,
+  type Publisher,
 } from '@queuebox/core';
 import { DestinationLink } from './destination-link.js';
 
@@ -21,36 +20,10 @@ export function createRabbitPublisher(
   deps: BrokerDeps,
   options: RabbitPublisherOptions = {},
 ): Publisher {
-  const links = new Map<string, DestinationLink>();
-  for (const [name, destination] of Object.entries(config.destinations)) {
-    if (destination.type !== 'rabbitmq') continue;
-    links.set(
-      name,
-      new DestinationLink({
-        name,
-        config: destination,
-        logger: deps.logger,
-        ...(options.confirmTimeoutMs === undefined
-          ? {}
-          : { confirmTimeoutMs: options.confirmTimeoutMs }),
-      }),
-    );
-  }
-  return {
-    type: 'rabbitmq',
-    supports: (destination) => links.has(destination),
-    publish(request: PublishRequest): Promise<PublishOutcome> {
-      const link = links.get(request.destination);
-      if (link === undefined) {
-        return Promise.resolve({
-          ok: false,
-          error: `No publisher supports destination '${request.destination}'`,
-        });
-      }
-      return link.publish(request);
-    },
-    async close() {
-      await Promise.all([...links.values()].map((link) => link.close()));
-    },
-  };
+  return destinationPublisher(
+    'rabbitmq',
+    config,
+    (name, destination) =>
+      new DestinationLink({ name, config: destination, logger: deps.logger, ...options }),
+  );
 }

@@ -21,9 +21,10 @@
  * its own message before the publish.
  */
 import {
-  mergeCustomHeaders,
+  BrokerHeader,
+  customHeaders,
+  staticHeaderMap as carriedStaticHeaders,
   type HeaderMap,
-  type Headers,
   type OutboxMessage,
 } from '@queuebox/core';
 import type { Options } from 'amqplib';
@@ -37,8 +38,8 @@ export const MAX_SHORT_STRING_BYTES = 255;
  */
 export const MAX_HEADER_TABLE_BYTES = 64_000;
 
-const TOPIC = 'x-topic';
-const ATTEMPT = 'x-attempt';
+const TOPIC = BrokerHeader.topic;
+const ATTEMPT = BrokerHeader.attempt;
 /** Key length byte, key, `I` tag, 4-byte signed integer. */
 const ATTEMPT_SIZE = 1 + ATTEMPT.length + 1 + 4;
 
@@ -55,11 +56,7 @@ export type WireProperties =
 
 /** A destination's static headers keyed by lower-case name; names AMQP cannot carry are skipped. */
 export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
-  const map: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(headers)) {
-    if (fitsShortString(name)) map.set(name.toLowerCase(), [name, value]);
-  }
-  return map;
+  return carriedStaticHeaders(headers, fitsShortString);
 }
 
 export function wireProperties(
@@ -67,16 +64,7 @@ export function wireProperties(
   staticHeaders: HeaderMap,
   deliveryMode: DeliveryModeNumber,
 ): WireProperties {
-  const row: HeaderMap = new Map();
-  let unsent: string[] | null = null;
-  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
-    if (!fitsShortString(name)) {
-      (unsent ??= []).push(name);
-      continue;
-    }
-    row.set(name.toLowerCase(), [name, headerText(value)]);
-  }
-  const custom = mergeCustomHeaders(staticHeaders, null, row);
+  const { headers: custom, unsent } = customHeaders(message, staticHeaders, fitsShortString);
 
   const table: Record<string, unknown> = {};
   let bytes = 0;
@@ -122,20 +110,7 @@ export function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-/**
- * A row header's value as text: JSON lets an application store any value in the `headers`
- * column, so a value that is not a string is sent as its JSON text, as on HTTP.
- */
-export function headerText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-}
-
 /** Key length byte, key, type tag, 4-byte length, value. */
 function entrySize(name: string, value: string): number {
   return 1 + byteLength(name) + 5 + byteLength(value);
-}
-
-/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
-function objectOrEmpty(headers: Headers): Headers {
-  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
 }

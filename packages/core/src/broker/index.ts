@@ -1,0 +1,3 @@
+export * from './bounded-wait.js';
+export * from './broker-source.js';
+export * from './destination-publisher.js';
