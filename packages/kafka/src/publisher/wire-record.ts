@@ -18,19 +18,18 @@
  * record key, and a row's copy of the header is dropped all the same.
  */
 import {
-  mergeCustomHeaders,
+  customHeaders,
+  putOwnedHeaders,
   renderKafkaKey,
   sanitize,
   type HeaderMap,
-  type Headers,
   type OutboxMessage,
   type PublishRequest,
 } from '@queuebox/core';
 import type { IHeaders, Message } from '../kafkajs.js';
 
-export const MESSAGE_ID_HEADER = 'x-message-id';
-export const TOPIC_HEADER = 'x-topic';
-export const ATTEMPT_HEADER = 'x-attempt';
+/** A destination's static headers keyed by lower-case name, as core's merge takes them. */
+export { staticHeaderMap } from '@queuebox/core';
 
 /** Kafka's own rule for topic names (`Topic.validate`): 1 to 249 of these characters. */
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -49,13 +48,6 @@ export interface WireRecord {
 export type WireResult =
   | { readonly ok: true; readonly record: WireRecord }
   | { readonly ok: false; readonly error: string };
-
-/** A destination's static headers keyed by lower-case name, as core's merge takes them. */
-export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
-  const map: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(headers)) map.set(name.toLowerCase(), [name, value]);
-  return map;
-}
 
 /** Why a topic cannot be produced to, or null when Kafka takes the name. */
 export function topicProblem(topic: string): string | null {
@@ -108,11 +100,7 @@ export function recordHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
 ): { headers: IHeaders; bytes: number } {
-  const row: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
-    row.set(name.toLowerCase(), [name, headerText(value)]);
-  }
-  const custom = mergeCustomHeaders(staticHeaders, null, row);
+  const custom = customHeaders(message, staticHeaders).headers;
 
   const headers: IHeaders = {};
   let bytes = 0;
@@ -130,25 +118,11 @@ export function recordHeaders(
     });
   };
   for (const [name, value] of custom.values()) append(name, value);
-  append(MESSAGE_ID_HEADER, message.id);
-  append(TOPIC_HEADER, message.topic);
-  append(ATTEMPT_HEADER, String(message.attempt));
+  // The key travels as the record key.
+  putOwnedHeaders(message, false, append);
   return { headers, bytes };
-}
-
-/**
- * A row header's value as text: JSON lets an application store any value in the `headers`
- * column, so a value that is not a string is sent as its JSON text, as on HTTP and AMQP.
- */
-export function headerText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
-}
-
-/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
-function objectOrEmpty(headers: Headers): Headers {
-  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
 }
