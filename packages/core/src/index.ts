@@ -28,6 +28,7 @@ export * from './header-rules.js';
 export * from './header-precedence.js';
 export * from './owned-headers.js';
 export * from './wire-headers.js';
+export * from './own-property.js';
 export * from './broker/index.js';
 export * from './sender-schemes.js';
 export * from './correlation-id.js';

@@ -35,27 +35,34 @@ export const SOURCE_SETTLE_TIMEOUT_MS = 30_000;
 export const SOURCE_RECONNECT_INITIAL_MS = 250;
 export const SOURCE_RECONNECT_MAX_MS = 5_000;
 
-export interface BrokerSourceSettings {
-  /** The destination type the source is of: the readiness component is `<kind>.<source>`. */
-  readonly kind: string;
-  /** The broker as log lines name it: `RabbitMQ`. */
+/** How log lines name the broker and its parts. */
+export interface BrokerSourceTexts {
+  /** The broker (`RabbitMQ`); the readiness component is `<broker in lower case>.<source>`. */
   readonly broker: string;
-  /** What a lost session is called in log lines: `RabbitMQ channel`, `Kafka consumer`. */
-  readonly sessionName: string;
-  /** What a delivery is called in log lines (`message`, `record`). */
+  /** What a lost session is, after the broker's name: `channel` (`RabbitMQ channel`). */
+  readonly session: string;
+  /** What a delivery is called (`message`, `record`). */
   readonly unit: string;
-  /** What becomes of deliveries still in hand at close: `RabbitMQ delivers them again`. */
-  readonly redeliversAll: string;
-  /** What becomes of one delivery whose settle was dropped: `RabbitMQ delivers it again`. */
-  readonly redeliversOne: string;
+  /** How the broker delivers an unsettled one again, after `delivers it again`: ` after ackWaitMs`. */
+  readonly again: string;
+}
+
+export interface BrokerSourceSettings {
+  readonly texts: BrokerSourceTexts;
   /** The broker's error as one sanitized line. */
   readonly errorText: (error: unknown) => string;
   /** Deliveries that fail together in an outage (the prefetch or batch size): one backoff round. */
   readonly retryRound: number;
-  /** Test seams. */
+}
+
+/** Test seams. */
+export interface BrokerSourceOptions {
   readonly settleTimeoutMs?: number;
   readonly retryBackoff?: DoublingBackoff;
 }
+
+/** What a broker source's constructor takes after its name and configuration. */
+export type BrokerSourceArgs = [deps: SourceConsumerDeps, options?: BrokerSourceOptions];
 
 export abstract class BrokerSource<Session> implements SourceConsumer {
   readonly source: string;
@@ -65,6 +72,7 @@ export abstract class BrokerSource<Session> implements SourceConsumer {
   /** The wait before a retried delivery comes back; reset by any durably handled one. */
   protected readonly retryBackoff: DoublingBackoff;
   readonly #settings: BrokerSourceSettings;
+  readonly #settleTimeoutMs: number;
   /** Aborted by close(): ends backoff waits, the reconnect loop and the adapter's own loops. */
   readonly #stop = new AbortController();
   readonly #inHand = new Set<Promise<void>>();
@@ -77,12 +85,18 @@ export abstract class BrokerSource<Session> implements SourceConsumer {
   #connecting: Promise<void> | null = null;
   #closing: Promise<void> | null = null;
 
-  protected constructor(name: string, deps: SourceConsumerDeps, settings: BrokerSourceSettings) {
+  protected constructor(
+    name: string,
+    settings: BrokerSourceSettings,
+    deps: SourceConsumerDeps,
+    options: BrokerSourceOptions = {},
+  ) {
     this.source = name;
-    this.healthComponent = `${settings.kind}.${name}`;
+    this.healthComponent = `${settings.texts.broker.toLowerCase()}.${name}`;
     this.handler = deps.handler;
     this.logger = deps.logger;
-    this.retryBackoff = settings.retryBackoff ?? new DoublingBackoff(settings.retryRound);
+    this.retryBackoff = options.retryBackoff ?? new DoublingBackoff(settings.retryRound);
+    this.#settleTimeoutMs = options.settleTimeoutMs ?? SOURCE_SETTLE_TIMEOUT_MS;
     this.#settings = settings;
   }
 
@@ -109,11 +123,11 @@ export abstract class BrokerSource<Session> implements SourceConsumer {
   }
 
   protected startFailureText(error: unknown): string {
-    return `Source '${this.source}' cannot reach ${this.#settings.broker} yet, so it keeps trying in the background. Reason: ${this.#settings.errorText(error)}`;
+    return `Source '${this.source}' cannot reach ${this.#settings.texts.broker} yet, so it keeps trying in the background. Reason: ${this.#settings.errorText(error)}`;
   }
 
   protected reconnectFailureText(error: unknown, retryInMs: number): string {
-    return `Source '${this.source}' could not reconnect to ${this.#settings.broker}; it tries again in ${retryInMs} ms. Reason: ${this.#settings.errorText(error)}`;
+    return `Source '${this.source}' could not reconnect to ${this.#settings.texts.broker}; it tries again in ${retryInMs} ms. Reason: ${this.#settings.errorText(error)}`;
   }
 
   /** Aborted once close() begins. */
@@ -190,7 +204,7 @@ export abstract class BrokerSource<Session> implements SourceConsumer {
     if (this.#stop.signal.aborted) return;
     if (reason !== null) {
       this.logger.warn(
-        `Source '${this.source}' lost its ${this.#settings.sessionName} and reconnects. Reason: ${reason}`,
+        `Source '${this.source}' lost its ${this.#settings.texts.broker} ${this.#settings.texts.session} and reconnects. Reason: ${reason}`,
       );
     }
     if (cleanup === undefined) this.#scheduleReconnect();
@@ -199,14 +213,15 @@ export abstract class BrokerSource<Session> implements SourceConsumer {
 
   /** A settle that could not go out: the broker delivers the message again. */
   protected settleDropped(settle: 'ack' | 'requeue' | 'nak', because: string): void {
-    const { unit, redeliversOne } = this.#settings;
+    const { unit, broker, again } = this.#settings.texts;
+    const redelivered = `${broker} delivers it again${again}`;
     if (settle === 'ack') {
       this.logger.warn(
-        `The acknowledgement of a ${unit} of source '${this.source}' was dropped because ${because}; ${redeliversOne} and the inbox deduplicates it.`,
+        `The acknowledgement of a ${unit} of source '${this.source}' was dropped because ${because}; ${redelivered} and the inbox deduplicates it.`,
       );
     } else {
       this.logger.debug(
-        `The ${settle} of a ${unit} of source '${this.source}' was dropped because ${because}; ${redeliversOne}.`,
+        `The ${settle} of a ${unit} of source '${this.source}' was dropped because ${because}; ${redelivered}.`,
       );
     }
   }
@@ -259,13 +274,11 @@ export abstract class BrokerSource<Session> implements SourceConsumer {
     const session = this.#session;
     await this.stopConsuming(session);
     // Backoff waits ended with the abort: their settles go out now, with the rest.
-    const settled = await settledWithin(
-      [...this.#inHand],
-      this.#settings.settleTimeoutMs ?? SOURCE_SETTLE_TIMEOUT_MS,
-    );
+    const settled = await settledWithin([...this.#inHand], this.#settleTimeoutMs);
     if (!settled) {
+      const { unit, broker, again } = this.#settings.texts;
       this.logger.warn(
-        `Source '${this.source}' stopped with ${this.#inHand.size} ${this.#settings.unit}(s) still being handled; ${this.#settings.redeliversAll}.`,
+        `Source '${this.source}' stopped with ${this.#inHand.size} ${unit}(s) still being handled; ${broker} delivers them again${again}.`,
       );
     }
     this.#session = null;

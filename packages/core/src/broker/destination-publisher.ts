@@ -5,6 +5,8 @@
  * The link is the destination's client calls; this is the rest.
  */
 import type { AppConfig, DestinationConfig } from '../config/app-config.js';
+import type { BrokerDeps, BrokerType } from '../ports/broker.js';
+import type { Logger } from '../ports/logger.js';
 import type { PublishOutcome, PublishRequest, Publisher } from '../ports/publisher.js';
 
 /** One destination's connection and its publish. */
@@ -47,4 +49,22 @@ export function destinationPublisher<T extends Publisher['type']>(
       await afterClose?.();
     },
   };
+}
+
+/** What a broker's link is made from: its destination, and the publisher's options. */
+export type LinkOptions<T extends Publisher['type'], O> = O & {
+  readonly name: string;
+  readonly config: Extract<DestinationConfig, { readonly type: T }>;
+  readonly logger: Logger;
+};
+
+/** A broker's publisher factory, from how it makes one destination's link. */
+export function linkPublisher<T extends BrokerType, O extends object = object>(
+  type: T,
+  newLink: (options: LinkOptions<T, O>) => PublishLink,
+): (config: Pick<AppConfig, 'destinations'>, deps: BrokerDeps, options?: O) => Publisher {
+  return (config, deps, options) =>
+    destinationPublisher(type, config, (name, destination) =>
+      newLink({ ...(options ?? ({} as O)), name, config: destination, logger: deps.logger }),
+    );
 }

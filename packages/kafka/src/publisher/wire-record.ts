@@ -25,6 +25,7 @@ import {
   type HeaderMap,
   type OutboxMessage,
   type PublishRequest,
+  setOwn,
 } from '@queuebox/core';
 import type { IHeaders, Message } from '../kafkajs.js';
 
@@ -109,13 +110,7 @@ export function recordHeaders(
     const present = Object.hasOwn(headers, name) ? headers[name] : undefined;
     // A repeated name becomes a list: kafkajs writes one header per entry, in this order.
     const next = present === undefined ? value : [...[present].flat(), value];
-    // A header named `__proto__` must stay data, never become the prototype.
-    Object.defineProperty(headers, name, {
-      value: next,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(headers, name, next);
   };
   for (const [name, value] of custom.values()) append(name, value);
   // The key travels as the record key.

@@ -15,7 +15,12 @@
  * Stop: no record is taken any more, those in hand settle for up to 30 s, their run is committed,
  * and the consumer disconnects within 5 s (§7.7, §19.3).
  */
-import { BrokerSource, type KafkaSourceConfig, type SourceConsumerDeps } from '@queuebox/core';
+import {
+  BrokerSource,
+  type BrokerSourceOptions,
+  type KafkaSourceConfig,
+  type SourceConsumerDeps,
+} from '@queuebox/core';
 import { checkBrokerSpeaks, KafkaBrokerUnsupportedError } from '../broker-check.js';
 import { closeWithin, createClient, errorText } from '../connection.js';
 import type { Consumer, EachBatchPayload, ISocketFactory, KafkaMessage } from '../kafkajs.js';
@@ -46,10 +51,13 @@ const PARTITIONS_AT_ONCE = 4;
 
 export type KafkaConsumerDeps = SourceConsumerDeps;
 
-export interface KafkaConsumerOptions {
-  /** Test seams. */
+/** Where Kafka delivers an unsettled record again from. */
+const AGAIN = ' from the last committed offset';
+const TEXTS = { broker: 'Kafka', session: 'consumer', unit: 'record', again: AGAIN };
+
+export interface KafkaConsumerOptions extends Pick<BrokerSourceOptions, 'settleTimeoutMs'> {
+  /** Test seam. */
   readonly socketFactory?: ISocketFactory;
-  readonly settleTimeoutMs?: number;
 }
 
 export class KafkaSourceConsumer extends BrokerSource<Consumer> {
@@ -67,20 +75,8 @@ export class KafkaSourceConsumer extends BrokerSource<Consumer> {
     deps: KafkaConsumerDeps,
     options: KafkaConsumerOptions = {},
   ) {
-    super(name, deps, {
-      kind: 'kafka',
-      broker: 'Kafka',
-      sessionName: 'Kafka consumer',
-      unit: 'record',
-      redeliversAll: 'Kafka delivers them again from the last committed offset',
-      redeliversOne: 'Kafka delivers it again from the last committed offset',
-      errorText,
-      // A failed record stops its partition: one round is one failure.
-      retryRound: 1,
-      ...(options.settleTimeoutMs === undefined
-        ? {}
-        : { settleTimeoutMs: options.settleTimeoutMs }),
-    });
+    // A failed record stops its partition: one round is one failure.
+    super(name, { texts: TEXTS, errorText, retryRound: 1 }, deps, options);
     this.#config = config;
     this.#slots = new InHandSlots(config.maxPollRecords);
     this.#socketFactory = options.socketFactory;

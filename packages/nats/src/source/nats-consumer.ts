@@ -32,6 +32,8 @@ import {
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
   BrokerSource,
+  type BrokerSourceArgs,
+  type BrokerSourceOptions,
   InHandWindow,
   type NatsSourceConfig,
   type SourceConsumerDeps,
@@ -53,11 +55,9 @@ export const FETCH_BYTES_PER_SECOND = 4 * 1_048_576;
 const FETCH_EXPIRES_MAX_MS = 30_000;
 
 export type NatsConsumerDeps = SourceConsumerDeps;
+export type NatsConsumerOptions = Pick<BrokerSourceOptions, 'settleTimeoutMs'>;
 
-export interface NatsConsumerOptions {
-  /** Test seam. */
-  readonly settleTimeoutMs?: number;
-}
+const TEXTS = { broker: 'NATS', session: 'consumer', unit: 'message', again: ' after ackWaitMs' };
 
 /** The connection, kept across sessions: the client re-establishes it after a loss. */
 interface Link {
@@ -81,26 +81,11 @@ export class NatsSourceConsumer extends BrokerSource<Session> {
   #fetching: ConsumerMessages | null = null;
   #loop: Promise<void> | null = null;
 
-  constructor(
-    name: string,
-    config: NatsSourceConfig,
-    deps: NatsConsumerDeps,
-    options: NatsConsumerOptions = {},
-  ) {
-    super(name, deps, {
-      kind: 'nats',
-      broker: 'NATS',
-      sessionName: 'NATS consumer',
-      unit: 'message',
-      redeliversAll: 'NATS delivers them again after ackWaitMs',
-      redeliversOne: 'NATS delivers it again after ackWaitMs',
-      errorText,
-      retryRound: config.batchSize,
-      ...options,
-    });
+  constructor(name: string, config: NatsSourceConfig, ...args: BrokerSourceArgs) {
+    super(name, { texts: TEXTS, errorText, retryRound: config.batchSize }, ...args);
     this.#config = config;
-    this.#window = new InHandWindow(config.batchSize, deps.handler.inHandBytes);
-    this.#bytesBound = deps.handler.inHandBytes !== undefined;
+    this.#window = new InHandWindow(config.batchSize, this.handler.inHandBytes);
+    this.#bytesBound = this.handler.inHandBytes !== undefined;
   }
 
   /**

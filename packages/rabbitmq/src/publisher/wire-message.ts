@@ -26,6 +26,7 @@ import {
   staticHeaderMap as carriedStaticHeaders,
   type HeaderMap,
   type OutboxMessage,
+  setOwn,
 } from '@queuebox/core';
 import type { Options } from 'amqplib';
 
@@ -69,13 +70,7 @@ export function wireProperties(
   const table: Record<string, unknown> = {};
   let bytes = 0;
   const put = (name: string, value: unknown, size: number) => {
-    // A header named `__proto__` must stay data, never become the prototype.
-    Object.defineProperty(table, name, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(table, name, value);
     bytes += size;
   };
   const attempt = { '!': 'int', value: message.attempt };

@@ -19,7 +19,8 @@
 import {
   BrokerSource,
   InHandWindow,
-  type DoublingBackoff,
+  type BrokerSourceArgs,
+  type BrokerSourceOptions,
   type RabbitSourceConfig,
   type SourceConsumerDeps,
   type SourceDelivery,
@@ -30,39 +31,21 @@ import { ConsumerSession } from './consumer-session.js';
 import { convertHeaders } from './header-conversion.js';
 
 export type RabbitConsumerDeps = SourceConsumerDeps;
+export type RabbitConsumerOptions = BrokerSourceOptions;
 
-export interface RabbitConsumerOptions {
-  /** Test seams. */
-  readonly settleTimeoutMs?: number;
-  readonly retryBackoff?: DoublingBackoff;
-}
+const TEXTS = { broker: 'RabbitMQ', session: 'channel', unit: 'message', again: '' };
 
 export class RabbitSourceConsumer extends BrokerSource<ConsumerSession> {
   readonly #config: RabbitSourceConfig;
   /** The prefetch: `prefetchCount`, less while bodies are large (the handler's byte budget). */
   readonly #window: InHandWindow;
 
-  constructor(
-    name: string,
-    config: RabbitSourceConfig,
-    deps: RabbitConsumerDeps,
-    options: RabbitConsumerOptions = {},
-  ) {
-    super(name, deps, {
-      kind: 'rabbitmq',
-      broker: 'RabbitMQ',
-      sessionName: 'RabbitMQ channel',
-      unit: 'message',
-      redeliversAll: 'RabbitMQ delivers them again',
-      redeliversOne: 'RabbitMQ delivers it again',
-      errorText,
-      retryRound: config.prefetchCount,
-      ...options,
-    });
+  constructor(name: string, config: RabbitSourceConfig, ...args: BrokerSourceArgs) {
+    super(name, { texts: TEXTS, errorText, retryRound: config.prefetchCount }, ...args);
     this.#config = config;
-    this.#window = new InHandWindow(config.prefetchCount, deps.handler.inHandBytes);
+    this.#window = new InHandWindow(config.prefetchCount, this.handler.inHandBytes);
     // The first prefetch is asked for before any size is known: sized for the largest body.
-    const { inHandBytes, maxBodyBytes } = deps.handler;
+    const { inHandBytes, maxBodyBytes } = this.handler;
     if (inHandBytes !== undefined && maxBodyBytes !== undefined && maxBodyBytes > 0)
       this.#window.observe(maxBodyBytes);
   }
