@@ -2,6 +2,8 @@ import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@queuebox/config';
 import { silentLogger, systemClock, type BrokerProvider } from '@queuebox/core';
+import { descriptor as rabbitDescriptor } from '@queuebox/rabbitmq/descriptor';
+import { brokerAddressRules } from '@queuebox/testing';
 import {
   broker,
   brokerRegistered,
@@ -20,6 +22,7 @@ import {
 const shapedBroker: BrokerProvider = {
   kind: 'broker',
   name: 'rabbitmq',
+  descriptor: rabbitDescriptor,
   createPublisher: () => {
     throw new Error('not called');
   },
@@ -69,8 +72,10 @@ describe('the provider registry', () => {
     const withoutConsumer = {
       kind: shapedBroker.kind,
       name: shapedBroker.name,
+      descriptor: shapedBroker.descriptor,
       createPublisher: () => shapedBroker.createPublisher({} as never, {} as never),
     };
+    const { descriptor: _descriptor, ...undescribed } = shapedBroker;
     const registry: ProviderRegistry = {
       rabbitmq: broker('@queuebox/rabbitmq', () =>
         Promise.resolve({ provider: withoutConsumer as unknown as BrokerProvider }),
@@ -80,13 +85,27 @@ describe('the provider registry', () => {
         Promise.resolve({ provider: shapedBroker as never }),
       ),
       kafka: broker('@queuebox/kafka', () => Promise.resolve({} as BrokerProviderModule)),
+      'no-descriptor': broker('@queuebox/rabbitmq', () =>
+        Promise.resolve({ provider: { ...undescribed, name: 'no-descriptor' } as never }),
+      ),
     };
     expect(await checkProviders(registry)).toEqual([
       "The provider 'rabbitmq' in @queuebox/rabbitmq does not export the expected shape (a broker provider named 'rabbitmq' with createPublisher and createSourceConsumer). Reinstall @queuebox/rabbitmq at the version of the app.",
       "The provider 'nats' in @queuebox/nats does not export the expected shape (a broker provider named 'nats' with createPublisher and createSourceConsumer). Reinstall @queuebox/nats at the version of the app.",
       "The provider 'postgresql' in @queuebox/postgres does not export the expected shape (a database provider named 'postgresql' with open). Reinstall @queuebox/postgres at the version of the app.",
       "The provider 'kafka' in @queuebox/kafka does not export the expected shape (a broker provider named 'kafka' with createPublisher and createSourceConsumer). Reinstall @queuebox/kafka at the version of the app.",
+      "The provider 'no-descriptor' in @queuebox/rabbitmq does not export the expected shape (a broker provider named 'no-descriptor' with createPublisher and createSourceConsumer). Reinstall @queuebox/rabbitmq at the version of the app.",
     ]);
+  });
+
+  it("gives each broker's descriptor, the same that service tests take from @queuebox/testing", async () => {
+    const described = new Map<string, unknown>();
+    for (const type of ['rabbitmq', 'kafka', 'nats'] as const) {
+      const provider = await loadBrokerProvider(type);
+      expect(provider.descriptor.name).toBe(type);
+      described.set(type, provider.descriptor.address);
+    }
+    expect(described).toEqual(brokerAddressRules);
   });
 
   it('knows which broker kinds this build has, and loads a registered one', async () => {

@@ -6,6 +6,7 @@ import {
   type CaptureMode,
   type CaptureProvider,
   type DatabaseProvider,
+  type DatabaseType,
 } from '@queuebox/core';
 
 /**
@@ -113,7 +114,11 @@ export async function loadProvider(
   }
   const provider = (loaded as { provider?: Record<string, unknown> } | undefined)?.provider;
   const missing = FACTORIES[entry.kind].filter((key) => typeof provider?.[key] !== 'function');
-  if (provider?.kind !== entry.kind || provider.name !== name || missing.length > 0) {
+  // A broker also says where it starts, stops and reads its address (`BrokerDescriptor`).
+  const described =
+    entry.kind !== 'broker' ||
+    (provider?.descriptor as { name?: unknown } | undefined)?.name === name;
+  if (provider?.kind !== entry.kind || provider.name !== name || missing.length > 0 || !described) {
     throw new QueueBoxError(
       'provider_missing',
       `The provider '${name}' in ${entry.packageName} does not export the expected shape (a ${entry.kind} provider named '${name}' with ${FACTORIES[entry.kind].join(' and ')}). Reinstall ${entry.packageName} at the version of the app.`,
@@ -123,7 +128,7 @@ export async function loadProvider(
 }
 
 export async function loadDatabaseProvider(
-  type: 'postgresql' | 'sqlserver',
+  type: DatabaseType,
   registry: ProviderRegistry = providers,
 ): Promise<DatabaseProvider> {
   if (registry[type]?.kind !== 'database') {

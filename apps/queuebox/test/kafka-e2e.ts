@@ -7,7 +7,7 @@
  * only that answer; kafkajs's `socketFactory` dials the proxy for every broker instead.
  */
 import type { BrokerProvider, DeliveryHandler, DestinationConfig, Publisher } from '@queuebox/core';
-import { createKafkaPublisher, KafkaSourceConsumer } from '@queuebox/kafka';
+import { createKafkaPublisher, descriptor, KafkaSourceConsumer } from '@queuebox/kafka';
 import { requireService, viaProxy, type FaultProxy } from '@queuebox/testing';
 import { broker, providers, type ProviderRegistry } from '../src/providers.js';
 
@@ -46,6 +46,7 @@ export function kafkaThrough(routes: KafkaRoutes): ProviderRegistry {
   const provider: BrokerProvider<'kafka'> = {
     kind: 'broker',
     name: 'kafka',
+    descriptor,
     createPublisher(config, deps) {
       // One publisher per proxy (and one for the direct destinations), behind one Publisher.
       const groups = new Map<FaultProxy | undefined, Record<string, DestinationConfig>>();

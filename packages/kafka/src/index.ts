@@ -10,6 +10,7 @@
  * `provider`.
  */
 import type { BrokerProvider } from '@queuebox/core';
+import { descriptor } from './descriptor.js';
 import { createKafkaPublisher } from './publisher/kafka-publisher.js';
 import { KafkaSourceConsumer } from './source/kafka-consumer.js';
 
@@ -28,9 +29,12 @@ export {
 export { OffsetLedger, type RecordOutcome, type Ticket } from './source/offset-ledger.js';
 export { recordDelivery, convertHeaders as kafkaHeaderText } from './source/record-delivery.js';
 
+export { descriptor };
+
 export const provider: BrokerProvider<'kafka'> = {
   kind: 'broker',
   name: 'kafka',
+  descriptor,
   createPublisher: (config, deps) => createKafkaPublisher(config, deps),
   createSourceConsumer: (name, source, deps) => new KafkaSourceConsumer(name, source, deps),
 };

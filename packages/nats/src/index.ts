@@ -10,6 +10,7 @@
  * it through `provider`.
  */
 import type { BrokerProvider } from '@queuebox/core';
+import { descriptor } from './descriptor.js';
 import { createNatsPublisher } from './publisher/nats-publisher.js';
 import { NatsSourceConsumer } from './source/nats-consumer.js';
 
@@ -25,9 +26,12 @@ export {
 export { toSourceDelivery } from './source/delivery.js';
 export { serverList } from './connection.js';
 
+export { descriptor };
+
 export const provider: BrokerProvider<'nats'> = {
   kind: 'broker',
   name: 'nats',
+  descriptor,
   createPublisher: (config, deps) => createNatsPublisher(config, deps),
   createSourceConsumer: (name, source, deps) => new NatsSourceConsumer(name, source, deps),
 };

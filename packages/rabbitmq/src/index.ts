@@ -8,6 +8,7 @@
  * core's Publisher and SourceConsumer ports. The app finds it through `provider`.
  */
 import type { BrokerProvider } from '@queuebox/core';
+import { descriptor } from './descriptor.js';
 import { createRabbitPublisher } from './publisher/rabbit-publisher.js';
 import { RabbitSourceConsumer } from './source/rabbit-consumer.js';
 
@@ -26,9 +27,12 @@ export {
 export { convertHeaders, headerText as amqpHeaderText } from './source/header-conversion.js';
 export { MAX_HEADER_TABLE_BYTES, MAX_SHORT_STRING_BYTES } from './publisher/wire-message.js';
 
+export { descriptor };
+
 export const provider: BrokerProvider<'rabbitmq'> = {
   kind: 'broker',
   name: 'rabbitmq',
+  descriptor,
   createPublisher: (config, deps) => createRabbitPublisher(config, deps),
   createSourceConsumer: (name, source, deps) => new RabbitSourceConsumer(name, source, deps),
 };

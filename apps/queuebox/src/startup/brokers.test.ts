@@ -9,6 +9,8 @@ import {
   type SourceConsumer,
 } from '@queuebox/core';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
+import { descriptor as natsDescriptor } from '@queuebox/nats/descriptor';
+import { descriptor as rabbitDescriptor } from '@queuebox/rabbitmq/descriptor';
 import { Registry } from 'prom-client';
 import { registerMetricFamilies } from '../observability/metric-families.js';
 import { testConfig } from '../../test/app-config.js';
@@ -60,6 +62,7 @@ function recordingBroker(name: 'rabbitmq' | 'nats') {
   const provider: BrokerProvider = {
     kind: 'broker',
     name,
+    descriptor: name === 'rabbitmq' ? rabbitDescriptor : natsDescriptor,
     createPublisher: () => {
       const publisher: Publisher = {
         type: name,

@@ -4,6 +4,7 @@ import {
   silentLogger,
   toError,
   type AppConfig,
+  type BrokerProvider,
   type DeliveryHandler,
   type SourceConfig,
 } from '@queuebox/core';
@@ -21,6 +22,7 @@ import { registerMetricFamilies } from '../observability/metric-families.js';
 import {
   brokerRegistered,
   captureRegistered,
+  loadBrokerProvider,
   loadCaptureProvider,
   loadDatabaseProvider,
   providers,
@@ -28,7 +30,7 @@ import {
 } from '../providers.js';
 import { readDemoConfig } from './demo-config.js';
 import { dataRoutes } from './http-routes.js';
-import { registeredBrokers } from './outbox-assembly.js';
+import { registeredBrokers, routingOptions } from './outbox-assembly.js';
 import { buildSourceConsumers } from './source-consumers.js';
 import { unconnectedDatabase } from './unconnected-database.js';
 import { unbuiltFeatureProblems } from './unbuilt-guard.js';
@@ -90,9 +92,16 @@ export async function checkOffline(
     });
   }
   const transformer = createJsonataTransformer();
+  // A broker package that fails to load is its own problem; the routing check still runs, with
+  // the address rules of the brokers that loaded and every registered type as a publisher.
+  const registered = registeredBrokers(loaded, registry);
+  const brokers: BrokerProvider[] = [];
+  for (const type of registered)
+    await collect(async () => brokers.push(await loadBrokerProvider(type, registry)));
   await collect(() =>
     validateRouting(loaded, transformer, {
-      publisherTypes: ['http', ...registeredBrokers(loaded, registry)],
+      ...routingOptions(brokers),
+      publisherTypes: ['http', ...registered],
     }),
   );
   await collect(() => checkPrivateAddresses(loaded));

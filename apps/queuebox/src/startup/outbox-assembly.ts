@@ -1,6 +1,7 @@
 import {
   ClaimLoad,
   type AppConfig,
+  type BrokerProvider,
   type BrokerType,
   type Database,
   type Logger,
@@ -20,6 +21,7 @@ import {
   validateRouting,
   type MessageRouter,
   type RoutingPlan,
+  type RoutingValidationOptions,
 } from '@queuebox/outbox-service';
 import {
   brokerRegistered,
@@ -34,6 +36,8 @@ export interface OutboxPlan {
   readonly router: MessageRouter;
   readonly metrics: Pick<Metrics, 'outbox' | 'retention'>;
   readonly publishers: PublisherRegistry;
+  /** The publishers whose broker closes them with the services, after the poller (spec §17.2). */
+  readonly closingWithServices: readonly Publisher[];
 }
 
 /**
@@ -47,24 +51,51 @@ export async function planOutbox(
   logger: Logger,
   providerRegistry: ProviderRegistry = providers,
 ): Promise<OutboxPlan> {
-  const brokers = registeredBrokers(config, providerRegistry);
-  const routing = validateRouting(config, transformer, { publisherTypes: ['http', ...brokers] });
+  const brokers = await destinationBrokers(config, providerRegistry);
+  const routing = validateRouting(config, transformer, routingOptions(brokers));
   await checkPrivateAddresses(config);
   const listeners = outboxMetricListeners(metrics.outbox);
   const built: Publisher[] = [
     createHttpPublisher({ config, onResponse: listeners.onResponse, logger }),
   ];
+  const closingWithServices: Publisher[] = [];
   try {
-    for (const type of brokers) {
-      const provider = await loadBrokerProvider(type, providerRegistry);
-      built.push(provider.createPublisher(config, { logger }));
+    for (const provider of brokers) {
+      const publisher = provider.createPublisher(config, { logger });
+      built.push(publisher);
+      if (provider.descriptor.publisherStops === 'services') closingWithServices.push(publisher);
     }
   } catch (error: unknown) {
     await Promise.allSettled(built.map((publisher) => publisher.close()));
     throw error;
   }
   const publishers = new PublisherRegistry(built);
-  return { routing, router: createMessageRouter(routing), metrics, publishers };
+  return {
+    routing,
+    router: createMessageRouter(routing),
+    metrics,
+    publishers,
+    closingWithServices,
+  };
+}
+
+/** The providers of the broker types the destinations name that this build registers. */
+export async function destinationBrokers(
+  config: Pick<AppConfig, 'destinations'>,
+  providerRegistry: ProviderRegistry = providers,
+): Promise<BrokerProvider[]> {
+  const loaded: BrokerProvider[] = [];
+  for (const type of registeredBrokers(config, providerRegistry))
+    loaded.push(await loadBrokerProvider(type, providerRegistry));
+  return loaded;
+}
+
+/** The routing check's view of the brokers: which have a publisher, and their address rules. */
+export function routingOptions(brokers: readonly BrokerProvider[]): RoutingValidationOptions {
+  return {
+    publisherTypes: ['http', ...brokers.map((provider) => provider.name)],
+    addressRules: new Map(brokers.map((provider) => [provider.name, provider.descriptor.address])),
+  };
 }
 
 /** The broker types the destinations name that have a provider in this build. */

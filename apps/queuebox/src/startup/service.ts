@@ -69,10 +69,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     planOutbox(config, transformer, metrics, logger, providerRegistry),
   );
   const shutdown = new ShutdownSequence(logger);
-  // Spec §17.2: the Kafka and NATS publishers stop with the services, after the poller (below).
-  const publisherServices = [...outboxPlan.publishers].filter(
-    (publisher) => publisher.type === 'kafka' || publisher.type === 'nats',
-  );
+  // Spec §17.2: a publisher whose broker says so stops with the services, after the poller (below).
+  const publisherServices = outboxPlan.closingWithServices;
   for (const publisher of outboxPlan.publishers) {
     if (!publisherServices.includes(publisher))
       shutdown.resource(`the ${publisher.type} publisher`, () => publisher.close());

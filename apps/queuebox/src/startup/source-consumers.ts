@@ -1,5 +1,6 @@
 import {
   type AppConfig,
+  type BrokerProvider,
   type BrokerType,
   type DeliveryHandler,
   type Logger,
@@ -9,9 +10,6 @@ import {
 import { createBrokerIngest, type BrokerIngestDeps } from '@queuebox/inbox-service';
 import type { HealthComponent } from '../http/health.js';
 import { loadBrokerProvider, providers, type ProviderRegistry } from '../providers.js';
-
-/** Spec §17.1 step 10 and §11.4: RabbitMQ consumers, then Kafka, then NATS. */
-const BROKER_ORDER: readonly BrokerType[] = ['rabbitmq', 'kafka', 'nats'];
 
 type BrokerSource = Exclude<SourceConfig, { readonly type: 'http' }>;
 
@@ -23,21 +21,27 @@ export interface SourceConsumerDeps {
 
 /**
  * Builds one consumer per broker source from its broker's provider, in the start order of spec
- * §17.1 step 10. `refuseUnbuiltFeatures` has already stopped a kind the registry lacks.
+ * §17.1 step 10, which each broker's descriptor gives (`sourceStartOrder`); sources of one
+ * broker keep their configuration order. `refuseUnbuiltFeatures` has already stopped a kind the
+ * registry lacks.
  */
 export async function buildSourceConsumers(
   config: Pick<AppConfig, 'sources'>,
   deps: SourceConsumerDeps,
   registry: ProviderRegistry = providers,
 ): Promise<SourceConsumer[]> {
+  const byType = new Map<BrokerType, [string, BrokerSource][]>();
+  for (const entry of Object.entries(config.sources)) {
+    const source = entry[1];
+    if (source.type === 'http') continue;
+    byType.set(source.type, [...(byType.get(source.type) ?? []), [entry[0], source]]);
+  }
+  const brokers: BrokerProvider[] = [];
+  for (const type of byType.keys()) brokers.push(await loadBrokerProvider(type, registry));
+  brokers.sort((a, b) => a.descriptor.sourceStartOrder - b.descriptor.sourceStartOrder);
   const consumers: SourceConsumer[] = [];
-  for (const type of BROKER_ORDER) {
-    const sources = Object.entries(config.sources).filter(
-      (entry): entry is [string, BrokerSource] => entry[1].type === type,
-    );
-    if (sources.length === 0) continue;
-    const provider = await loadBrokerProvider(type, registry);
-    for (const [name, source] of sources) {
+  for (const provider of brokers) {
+    for (const [name, source] of byType.get(provider.name) ?? []) {
       const consumer = provider.createSourceConsumer(name, source, {
         handler: deps.handlerFor(name, source),
         logger: deps.logger.child({ source: name }),

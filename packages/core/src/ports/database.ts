@@ -1,4 +1,4 @@
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig, DatabaseType } from '../config/app-config.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { InboxStore } from './inbox-store.js';
@@ -56,7 +56,7 @@ export interface PoolObserver {
  */
 export interface DatabaseProvider {
   readonly kind: 'database';
-  readonly name: 'postgresql' | 'sqlserver';
+  readonly name: DatabaseType;
   /** Opens the pool and waits for the database as spec §17.1 step 5 says. */
   open(config: AppConfig, deps: DatabaseDeps): Promise<Database>;
   /**

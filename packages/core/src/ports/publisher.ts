@@ -1,3 +1,4 @@
+import type { DestinationType } from '../config/app-config.js';
 import type { JsonPayload } from '../json-payload.js';
 import type { Headers, OutboxMessage } from '../model.js';
 
@@ -45,7 +46,7 @@ export type PublishOutcome =
 
 /** Sends one message to one kind of destination. One publisher per destination type. */
 export interface Publisher {
-  readonly type: 'http' | 'rabbitmq' | 'kafka' | 'nats';
+  readonly type: DestinationType;
   /** Whether this publisher serves the named destination. */
   supports(destination: string): boolean;
   publish(request: PublishRequest): Promise<PublishOutcome>;

@@ -12,9 +12,7 @@ import {
   sanitize,
   type DeliveryFallbacks,
   type Logger,
-  type RabbitSourceConfig,
-  type KafkaSourceConfig,
-  type NatsSourceConfig,
+  type SourceConfig,
   type Transformer,
 } from '@queuebox/core';
 import {
@@ -25,7 +23,8 @@ import {
 } from './attribute-chain.js';
 import { parsePublishTime } from './publish-time.js';
 
-export type BrokerSourceConfig = RabbitSourceConfig | KafkaSourceConfig | NatsSourceConfig;
+/** A source of any broker kind: every source but the HTTP webhook receiver. */
+export type BrokerSourceConfig = Exclude<SourceConfig, { readonly type: 'http' }>;
 
 export interface BrokerAttributes {
   readonly idempotencyKey: string;

@@ -5,6 +5,7 @@
 import {
   renderTemplate,
   type AddressColumn,
+  type BrokerAddressRules,
   type DestinationConfig,
   type OutboxMessage,
   type RouteConfig,
@@ -21,77 +22,72 @@ export function templateFields(message: OutboxMessage): TemplateFields {
 }
 
 /**
- * RabbitMQ routing key / Kafka record key. A route template wins (with the route's missing-field
- * default); else a RabbitMQ destination renders its own template with `""` as the default (open
- * question 14); else none. HTTP and NATS never use one, so nothing is rendered for them.
+ * The routing key (the RabbitMQ routing key, the Kafka record key). A route template wins (with
+ * the route's missing-field default); else a destination whose broker names its own template
+ * renders it with `""` as the default (open question 14); else none. HTTP and a broker that
+ * carries no routing key (`rules.routingKey` null) never use one, so nothing is rendered for them.
  */
 export function resolveRoutingKey(
   route: RouteConfig,
   destination: DestinationConfig,
+  rules: BrokerAddressRules | null,
   fields: TemplateFields,
 ): string | null {
-  if (destination.type === 'http' || destination.type === 'nats') return null;
+  const routingKey = rules?.routingKey ?? null;
+  if (routingKey === null) return null;
   if (route.routingKeyTemplate !== null) {
     return renderTemplate(route.routingKeyTemplate, fields, route.routingKeyMissingFieldDefault);
   }
-  if (destination.type === 'rabbitmq') {
-    return renderTemplate(destination.routingKeyTemplate, fields, '');
-  }
-  return null;
+  const own =
+    routingKey.ownTemplateKey === null ? null : keyOf(destination, routingKey.ownTemplateKey);
+  return typeof own === 'string' ? renderTemplate(own, fields, '') : null;
 }
 
-/** The address keys of each broker type: the template and the column that overrides it. */
+/** The address keys of a broker destination: the template and the column that overrides it. */
 export interface AddressKeys {
-  readonly templateKey: 'exchange' | 'topic' | 'subject';
-  readonly fromKey: 'exchangeFrom' | 'topicFrom' | 'subjectFrom';
+  readonly templateKey: string;
+  readonly fromKey: string;
   readonly template: string;
   readonly from: AddressColumn | null;
 }
 
-export function addressKeys(destination: DestinationConfig): AddressKeys | null {
-  switch (destination.type) {
-    case 'http':
-      return null;
-    case 'rabbitmq':
-      return {
-        templateKey: 'exchange',
-        fromKey: 'exchangeFrom',
-        template: destination.exchange,
-        from: destination.exchangeFrom,
-      };
-    case 'kafka':
-      return {
-        templateKey: 'topic',
-        fromKey: 'topicFrom',
-        template: destination.topic,
-        from: destination.topicFrom,
-      };
-    case 'nats':
-      return {
-        templateKey: 'subject',
-        fromKey: 'subjectFrom',
-        template: destination.subject,
-        from: destination.subjectFrom,
-      };
-  }
+/** The destination's address keys as its broker names them; null for HTTP or without rules. */
+export function addressKeys(
+  destination: DestinationConfig,
+  rules: BrokerAddressRules | null,
+): AddressKeys | null {
+  if (destination.type === 'http' || rules === null) return null;
+  const template = keyOf(destination, rules.templateKey);
+  const from = keyOf(destination, rules.fromKey);
+  return {
+    templateKey: rules.templateKey,
+    fromKey: rules.fromKey,
+    template: typeof template === 'string' ? template : '',
+    from: typeof from === 'string' ? (from as AddressColumn) : null,
+  };
 }
+
+/** A destination key by the name its broker gives it (the config is the broker's own shape). */
+const keyOf = (destination: DestinationConfig, key: string): unknown =>
+  (destination as unknown as Readonly<Record<string, unknown>>)[key];
 
 export type ResolvedAddress =
   | { readonly address: string | null; readonly problem: null }
   | { readonly address: ''; readonly problem: string };
 
 /**
- * RabbitMQ exchange / Kafka topic / NATS subject. A `*From` column is taken raw (no rendering);
+ * The broker address (an exchange, a topic, a subject). A `*From` column is taken raw (no rendering);
  * otherwise the template renders with `""` for anything missing. A blank result fails this row's
  * publish: QueueBox never falls back to the configured literal, which could be the wrong place.
  */
 export function resolveAddress(
   name: string,
   destination: DestinationConfig,
+  rules: BrokerAddressRules | null,
   message: OutboxMessage,
   fields: TemplateFields,
 ): ResolvedAddress {
-  const keys = addressKeys(destination);
+  const keys = addressKeys(destination, rules);
   if (keys === null) return { address: null, problem: null };
   if (keys.from !== null) {
     const value = columnValue(message, keys.from);

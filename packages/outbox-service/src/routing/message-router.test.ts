@@ -4,6 +4,7 @@ import { createJsonataTransformer } from '../transform/jsonata-transformer.js';
 import { createMessageRouter } from './message-router.js';
 import { validateRouting } from './routing-validator.js';
 import {
+  brokerAddressRules,
   httpDestination,
   kafkaDestination,
   natsDestination,
@@ -15,7 +16,9 @@ import {
 type RoutingConfig = Pick<AppConfig, 'routes' | 'destinations'>;
 
 function router(config: RoutingConfig) {
-  return createMessageRouter(validateRouting(config, createJsonataTransformer()));
+  return createMessageRouter(
+    validateRouting(config, createJsonataTransformer(), { addressRules: brokerAddressRules }),
+  );
 }
 
 describe('router: route selection', () => {

@@ -46,13 +46,24 @@ export function createMessageRouter(plan: RoutingPlan): MessageRouter {
       // The validator refuses a route to an unknown destination; a hand-built plan may not.
       if (destination === undefined) return null;
       const fields = templateFields(message);
-      const { address, problem } = resolveAddress(name, destination.config, message, fields);
+      const { address, problem } = resolveAddress(
+        name,
+        destination.config,
+        destination.address,
+        message,
+        fields,
+      );
       return {
         destination: name,
         destinationType: destination.config.type,
         routeTransform: route.transform,
         destinationTransform: destination.transform,
-        routingKey: resolveRoutingKey(route.config, destination.config, fields),
+        routingKey: resolveRoutingKey(
+          route.config,
+          destination.config,
+          destination.address,
+          fields,
+        ),
         address,
         addressProblem: problem,
       };

@@ -2,7 +2,7 @@
  * What the startup validator compiled, and what the router reads on every row: the route
  * patterns as regular expressions and every transform as a ready stage, so no row ever compiles.
  */
-import type { DestinationConfig, RouteConfig } from '@queuebox/core';
+import type { BrokerAddressRules, DestinationConfig, RouteConfig } from '@queuebox/core';
 import type { TransformStage } from '../transform/transform-stage.js';
 
 export interface CompiledRoute {
@@ -17,6 +17,8 @@ export interface CompiledDestination {
   readonly name: string;
   readonly config: DestinationConfig;
   readonly transform: TransformStage | null;
+  /** Where its broker reads the address and routing key; null for HTTP or an unknown kind. */
+  readonly address: BrokerAddressRules | null;
 }
 
 export interface RoutingPlan {

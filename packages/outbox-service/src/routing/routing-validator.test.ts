@@ -3,6 +3,7 @@ import type { AppConfig, TransformConfig } from '@queuebox/core';
 import { createJsonataTransformer } from '../transform/jsonata-transformer.js';
 import { RoutingConfigError, validateRouting } from './routing-validator.js';
 import {
+  brokerAddressRules,
   httpDestination,
   kafkaDestination,
   natsDestination,
@@ -22,7 +23,10 @@ function problemsOf(
   publisherTypes?: ('http' | 'rabbitmq' | 'kafka' | 'nats')[],
 ): readonly string[] {
   try {
-    validateRouting(config, transformer, publisherTypes === undefined ? {} : { publisherTypes });
+    validateRouting(config, transformer, {
+      addressRules: brokerAddressRules,
+      ...(publisherTypes === undefined ? {} : { publisherTypes }),
+    });
   } catch (error: unknown) {
     if (error instanceof RoutingConfigError) return error.problems;
     throw error;
@@ -137,7 +141,7 @@ describe('validateRouting', () => {
           routes: [route('**', 'a', { transform: transform('[') })],
         },
         transformer,
-        { publisherTypes: ['http'] },
+        { publisherTypes: ['http'], addressRules: brokerAddressRules },
       );
     } catch (error: unknown) {
       thrown = error;

@@ -10,6 +10,7 @@ import {
   compileTopicPattern,
   toError,
   type AppConfig,
+  type BrokerAddressRules,
   type DestinationConfig,
   type DestinationType,
   type TransformConfig,
@@ -28,6 +29,11 @@ export interface RoutingValidationOptions {
    * the start; leave it out for the early compile step that runs before publishers exist.
    */
   readonly publisherTypes?: Iterable<DestinationType>;
+  /**
+   * Each broker type's address rules (its provider's descriptor). A broker destination whose type
+   * has none gets no address: its type has no publisher either, which the check above reports.
+   */
+  readonly addressRules?: ReadonlyMap<string, BrokerAddressRules>;
 }
 
 /** A routing configuration that cannot start; `problems` holds one line per problem. */
@@ -68,13 +74,14 @@ export function validateRouting(
       `${path}.transform.expression`,
       problems,
     );
-    problems.push(...addressProblems(name, destination));
+    const address = options.addressRules?.get(destination.type) ?? null;
+    problems.push(...addressProblems(name, destination, address));
     if (available !== null && !available.has(destination.type)) {
       problems.push(
         `${path}: no publisher supports destination '${name}' of type '${destination.type}'`,
       );
     }
-    destinations.set(name, { name, config: destination, transform });
+    destinations.set(name, { name, config: destination, transform, address });
   }
 
   const routes: CompiledRoute[] = [];
@@ -127,8 +134,12 @@ function compileStage(
  * other than topic, key, aggregateType, payload.* and data.* stops the start. The template is
  * checked only where it is used: a `*From` column replaces it entirely.
  */
-function addressProblems(name: string, destination: DestinationConfig): string[] {
-  const keys = addressKeys(destination);
+function addressProblems(
+  name: string,
+  destination: DestinationConfig,
+  rules: BrokerAddressRules | null,
+): string[] {
+  const keys = addressKeys(destination, rules);
   if (keys === null) return [];
   const path = `destinations.${name}`;
   if (keys.from !== null) {
