@@ -88,11 +88,17 @@ export async function produceBatches(kafka, { topic, count, batch, body, key = (
  * its `outbox.concurrency` publishes hold. `onAcked(n)` takes the running count of acked records.
  * kafkajs's idempotent producer sometimes loses its sequence numbers on a loaded machine (the
  * broker answers OUT_OF_ORDER_SEQUENCE_NUMBER) and stays broken: as QueueBox does, the batch goes
- * again on a new producer (`renewed` counts them; the time stays in the figure).
+ * again on a new producer (`renewed` counts them; the time stays in the figure). `partitioning`:
+ * QueueBox's own partitioner (sticky for unkeyed records), for the scenario that gives the plain
+ * producer QueueBox's partitioning too.
  */
-export async function produceWindow(kafka, { topic, count, inFlight, body, onAcked }) {
+export async function produceWindow(kafka, { topic, count, inFlight, body, onAcked, partitioning }) {
   const open = async () => {
-    const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    const producer = kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      ...(partitioning ? { createPartitioner: partitioning.create } : {}),
+    });
     await producer.connect();
     return producer;
   };
@@ -105,6 +111,7 @@ export async function produceWindow(kafka, { topic, count, inFlight, body, onAck
       const messages = [];
       for (let i = start; i < Math.min(count, start + inFlight); i++) messages.push({ key: null, value: body(i) });
       for (;;) {
+        partitioning?.nextRequest();
         try {
           await producer.sendBatch({ acks: -1, topicMessages: [{ topic, messages }] });
           break;

@@ -3,6 +3,8 @@
  *   kf-plain-8     the plain kafkajs producer, 1 KiB records, acks all, 8 in flight (QueueBox's
  *                  default `outbox.concurrency`), alone;
  *   kf-plain-8-db  the same with QueueBox's outbox SQL beside it (the ceiling of any outbox);
+ *   kf-plain-8-sticky the plain producer with QueueBox's partitioner (sticky for null keys),
+ *                  recorded: what of QueueBox's rate its partitioning alone buys;
  *   kf-qb-8        QueueBox at its defaults, outbox → topic of 6 partitions;
  *   kf-src         a QueueBox Kafka source at its defaults storing a loaded topic into the inbox;
  *   kf-src-plain   a plain kafkajs consumer storing through the inbox store (the source's
@@ -36,6 +38,10 @@ const RATIOS = [
     of: ['kf-plain-8-db', 'kf-plain-8'],
   },
   { name: 'QueueBox defaults / that ceiling', of: ['kf-qb-8', 'kf-plain-8-db'] },
+  {
+    name: "QueueBox defaults / plain producer with QueueBox's partitioner (recorded)",
+    of: ['kf-qb-8', 'kf-plain-8-sticky'],
+  },
   { name: 'source / plain consumer storing through the inbox store', of: ['kf-src', 'kf-src-plain'], target: 0.8 },
 ];
 
@@ -60,6 +66,7 @@ export async function runKafka(options) {
   const round1 = [
     ['kf-plain-8', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT })],
     ['kf-plain-8-db', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT, outboxWork: true })],
+    ['kf-plain-8-sticky', (id) => plainThroughput(ctx, broker, { id, inFlight: IN_FLIGHT, sticky: true })],
     ['kf-qb-8', (id) => queueboxPublish(ctx, broker, { id })],
     ['kf-src', (id) => queueboxSource(ctx, broker, { id })],
     ['kf-src-plain', (id) => plainSource(ctx, broker, { id })],

@@ -5,13 +5,14 @@
  * (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 100 rows per 100 acks), so the run
  * shows what that work alone costs the broker path on this machine: the ceiling of any outbox.
  */
+import { StickyPartitioning } from '@queuebox/kafka';
 import { loadAverage } from '../lib/machine.mjs';
 import { outboxWorkSetting, recordOutboxWork, withOutboxWork } from '../lib/outbox-ceiling.mjs';
 import { log, round } from '../lib/util.mjs';
 import { PARTITIONS, produceWindow } from './broker.mjs';
 
-export async function plainThroughput(ctx, broker, { id, inFlight, outboxWork = false }) {
-  if (!outboxWork) return plainRun(ctx, broker, { id, inFlight, onAcked: undefined });
+export async function plainThroughput(ctx, broker, { id, inFlight, outboxWork = false, sticky = false }) {
+  if (!outboxWork) return plainRun(ctx, broker, { id, inFlight, onAcked: undefined, sticky });
   const { result, work } = await withOutboxWork(ctx, (onAcked) =>
     plainRun(ctx, broker, { id, inFlight, onAcked }),
   );
@@ -21,7 +22,7 @@ export async function plainThroughput(ctx, broker, { id, inFlight, outboxWork = 
   return result;
 }
 
-async function plainRun(ctx, broker, { id, inFlight, onAcked }) {
+async function plainRun(ctx, broker, { id, inFlight, onAcked, sticky = false }) {
   const { options } = ctx;
   const rows = options.rows;
   const scratch = await broker.scratch(id);
@@ -34,17 +35,18 @@ async function plainRun(ctx, broker, { id, inFlight, onAcked }) {
       inFlight,
       body: (i) => ctx.payloads.text(i, null),
       onAcked,
+      partitioning: sticky ? new StickyPartitioning() : undefined,
     });
     const depth = await scratch.depth();
     const seconds = (t1 - t0) / 1000;
     return {
       id,
       system: 'kafkajs',
-      title: `plain producer, ${inFlight} records in flight (one sendBatch of ${inFlight} at a time)`,
+      title: `plain producer, ${inFlight} records in flight (one sendBatch of ${inFlight} at a time)${sticky ? ", QueueBox's sticky partitioner" : ''}`,
       rows,
       payloadBytes: options['body-bytes'],
       settings: {
-        client: `kafkajs 2.2.4 idempotent producer, acks -1, maxInFlightRequests 1, sendBatch of ${inFlight}, null keys, ${PARTITIONS} partitions`,
+        client: `kafkajs 2.2.4 idempotent producer, acks -1, maxInFlightRequests 1, sendBatch of ${inFlight}, null keys, ${PARTITIONS} partitions, ${sticky ? "QueueBox's partitioner (all unkeyed records of a request on one partition, the next after 16 KiB)" : "kafkajs's default partitioner (round-robin for null keys)"}`,
       },
       figures: {
         messagesPerSecond: round(rows / seconds, 0),

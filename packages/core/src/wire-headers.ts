@@ -85,6 +85,13 @@ export function headerText(value: unknown): string {
   return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
 }
 
+/** Whether the row names any header (most rows name none, and need no merge). */
+export function hasRowHeaders(headers: Headers): boolean {
+  const object = rowHeaders(headers);
+  for (const name in object) if (Object.hasOwn(object, name)) return true;
+  return false;
+}
+
 /** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
 export function rowHeaders(headers: Headers): Headers {
   return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};

@@ -18,6 +18,7 @@ export { classifyKafkaError } from './classify-error.js';
 export { createKafkaPublisher, type KafkaPublisherOptions } from './publisher/kafka-publisher.js';
 export { requestTimeoutOf } from './publisher/destination-link.js';
 export { MAX_BATCH_BYTES, MAX_BATCH_RECORDS } from './publisher/send-batches.js';
+export { STICKY_BATCH_BYTES, StickyPartitioning } from './publisher/sticky-partitioner.js';
 export { brokerList, clientConfig, securityOptions } from './connection.js';
 export {
   KafkaSourceConsumer,

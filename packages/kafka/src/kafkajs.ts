@@ -15,6 +15,7 @@ export type {
   KafkaMessage,
   LogEntry,
   Message,
+  PartitionerArgs,
   Producer,
   SASLOptions,
   TopicMessages,

@@ -1,5 +1,10 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { silentLogger, type KafkaDestinationConfig } from '@queuebox/core';
+import {
+  silentLogger,
+  type CancelListener,
+  type KafkaDestinationConfig,
+  type PublishOutcome,
+} from '@queuebox/core';
 import { outboxMessage } from '@queuebox/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKafkaPublisher } from '../src/index.js';
@@ -92,6 +97,57 @@ describe('Kafka publisher against a broker that never answers', () => {
       error: 'Publish failed: the publisher is closed',
     });
     await publisher.close();
+  });
+
+  it('holds each row to its own budget, counted from its own publish', async () => {
+    const broker = await silentBroker();
+    const publisher = publisherFor({ bootstrapServers: broker.address, timeoutMs: 2_000 });
+    const started = performance.now();
+    const settledAt = (outcome: Promise<PublishOutcome>) =>
+      outcome.then((result) => ({ result, ms: performance.now() - started }));
+    const first = settledAt(publisher.publish(publishRequest('k', 'orders', null)));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const second = settledAt(publisher.publish(publishRequest('k', 'orders', null)));
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.result).toEqual({
+      ok: false,
+      error: 'Publish not acknowledged: Kafka sent no ack within 2000 ms',
+      retryable: true,
+    });
+    expect(b.result).toEqual(a.result);
+    expect(a.ms).toBeGreaterThanOrEqual(1_990);
+    // The later row is not failed with the earlier one: its budget started a second later.
+    expect(b.ms).toBeGreaterThanOrEqual(2_990);
+    await publisher.close();
+  });
+
+  it('ends a publish when the claim it watches is lost, and stops watching once settled', async () => {
+    const broker = await silentBroker();
+    const publisher = publisherFor({ bootstrapServers: broker.address, timeoutMs: 30_000 });
+    const watched = new Set<CancelListener>();
+    const claim = (lost: boolean) => ({
+      watchCancel: (listener: CancelListener) => {
+        if (lost) return false;
+        watched.add(listener);
+        return true;
+      },
+      unwatchCancel: (listener: CancelListener) => void watched.delete(listener),
+    });
+    const ABANDONED = { ok: false, error: 'Publish abandoned: the claim on the message ended' };
+    // A claim already lost: nothing is sent.
+    expect(
+      await publisher.publish({ ...publishRequest('k', 'orders', null), ...claim(true) }),
+    ).toEqual(ABANDONED);
+    const live = publisher.publish({ ...publishRequest('k', 'orders', null), ...claim(false) });
+    const other = publisher.publish({ ...publishRequest('k', 'orders', null), ...claim(false) });
+    expect(watched.size).toBe(2);
+    const [listener] = watched;
+    listener!.cancelled(new Error('lease lost'));
+    expect(await live).toEqual(ABANDONED);
+    expect(watched.size).toBe(1);
+    await publisher.close();
+    expect(await other).toEqual({ ok: false, error: 'Publish failed: the publisher is closed' });
+    expect(watched.size).toBe(0);
   });
 
   it('fails a row it cannot address without connecting, and names destinations it does not serve', async () => {

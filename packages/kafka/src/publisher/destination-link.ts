@@ -12,6 +12,7 @@
  * (the row already failed and is sent again: at least once, as always).
  */
 import type {
+  CancelListener,
   KafkaDestinationConfig,
   Logger,
   PublishOutcome,
@@ -21,14 +22,10 @@ import { sleep } from '@queuebox/core';
 import { checkBrokerSpeaks } from '../broker-check.js';
 import { classifyKafkaError } from '../classify-error.js';
 import { closeWithin, createClient } from '../connection.js';
-import {
-  Partitioners,
-  type ISocketFactory,
-  type Producer,
-  type TopicMessages,
-} from '../kafkajs.js';
+import { type ISocketFactory, type Producer, type TopicMessages } from '../kafkajs.js';
 import { classifyPublishError, connectUnanswered, type PublishFailure } from './publish-failure.js';
 import { groupByTopic, takeBatch, type Batchable } from './send-batches.js';
+import { StickyPartitioning } from './sticky-partitioner.js';
 import { staticHeaderMap, wireRecord, type WireRecord } from './wire-record.js';
 
 /** Spec §6.3: `request.timeout.ms = max(1000, timeoutMs − 1000)`. */
@@ -50,13 +47,22 @@ export interface DestinationLinkOptions {
   readonly socketFactory?: ISocketFactory;
 }
 
-class Pending implements Batchable {
+/**
+ * One row on its way: a cancel listener of its claim (no AbortSignal made for it) and an entry of
+ * the link's budget order, so a row costs no timer or event listener of its own.
+ */
+class Pending implements Batchable, CancelListener {
   settled = false;
   readonly done: Promise<PublishOutcome>;
   #resolve!: (outcome: PublishOutcome) => void;
-  #cleanup: () => void = () => undefined;
 
-  constructor(readonly record: WireRecord) {
+  constructor(
+    readonly record: WireRecord,
+    /** performance.now() by which the ack must be in. */
+    readonly dueAt: number,
+    readonly request: PublishRequest,
+    private readonly onSettled: (pending: Pending) => void,
+  ) {
     this.done = new Promise((resolve) => (this.#resolve = resolve));
   }
 
@@ -68,14 +74,15 @@ class Pending implements Batchable {
     return this.record.bytes;
   }
 
-  onSettle(cleanup: () => void): void {
-    this.#cleanup = cleanup;
+  /** The claim on the row ended (its lease lost, the poller gave up). */
+  cancelled(): void {
+    this.settle(ABANDONED);
   }
 
   settle(outcome: PublishOutcome): void {
     if (this.settled) return;
     this.settled = true;
-    this.#cleanup();
+    this.onSettled(this);
     this.#resolve(outcome);
   }
 }
@@ -91,11 +98,17 @@ export class DestinationLink {
   readonly #client;
   readonly #requestTimeoutMs: number;
   #queue: Pending[] = [];
+  /** Rows not settled yet, oldest first (every row has the same budget, so also by `dueAt`). */
   readonly #unsettled = new Set<Pending>();
+  /** Only for a request without `watchCancel`: its signal's listener. */
+  readonly #signalListeners = new Map<Pending, () => void>();
+  #budgetTimer: NodeJS.Timeout | null = null;
+  #pumpQueued = false;
   #sending = false;
   #slot: ProducerSlot | null = null;
   #closed = false;
   #brokerVerified = false;
+  readonly #partitioning = new StickyPartitioning();
   readonly #socketFactory: ISocketFactory | undefined;
 
   constructor(options: DestinationLinkOptions) {
@@ -122,36 +135,82 @@ export class DestinationLink {
     // The record itself cannot be sent (no topic, or a name Kafka refuses): the same row never will.
     if (!wire.ok) return Promise.resolve(failure(wire.error, false));
     if (this.#closed) return Promise.resolve(CLOSED);
-    const pending = new Pending(wire.record);
-    const { signal } = request;
-    const onAbort = () => pending.settle(ABANDONED);
-    const timer = setTimeout(
-      () =>
-        pending.settle(
-          failure(
-            `Publish not acknowledged: Kafka sent no ack within ${this.#config.timeoutMs} ms`,
-          ),
-        ),
-      this.#config.timeoutMs,
+    const pending = new Pending(
+      wire.record,
+      performance.now() + this.#config.timeoutMs,
+      request,
+      this.#onSettled,
     );
-    pending.onSettle(() => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
-      this.#unsettled.delete(pending);
-    });
+    if (request.watchCancel !== undefined) {
+      if (!request.watchCancel(pending)) return Promise.resolve(ABANDONED);
+    } else {
+      const { signal } = request;
+      if (signal.aborted) return Promise.resolve(ABANDONED);
+      const onAbort = () => pending.cancelled();
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#signalListeners.set(pending, onAbort);
+    }
     this.#unsettled.add(pending);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
+    if (this.#budgetTimer === null) this.#armBudget();
     this.#queue.push(pending);
     // Rows published in the same tick share the batch: the pump starts on the next microtask.
-    queueMicrotask(() => this.#pump());
+    if (!this.#pumpQueued) {
+      this.#pumpQueued = true;
+      queueMicrotask(() => {
+        this.#pumpQueued = false;
+        this.#pump();
+      });
+    }
     return pending.done;
+  }
+
+  readonly #onSettled = (pending: Pending): void => {
+    this.#unsettled.delete(pending);
+    const { request } = pending;
+    if (request.watchCancel !== undefined) {
+      request.unwatchCancel?.(pending);
+      return;
+    }
+    const onAbort = this.#signalListeners.get(pending);
+    if (onAbort === undefined) return;
+    this.#signalListeners.delete(pending);
+    request.signal.removeEventListener('abort', onAbort);
+  };
+
+  /**
+   * One timer for every row's budget: rows share `timeoutMs` and are added in order, so the
+   * oldest unsettled row is due first. A row that settles in time leaves the timer as it is; it
+   * fires at the old time, fails whatever is due and is armed again for the oldest left.
+   */
+  #armBudget(): void {
+    const oldest = this.#unsettled.values().next();
+    if (oldest.done === true) return;
+    this.#budgetTimer = setTimeout(
+      () => this.#expire(),
+      Math.max(0, oldest.value.dueAt - performance.now()),
+    );
+    // The sends and sockets keep the process up, never this timer alone.
+    this.#budgetTimer.unref();
+  }
+
+  #expire(): void {
+    this.#budgetTimer = null;
+    const now = performance.now();
+    for (const pending of this.#unsettled) {
+      if (pending.dueAt > now) break;
+      pending.settle(
+        failure(`Publish not acknowledged: Kafka sent no ack within ${this.#config.timeoutMs} ms`),
+      );
+    }
+    this.#armBudget();
   }
 
   /** Fails every row not yet acknowledged and disconnects within a bound. Never rejects. */
   async close(): Promise<void> {
     this.#closed = true;
     for (const pending of [...this.#unsettled]) pending.settle(CLOSED);
+    if (this.#budgetTimer !== null) clearTimeout(this.#budgetTimer);
+    this.#budgetTimer = null;
     this.#queue = [];
     const slot = this.#slot;
     this.#slot = null;
@@ -212,6 +271,7 @@ export class DestinationLink {
   async #send(slot: ProducerSlot, batch: Pending[]): Promise<void> {
     const live = batch.filter((pending) => !pending.settled);
     if (live.length === 0) return;
+    this.#partitioning.nextRequest();
     try {
       await slot.producer.sendBatch({
         acks: -1,
@@ -250,9 +310,8 @@ export class DestinationLink {
       // One request in flight per broker connection: the order of the rows of one key holds.
       maxInFlightRequests: 1,
       allowAutoTopicCreation: true,
-      // murmur2 as the Java client computes it, so a Java or librdkafka consumer finds each key
-      // on the partition its own default partitioner names.
-      createPartitioner: Partitioners.DefaultPartitioner,
+      // The Java client's default partitioner: murmur2 of a key, sticky for unkeyed records.
+      createPartitioner: this.#partitioning.create,
       retry: PRODUCER_RETRY,
     });
     const slot: ProducerSlot = {

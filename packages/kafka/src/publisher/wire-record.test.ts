@@ -200,4 +200,25 @@ describe('wireRecord: headers', () => {
     );
     expect(large.bytes - small.bytes).toBeGreaterThanOrEqual(2001);
   });
+
+  it('sizes a row without headers as the merge does: one header of a row adds exactly its own bytes', () => {
+    const topic = 'zamówienia';
+    const bare = recordOf(wireRecord(request({ topic }), '{{ key }}', new Map()));
+    expect(wireHeaders(wireRecord(request({ topic }), '{{ key }}', new Map()))).toEqual([
+      ['x-message-id', '0b7e6c1e-8a39-4a4e-9a55-0d5c2a1f3e10'],
+      ['x-topic', topic],
+      ['x-attempt', '2'],
+    ]);
+    const withOne = recordOf(
+      wireRecord(request({ topic, headers: { ab: 'cd' } }), '{{ key }}', new Map()),
+    );
+    const withStatic = recordOf(
+      wireRecord(request({ topic }), '{{ key }}', staticHeaderMap({ ab: 'cd' })),
+    );
+    // 4 bytes of framing, 'ab', 'cd'.
+    expect(withOne.bytes - bare.bytes).toBe(8);
+    expect(withStatic.bytes - bare.bytes).toBe(8);
+    // 'x-message-id' + 36, 'x-topic' + 11 UTF-8 bytes, 'x-attempt' + 1, 4 each.
+    expect(bare.bytes - bare.message.value!.length).toBe(24 + 12 + 36 + 7 + 11 + 9 + 1 + 12);
+  });
 });

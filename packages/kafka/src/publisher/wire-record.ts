@@ -18,7 +18,9 @@
  * record key, and a row's copy of the header is dropped all the same.
  */
 import {
+  BrokerHeader,
   customHeaders,
+  hasRowHeaders,
   putOwnedHeaders,
   renderKafkaKey,
   sanitize,
@@ -101,6 +103,7 @@ export function recordHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
 ): { headers: IHeaders; bytes: number } {
+  if (staticHeaders.size === 0 && !hasRowHeaders(message.headers)) return ownedOnly(message);
   const custom = customHeaders(message, staticHeaders).headers;
 
   const headers: IHeaders = {};
@@ -117,6 +120,26 @@ export function recordHeaders(
   putOwnedHeaders(message, false, append);
   return { headers, bytes };
 }
+
+/** The usual row (no static or row headers): QueueBox's three, made without the merge. */
+function ownedOnly(message: OutboxMessage): { headers: IHeaders; bytes: number } {
+  const attempt = String(message.attempt);
+  return {
+    headers: {
+      [BrokerHeader.messageId]: message.id,
+      [BrokerHeader.topic]: message.topic,
+      [BrokerHeader.attempt]: attempt,
+    },
+    bytes: OWNED_NAME_BYTES + byteLength(message.id) + byteLength(message.topic) + attempt.length,
+  };
+}
+
+/** The three names and their per-header overhead. */
+const OWNED_NAME_BYTES =
+  3 * HEADER_OVERHEAD +
+  BrokerHeader.messageId.length +
+  BrokerHeader.topic.length +
+  BrokerHeader.attempt.length;
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
