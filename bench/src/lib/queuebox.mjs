@@ -35,7 +35,7 @@ export function toYaml(value, indent = 0) {
     .join('\n');
 }
 
-function childEnv(database, configFile) {
+function childEnv(database, configFile, extraEnv = {}) {
   const env = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (k.startsWith('QUEUEBOX_') || k === 'LOG_LEVEL' || k === 'LOG_FORMAT') continue;
@@ -45,7 +45,7 @@ function childEnv(database, configFile) {
   env.QUEUEBOX_DATABASE_URL = jdbcUrl(database);
   env.QUEUEBOX_DATABASE_USERNAME = PG.user;
   env.QUEUEBOX_DATABASE_PASSWORD = PG.password;
-  return env;
+  return { ...env, ...extraEnv };
 }
 
 /** What the run sets, for the printout and the JSON (the password masked). */
@@ -87,7 +87,14 @@ export function migrate(database, configFile) {
  * Starts QueueBox; resolves once /health/ready answers 200. `nodeArgs` go before main.js
  * (e.g. --cpu-prof). The log goes to bench/results/logs/<label>.log.
  */
-export async function startQueueBox({ label, database, configFile, httpPort, nodeArgs = [] }) {
+export async function startQueueBox({
+  label,
+  database,
+  configFile,
+  httpPort,
+  nodeArgs = [],
+  extraEnv = {},
+}) {
   const logDir = join(RESULTS_DIR, 'logs');
   mkdirSync(logDir, { recursive: true });
   const logFile = join(logDir, `${label}.log`);
@@ -96,7 +103,7 @@ export async function startQueueBox({ label, database, configFile, httpPort, nod
   const startedAt = now();
   const child = spawn(process.execPath, [...nodeArgs, QUEUEBOX_MAIN], {
     cwd: REPO_DIR,
-    env: childEnv(database, configFile),
+    env: childEnv(database, configFile, extraEnv),
     stdio: ['ignore', fd, fd],
   });
   closeSync(fd);

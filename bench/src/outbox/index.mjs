@@ -30,6 +30,7 @@ import { httpLimit } from './http-limit.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
+import { printStart, startScenario } from './start.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 
 /** The peers of issue 18, in the order they run at each size. */
@@ -90,6 +91,20 @@ function throughputPlan(ctx) {
           rows,
         }),
     ]);
+    // Tracing on at a sampler of 1.0 (apps/queuebox observability/tracing.ts): only when named,
+    // e.g. `--only limit-30k,qb-a-30k,qb-a-otel-30k`, so (a) with and without run in one session.
+    if (onlyGiven(options))
+      plan.push([
+        `qb-a-otel-${size}`,
+        () =>
+          queueboxThroughput(ctx, {
+            id: `qb-a-otel-${size}`,
+            title: `(a) ${n} rows, null keys, tracing on (OTLP/HTTP protobuf, sampler always_on)`,
+            keys: 0,
+            rows,
+            tracing: true,
+          }),
+      ]);
     plan.push([
       `qb-b-${size}`,
       () =>
@@ -197,6 +212,14 @@ function otherPlan(ctx) {
         }),
     ],
     [CAPTURE_AB_ID, () => captureAb(ctx)],
+    [
+      'start',
+      () =>
+        startScenario(ctx, {
+          id: 'start',
+          title: 'spawn to first receipt, one row pending: QueueBox against the bare start',
+        }),
+    ],
   ];
 }
 
@@ -372,6 +395,12 @@ function summarize(ctx, scenarios, startedMs) {
     ] = x.ratios.ceilingToLimit;
     ratios[`${x.size}: QueueBox (a) / the ceiling`] = x.ratios.aToCeiling;
     ratios[`${x.size}: QueueBox (b) / QueueBox (a)`] = x.ratios.bToA;
+    const traced = rateOf(byId(scenarios, `qb-a-otel-${x.size}`));
+    if (traced !== null)
+      ratios[`${x.size}: QueueBox (a) tracing on (sampler 1.0) / tracing off`] = div(
+        traced,
+        x.queuebox.a,
+      );
     ratios[`${x.size}: best peer / HTTP limit`] = x.ratios.bestPeerToLimit;
     ratios[`${x.size}: QueueBox (a) / best peer, both from start`] =
       x.ratios.aFromStartToBestPeerFromStart;
@@ -548,6 +577,7 @@ function print(result) {
     );
   }
   printCaptureAb(ok.find((s) => s.id === CAPTURE_AB_ID));
+  printStart(ok.find((s) => s.id === 'start'));
   section('settings');
   const qb = ok.find((s) => s.system === 'QueueBox');
   if (qb) {

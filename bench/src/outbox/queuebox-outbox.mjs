@@ -1,6 +1,7 @@
 /** QueueBox's outbox throughput scenarios: (a) null keys, (b) 1 000 keys; (c) is in latency.mjs. */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { startOtlpSink } from '../lib/otlp-sink.mjs';
 import { summarizeProfile } from '../lib/cpuprofile.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import {
@@ -44,7 +45,7 @@ async function prepare(ctx, id, db) {
 
 export async function queueboxThroughput(
   ctx,
-  { id, title, keys, rows = ctx.options.rows, profile = false },
+  { id, title, keys, rows = ctx.options.rows, profile = false, tracing = false },
 ) {
   const { options } = ctx;
   return withDatabase('qb_bench', options['keep-db'], async (db) => {
@@ -70,6 +71,17 @@ export async function queueboxThroughput(
             `  EXPLAIN ANALYZE claim of 100 on ${rows} pending: first ${round(explain.claim.firstMs, 2)} ms, median ${round(explain.claim.medianMs, 2)} ms; completion of 100: median ${round(explain.complete.medianMs, 2)} ms`,
           );
       }
+      // Tracing on at a sampler of 1.0, every span exported over OTLP/HTTP protobuf to a local
+      // stand-in collector (lib/otlp-sink.mjs); the other variables keep their defaults.
+      const otlp = tracing ? await startOtlpSink() : null;
+      const extraEnv = otlp
+        ? {
+            OTEL_TRACES_EXPORTER: 'otlp',
+            OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+            OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+            OTEL_TRACES_SAMPLER: 'always_on',
+          }
+        : {};
       const profileDir = join(RESULTS_DIR, 'profiles', `${ctx.stamp}-${id}`);
       if (profile) mkdirSync(profileDir, { recursive: true });
       const result = await measureDelivery(ctx, db, {
@@ -84,6 +96,7 @@ export async function queueboxThroughput(
             configFile,
             httpPort,
             nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+            extraEnv,
           }),
         allDone: async () => {
           const [row] =
@@ -93,6 +106,14 @@ export async function queueboxThroughput(
       });
       const states =
         await sql`select state, count(*)::int as n from outbox group by state order by state`;
+      let traces = null;
+      if (otlp) {
+        traces = { env: extraEnv, received: otlp.summary() };
+        await otlp.close();
+        log(
+          `  traces: ${traces.received.spans} spans in ${traces.received.requests} exports (${traces.received.bytes} bytes): ${JSON.stringify(traces.received.byName)}`,
+        );
+      }
       const metrics = pickMetrics(result.metricsText ?? '', METRIC_FAMILIES);
       delete result.metricsText;
       const scenario = {
@@ -114,6 +135,7 @@ export async function queueboxThroughput(
         finalStates: Object.fromEntries(states.map((r) => [r.state, r.n])),
         queueboxMetrics: metrics,
         explain,
+        ...(traces ? { traces } : {}),
       };
       if (profile) scenario.profile = summarizeProfile(profileDir);
       return scenario;

@@ -15,6 +15,7 @@ import {
   type DatabaseType,
   type DestinationAuthConfig,
   type DestinationConfig,
+  type DestinationRateLimit,
   type HeaderFilterConfig,
   type HeaderFilterRule,
   type InboundAuthConfig,
@@ -118,7 +119,11 @@ function destinationAuth(raw: RawHttpDestination['auth']): DestinationAuthConfig
 }
 
 function assembleDestination(raw: RawDestination): DestinationConfig {
-  const common = { headers: raw.headers, transform: transform(raw.transform) };
+  const common = {
+    headers: raw.headers,
+    transform: transform(raw.transform),
+    rateLimit: rateLimit(raw.rateLimit),
+  };
   switch (raw.type) {
     case 'http':
       return {
@@ -138,6 +143,25 @@ function assembleDestination(raw: RawDestination): DestinationConfig {
     case 'nats':
       return { ...raw, ...common, subject: raw.subject ?? '' };
   }
+}
+
+/**
+ * A tenth of a second of tokens, at least one: enough slack that a dispatch a few milliseconds
+ * late (a timer, a busy event loop) loses no token to a full bucket, and a burst the receiver
+ * sees as a blip.
+ */
+export function defaultBurst(perSecond: number): number {
+  return Math.max(1, Math.ceil(perSecond / 10));
+}
+
+function rateLimit(raw: RawDestination['rateLimit']): DestinationRateLimit | null {
+  if (raw === null) return null;
+  const { perSecond, burst, maxInFlight } = raw;
+  return {
+    perSecond,
+    burst: perSecond === null ? null : (burst ?? defaultBurst(perSecond)),
+    maxInFlight,
+  };
 }
 
 function retention(raw: RawConfig['retention']['outbox']): RetentionPolicyConfig {

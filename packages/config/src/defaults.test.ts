@@ -189,6 +189,7 @@ destinations:
         signing: null,
         headers: {},
         transform: null,
+        rateLimit: null,
       },
       rabbit: {
         type: 'rabbitmq',
@@ -200,6 +201,7 @@ destinations:
         deliveryMode: 'persistent',
         headers: {},
         transform: null,
+        rateLimit: null,
       },
       stream: {
         type: 'kafka',
@@ -214,6 +216,7 @@ destinations:
         saslPassword: null,
         headers: {},
         transform: null,
+        rateLimit: null,
       },
       subject: {
         type: 'nats',
@@ -227,6 +230,7 @@ destinations:
         token: null,
         headers: {},
         transform: null,
+        rateLimit: null,
       },
     });
   });

@@ -30,6 +30,7 @@ export * from './owned-headers.js';
 export * from './wire-headers.js';
 export * from './own-property.js';
 export * from './broker/index.js';
+export * from './trace-context.js';
 export * from './sender-schemes.js';
 export * from './correlation-id.js';
 

@@ -7,24 +7,32 @@ import type { Json } from './model.js';
  * JSONata works on JavaScript values. Parsing for nothing would cost time on the hot path and
  * turn every number into a double (12345678901234567890 → 12345678901234567000).
  *
- * Two payloads are equal (also to vitest's `toEqual`) when their texts are: the text is the one
- * own field, the parsed value a private cache.
+ * A payload is held in one of two forms. Text (`fromText`, `fromValue`): the text is its one own
+ * field. Bytes (`fromBytes`): the UTF-8 bytes a store read, its one own field, handed to a client
+ * as they are (`body`) and decoded only when something reads `text`: a claim of hundreds of
+ * rows makes no string per payload that the client would encode back to the same bytes. Two
+ * payloads of one form are equal (also to vitest's `toEqual`) when their texts, or their bytes,
+ * are; the parsed value and the decoded text are private caches.
  */
-export class JsonPayload {
+export abstract class JsonPayload {
   /** JSON text: what is stored and what is sent. */
-  readonly text: string;
-  #value: Json;
-  #parsed: boolean;
-
-  private constructor(text: string, value: Json, parsed: boolean) {
-    this.text = text;
-    this.#value = value;
-    this.#parsed = parsed;
-  }
+  abstract readonly text: string;
+  /** What a client sends: the bytes as read, or the text (the same UTF-8 on the wire). */
+  abstract readonly body: string | Uint8Array;
+  #value: Json = null;
+  #parsed = false;
 
   /** Text that is JSON already (the database wrote it, or the inbox validated it). */
   static fromText(text: string): JsonPayload {
-    return new JsonPayload(text, null, false);
+    return new TextPayload(text);
+  }
+
+  /**
+   * The UTF-8 bytes of JSON text that a store read (the database wrote it). The payload keeps
+   * the array: the caller hands over bytes that nothing else reuses or changes.
+   */
+  static fromBytes(bytes: Uint8Array): JsonPayload {
+    return new BytesPayload(bytes);
   }
 
   /**
@@ -32,7 +40,10 @@ export class JsonPayload {
    * RangeError for a structure too deep to serialise and a TypeError for a BigInt or a cycle.
    */
   static fromValue(value: Json): JsonPayload {
-    return new JsonPayload(JSON.stringify(value), value, true);
+    const payload = new TextPayload(JSON.stringify(value));
+    payload.#value = value;
+    payload.#parsed = true;
+    return payload;
   }
 
   /** The parsed value (numbers as doubles), parsed on first use. */
@@ -42,5 +53,40 @@ export class JsonPayload {
       this.#parsed = true;
     }
     return this.#value;
+  }
+}
+
+class TextPayload extends JsonPayload {
+  readonly text: string;
+
+  constructor(text: string) {
+    super();
+    this.text = text;
+  }
+
+  get body(): string {
+    return this.text;
+  }
+}
+
+// `ignoreBOM`: a leading U+FEFF stays in the text, as it was in the bytes.
+const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
+
+class BytesPayload extends JsonPayload {
+  readonly bytes: Uint8Array;
+  #text: string | null = null;
+
+  constructor(bytes: Uint8Array) {
+    super();
+    this.bytes = bytes;
+  }
+
+  get text(): string {
+    this.#text ??= utf8.decode(this.bytes);
+    return this.#text;
+  }
+
+  get body(): Uint8Array {
+    return this.bytes;
   }
 }

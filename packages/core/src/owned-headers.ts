@@ -11,8 +11,10 @@
  * that carries one elsewhere (AMQP's id, Kafka's record key) still drops a row's copy, so the
  * name means the same thing on every destination.
  *
- * A header QueueBox starts to set later (a trace context, a signature) joins the list here, and
- * every publisher and the configuration check follow.
+ * A header QueueBox starts to set later joins the list here, and every publisher and the
+ * configuration check follow. Two lists are owned only where a feature is on: the signing headers
+ * below (a signing destination) and the W3C trace headers (`trace-context.ts`, while tracing is
+ * on), which a publisher drops from the merge and sets itself.
  */
 
 /** Each owned header by role, in its HTTP spelling. */

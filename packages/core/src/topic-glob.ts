@@ -12,6 +12,17 @@ const REGEX_SYNTAX = /[\\^$.*+?()[\]{}|/]/g;
  * neither has a meaning an operator could have intended.
  */
 export function compileTopicPattern(pattern: string): RegExp {
+  // dotAll: `**` means everything, even a topic that holds a line break.
+  return new RegExp(`^(?:${topicPatternSource(pattern)})$`, 's');
+}
+
+/**
+ * The pattern as the body of a regular expression, unanchored: `.*` for `**`, `[^.]+` for `*`,
+ * every other character escaped with a backslash. The same text is a PostgreSQL advanced regular
+ * expression with the same meaning (there `.` matches a line break too), which is what lets the
+ * claim pass over the topics of a route in SQL.
+ */
+export function topicPatternSource(pattern: string): string {
   if (pattern.trim() === '') {
     throw new QueueBoxError('config_invalid', 'A topic pattern must not be blank.');
   }
@@ -32,6 +43,5 @@ export function compileTopicPattern(pattern: string): RegExp {
       source += (pattern[i] ?? '').replace(REGEX_SYNTAX, '\\$&');
     }
   }
-  // dotAll: `**` means everything, even a topic that holds a line break.
-  return new RegExp(`^(?:${source})$`, 's');
+  return source;
 }

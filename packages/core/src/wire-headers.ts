@@ -47,6 +47,8 @@ export function customHeaders(
   message: Pick<OutboxMessage, 'headers'>,
   staticHeaders: HeaderMap,
   carries: HeaderNameRule = ANY_NAME,
+  /** Lower-case names also owned on this publish (the trace context while tracing is on). */
+  alsoOwned?: readonly string[],
 ): CustomHeaders {
   const row: HeaderMap = new Map();
   let unsent: string[] | null = null;
@@ -58,7 +60,7 @@ export function customHeaders(
     row.set(name.toLowerCase(), [name, headerText(value)]);
   }
   const relayed = row.has(RELAYED_ROW_HEADER);
-  return { headers: mergeCustomHeaders(staticHeaders, null, row), unsent, relayed };
+  return { headers: mergeCustomHeaders(staticHeaders, null, row, alsoOwned), unsent, relayed };
 }
 
 /**

@@ -19,5 +19,7 @@ export type { HttpStatusClass } from './http/status-class.js';
 export type { AuthHeader } from './http/destination-auth.js';
 export * from './metrics/metric-listeners.js';
 export * from './poller/outbox-poller.js';
+export * from './gate/destination-gates.js';
+export { DestinationLimits, destinationLimits } from './limits/destination-limits.js';
 export * from './retention/retention-service.js';
 export * from './replay/admin-replay.js';

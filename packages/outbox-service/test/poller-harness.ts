@@ -1,4 +1,6 @@
-import type { NewOutboxMessage } from '@queuebox/core';
+import type { DestinationConfig, NewOutboxMessage } from '@queuebox/core';
+import { DestinationGates, type GateRoute } from '../src/gate/destination-gates.js';
+import { destinationLimits } from '../src/limits/destination-limits.js';
 import type { MessageRouter } from '../src/routing/message-router.js';
 import type { TransformPipeline } from '../src/transform/transform-pipeline.js';
 import { PublisherRegistry } from '../src/publish/publisher-registry.js';
@@ -22,6 +24,15 @@ export interface HarnessOptions {
   readonly publishers?: FakePublisher[];
   readonly store?: InMemoryOutboxStore;
   readonly claimLoad?: OutboxPollerDeps['claimLoad'];
+  readonly gates?: OutboxPollerDeps['gates'];
+  readonly limits?: OutboxPollerDeps['limits'];
+  /**
+   * The destinations' `rateLimit`: builds the limits and registers their gates on `gates`, or
+   * on gates of `gateRoutes` (the routes as the claim filter reads them).
+   */
+  readonly destinations?: Readonly<Record<string, Pick<DestinationConfig, 'rateLimit'>>>;
+  readonly gateRoutes?: readonly GateRoute[];
+  readonly tracing?: OutboxPollerDeps['tracing'];
 }
 
 /** A poller on the in-memory store with fast test timings; `close()` it in `afterEach`. */
@@ -40,6 +51,12 @@ export function pollerHarness(options: HarnessOptions = {}) {
     shutdownTimeoutMs: 2_000,
     ...options.config,
   };
+  const gates =
+    options.gates ??
+    (options.destinations ? new DestinationGates(options.gateRoutes ?? []) : undefined);
+  const limits =
+    options.limits ??
+    (options.destinations ? destinationLimits(config, options.destinations, gates) : undefined);
   const poller = new OutboxPoller(config, {
     store,
     router: options.router ?? fakeRouter({ '*': { destination: 'orders' } }),
@@ -50,6 +67,9 @@ export function pollerHarness(options: HarnessOptions = {}) {
     // No jitter: delays are exactly base × 2^attempt.
     random: () => 0,
     ...(options.claimLoad ? { claimLoad: options.claimLoad } : {}),
+    ...(gates ? { gates } : {}),
+    ...(limits ? { limits } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
 
   async function insert(...messages: NewOutboxMessage[]): Promise<string[]> {

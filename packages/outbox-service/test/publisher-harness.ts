@@ -1,6 +1,7 @@
 /** Test helpers for the HTTP publisher (dev only; not exported by the package). */
 import type {
   DestinationConfig,
+  HeaderEntry,
   JsonPayload,
   Logger,
   OutboxMessage,
@@ -37,7 +38,12 @@ export function testPublisher(
 export function send(
   target: Publisher,
   message: OutboxMessage = outboxMessage(),
-  options: { destination?: string; payload?: JsonPayload; signal?: AbortSignal } = {},
+  options: {
+    destination?: string;
+    payload?: JsonPayload;
+    signal?: AbortSignal;
+    traceHeaders?: readonly HeaderEntry[];
+  } = {},
 ): Promise<PublishOutcome> {
   return target.publish({
     message,
@@ -46,6 +52,7 @@ export function send(
     routingKey: null,
     address: null,
     signal: options.signal ?? new AbortController().signal,
+    ...(options.traceHeaders === undefined ? {} : { traceHeaders: options.traceHeaders }),
   });
 }
 

@@ -3,7 +3,7 @@
  * (test/contracts): the claim transaction's settings, jsonb's own text, and the EvalPlanQual
  * re-check when a candidate row changed after the claim's snapshot.
  */
-import type { ClaimedOutboxMessage, OutboxStore } from '@queuebox/core';
+import { compileTopicPattern, type ClaimedOutboxMessage, type OutboxStore } from '@queuebox/core';
 import { createPostgresOutboxStore, type TableNames } from '@queuebox/postgres';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { outboxInsert as message, TestClock } from '@queuebox/testing/contracts';
@@ -70,6 +70,41 @@ for (const layout of LAYOUTS) {
       } finally {
         await connection.end();
       }
+    });
+
+    it('passes over the topics of a rule exactly as the router reads the glob, unless an earlier route wins', async () => {
+      const topics = [
+        'orders.a',
+        'orders.a.b',
+        'orders.keep',
+        'orders.',
+        'orders.a\nb',
+        'orders.(x)+[y]$^|\\',
+        'ordersXa',
+        'other',
+      ];
+      await store.insert(topics.map((topic) => message(topic)));
+      const rules = [
+        { pattern: 'orders.**', unless: ['orders.keep', '*.*.*'] },
+        { pattern: 'orders.(x)+[y]$^|\\', unless: [] },
+      ];
+      const expected = topics.filter(
+        (topic) =>
+          !rules.some(
+            (rule) =>
+              compileTopicPattern(rule.pattern).test(topic) &&
+              !rule.unless.some((glob) => compileTopicPattern(glob).test(topic)),
+          ),
+      );
+      const claimed = await store.claim(20, LEASE, { passOver: rules });
+      expect(claimed.map((m) => m.topic).sort()).toEqual([...expected].sort());
+      expect(expected.sort()).toEqual(['orders.a.b', 'orders.keep', 'ordersXa', 'other']);
+      // Passed over means untouched: still pending, never claimed.
+      const c = tables.outboxColumns;
+      const untouched = await db.sql.unsafe<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM ${tables.outbox} WHERE ${c.state} = 'pending' AND ${c.claimToken} IS NULL`,
+      );
+      expect(untouched[0]!.n).toBe(topics.length - expected.length);
     });
 
     describe('a row claimed by someone else while this claim runs (EvalPlanQual)', () => {

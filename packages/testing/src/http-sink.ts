@@ -13,6 +13,8 @@ export interface SinkRequest {
   /** Name/value pairs as they came over the wire, duplicates kept. */
   readonly rawHeaders: readonly string[];
   readonly body: string;
+  /** When the request's headers arrived, in `performance.now()` ms. */
+  readonly atMs: number;
 }
 
 export type SinkHandler = (request: SinkRequest, response: ServerResponse) => void | Promise<void>;
@@ -23,6 +25,9 @@ export interface HttpSink {
   readonly requests: SinkRequest[];
   /** Sockets the server accepted so far: tells whether keep-alive reused connections. */
   readonly connections: () => number;
+  /** Requests being answered now (arrived, response not finished), and the most at once. */
+  readonly concurrent: () => number;
+  readonly maxConcurrent: () => number;
   handle(handler: SinkHandler): void;
   close(): Promise<void>;
 }
@@ -35,8 +40,20 @@ const accept: SinkHandler = (_request, response) => {
 export async function startHttpSink(handler: SinkHandler = accept): Promise<HttpSink> {
   let current = handler;
   let connections = 0;
+  let concurrent = 0;
+  let maxConcurrent = 0;
   const requests: SinkRequest[] = [];
   const server = createServer((req, res) => {
+    const atMs = performance.now();
+    concurrent++;
+    maxConcurrent = Math.max(maxConcurrent, concurrent);
+    let open = true;
+    const done = (): void => {
+      if (open) concurrent--;
+      open = false;
+    };
+    res.on('finish', done);
+    res.on('close', done);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -46,6 +63,7 @@ export async function startHttpSink(handler: SinkHandler = accept): Promise<Http
         headers: req.headers,
         rawHeaders: req.rawHeaders,
         body: Buffer.concat(chunks).toString('utf8'),
+        atMs,
       };
       requests.push(request);
       void Promise.resolve(current(request, res)).catch(() => res.destroy());
@@ -59,6 +77,8 @@ export async function startHttpSink(handler: SinkHandler = accept): Promise<Http
     port,
     requests,
     connections: () => connections,
+    concurrent: () => concurrent,
+    maxConcurrent: () => maxConcurrent,
     handle: (next) => {
       current = next;
     },

@@ -9,6 +9,8 @@ export * from './postgres-logical.js';
 export * from './postgres-database.js';
 export * from './ports.js';
 export * from './http-sink.js';
+export * from './otlp/otlp-receiver.js';
+export * from './otlp/otlp-traces.js';
 export * from './memory-metrics.js';
 // A PostgreSQL of a test's own (to stop, crash or restart), from @queuebox/dev, where `queuebox
 // dev` starts its embedded one: under root it runs as `postgres`, with programs and data where
@@ -29,6 +31,7 @@ export * from './fakes/in-memory-outbox-store.js';
 export * from './fakes/in-memory-inbox-store.js';
 export * from './fakes/fake-transformer.js';
 export * from './fakes/recording-logger.js';
+export * from './fakes/recording-tracing.js';
 export * from './fakes/fake-publisher.js';
 export * from './fakes/scripted-inbox-store.js';
 export * from './fixtures/outbox-message.js';

@@ -56,6 +56,11 @@ export class MemoryCounter {
     this.values.add(undefined, labelsOrAmount ?? 1);
   }
 
+  /** The series of these labels, as a label-less counter (core's `child`). */
+  child(labels: LabelValues): { inc(amount?: number): void } {
+    return { inc: (amount?: number) => this.inc(labels, amount) };
+  }
+
   /** The series' value; 0 when it was never touched. */
   value(labels?: LabelValues): number {
     return this.values.get(labels);
@@ -88,6 +93,14 @@ export class MemoryGauge {
     this.series.add(labels, -amount);
   }
 
+  child(labels: LabelValues) {
+    return {
+      set: (value: number) => this.set(labels, value),
+      inc: (amount?: number) => this.inc(labels, amount),
+      dec: (amount?: number) => this.dec(labels, amount),
+    };
+  }
+
   value(labels?: LabelValues): number {
     return this.series.get(labels);
   }
@@ -110,6 +123,13 @@ export class MemoryTimer {
       const seconds = (performance.now() - started) / 1000;
       this.observe(seconds, labels);
       return seconds;
+    };
+  }
+
+  child(labels: LabelValues) {
+    return {
+      observe: (seconds: number) => this.observe(seconds, labels),
+      startTimer: () => this.startTimer(labels),
     };
   }
 

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Registry } from 'prom-client';
+import type { Registry } from '../observability/prom.js';
 import type { RequestDrain } from './drain.js';
 import { LIVENESS_BODY, readiness, type HealthComponent } from './health.js';
 

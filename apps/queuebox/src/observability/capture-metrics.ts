@@ -1,5 +1,5 @@
 import type { CaptureFeedState, CaptureMetrics } from '@queuebox/capture';
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from './prom.js';
 
 /**
  * The capture family (docs/metrics.md). Registered in every process, so its `# TYPE` line is in

@@ -56,4 +56,37 @@ describe('deferred series', () => {
     gauge.set({ destination: 'a' }, 7);
     expect(await lines(registry, 'qb_test_depth')).toContain('qb_test_depth{destination="a"} 7');
   });
+
+  it('resolves a child once; it counts into the same series and shows only once used', async () => {
+    const registry = new Registry();
+    const counter = deferredCounter({
+      name: 'qb_child_total',
+      help: 'test',
+      labelNames: ['destination', 'outcome'],
+      registers: [registry],
+    });
+    const gauge = deferredGauge({
+      name: 'qb_child_depth',
+      help: 'test',
+      labelNames: ['destination'],
+      registers: [registry],
+    });
+    const success = counter.child({ destination: 'a', outcome: 'success' });
+    counter.child({ destination: 'a', outcome: 'failure' });
+    const depth = gauge.child({ destination: 'a' });
+    gauge.child({ destination: 'b' });
+    expect(await lines(registry, 'qb_child_total')).toEqual([]);
+    expect(await lines(registry, 'qb_child_depth')).toEqual([]);
+    success.inc();
+    success.inc(2);
+    counter.inc({ destination: 'a', outcome: 'success' });
+    depth.inc(3);
+    depth.dec();
+    expect(await lines(registry, 'qb_child_total')).toEqual([
+      'qb_child_total{destination="a",outcome="success"} 4',
+    ]);
+    expect(await lines(registry, 'qb_child_depth')).toEqual(['qb_child_depth{destination="a"} 2']);
+    depth.set(0);
+    expect(await lines(registry, 'qb_child_depth')).toEqual(['qb_child_depth{destination="a"} 0']);
+  });
 });

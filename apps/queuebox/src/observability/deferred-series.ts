@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from './prom.js';
 
 /**
  * Labelled counters and gauges that the outbox touches for every message, counted in plain
@@ -53,6 +53,8 @@ class SeriesByLabels<L extends string> {
 
 export interface DeferredCounter<L extends string> {
   inc(labels: Labels<L>, amount?: number): void;
+  /** The series of these labels, found once: its `inc` adds to a number and nothing else. */
+  child(labels: Labels<L>): { inc(amount?: number): void };
 }
 
 export function deferredCounter<L extends string>(options: DeferredOptions<L>): DeferredCounter<L> {
@@ -72,6 +74,16 @@ export function deferredCounter<L extends string>(options: DeferredOptions<L>): 
     inc(labels, amount = 1) {
       series.entry(labels).value += amount;
     },
+    child(labels) {
+      // Found on first use, not here: a series appears in the scrape once used.
+      let entry: Entry<L> | null = null;
+      return {
+        inc(amount = 1) {
+          entry ??= series.entry(labels);
+          entry.value += amount;
+        },
+      };
+    },
   };
 }
 
@@ -79,6 +91,12 @@ export interface DeferredGauge<L extends string> {
   set(labels: Labels<L>, value: number): void;
   inc(labels: Labels<L>, amount?: number): void;
   dec(labels: Labels<L>, amount?: number): void;
+  /** The series of these labels, found once. */
+  child(labels: Labels<L>): {
+    set(value: number): void;
+    inc(amount?: number): void;
+    dec(amount?: number): void;
+  };
 }
 
 export function deferredGauge<L extends string>(options: DeferredOptions<L>): DeferredGauge<L> {
@@ -99,6 +117,22 @@ export function deferredGauge<L extends string>(options: DeferredOptions<L>): De
     },
     dec(labels, amount = 1) {
       series.entry(labels).value -= amount;
+    },
+    child(labels) {
+      // Found on first use, not here: a series appears in the scrape once used.
+      let entry: Entry<L> | null = null;
+      const found = (): Entry<L> => (entry ??= series.entry(labels));
+      return {
+        set(value) {
+          found().value = value;
+        },
+        inc(amount = 1) {
+          found().value += amount;
+        },
+        dec(amount = 1) {
+          found().value -= amount;
+        },
+      };
     },
   };
 }

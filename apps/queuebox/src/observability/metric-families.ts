@@ -1,5 +1,11 @@
 import type { Metrics } from '@queuebox/core';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import {
+  Counter,
+  Gauge,
+  type CounterConfiguration,
+  type GaugeConfiguration,
+  type Registry,
+} from './prom.js';
 import { deferredCounter, deferredGauge } from './deferred-series.js';
 import { createMicrometerTimer } from './summary-timer.js';
 
@@ -22,7 +28,7 @@ export function registerMetricFamilies(
 ): Metrics {
   const registers = [registry];
   const timer = { nowMs: options.nowMs };
-  const claimsLost = new Counter({
+  const claimsLost = labelledCounter({
     name: 'queuebox_claims_lost_total',
     help: 'Terminal writes that lost their claim',
     labelNames: ['component'],
@@ -87,13 +93,14 @@ export function registerMetricFamilies(
         labelNames: ['destination'],
         registers,
       }),
-      httpResponses: new Counter({
+      // Counted per message too.
+      httpResponses: deferredCounter({
         name: 'queuebox_http_publish_responses_total',
         help: 'HTTP destination responses by status class',
         labelNames: ['status_class'],
         registers,
       }),
-      transformFailures: new Counter({
+      transformFailures: labelledCounter({
         name: 'queuebox_transform_failures_total',
         help: 'Route and destination transform failures by strategy',
         labelNames: ['strategy'],
@@ -101,7 +108,7 @@ export function registerMetricFamilies(
       }),
     },
     retention: {
-      deleted: new Counter({
+      deleted: labelledCounter({
         name: 'queuebox_cleanup_messages_deleted_total',
         help: 'Rows deleted by retention cleanup',
         labelNames: ['table'],
@@ -113,7 +120,7 @@ export function registerMetricFamilies(
         help: 'Duration of one retention cleanup run',
         labelNames: ['table'],
       }),
-      lastRunTimestamp: new Gauge({
+      lastRunTimestamp: labelledGauge({
         name: 'queuebox_cleanup_last_run_timestamp',
         help: 'Unix seconds of the last retention cleanup run',
         labelNames: ['table'],
@@ -122,13 +129,13 @@ export function registerMetricFamilies(
     },
     inbox: {
       messages: inboxMessages,
-      rejections: new Counter({
+      rejections: labelledCounter({
         name: 'queuebox_inbox_rejections_total',
         help: 'Inbox messages refused: missing key, transform rejection, store error',
         labelNames: ['reason'],
         registers,
       }),
-      filtered: new Counter({
+      filtered: labelledCounter({
         name: 'queuebox_inbox_filtered_total',
         help: 'Inbox messages dropped by a source header filter',
         labelNames: ['source'],
@@ -149,5 +156,33 @@ export function registerMetricFamilies(
       }),
       claimsLost,
     },
+  };
+}
+
+/** A prom-client counter as core's handle: `child` is prom-client's own `labels()`. */
+function labelledCounter<L extends string>(configuration: CounterConfiguration<L>) {
+  const counter = new Counter<L>(configuration);
+  return {
+    inc(labels: Readonly<Record<L, string>>, amount?: number): void {
+      counter.inc(labels, amount);
+    },
+    child: (labels: Readonly<Record<L, string>>) => counter.labels(labels),
+  };
+}
+
+/** A prom-client gauge as core's handle: `child` is prom-client's own `labels()`. */
+function labelledGauge<L extends string>(configuration: GaugeConfiguration<L>) {
+  const gauge = new Gauge<L>(configuration);
+  return {
+    set(labels: Readonly<Record<L, string>>, value: number): void {
+      gauge.set(labels, value);
+    },
+    inc(labels: Readonly<Record<L, string>>, amount?: number): void {
+      gauge.inc(labels, amount);
+    },
+    dec(labels: Readonly<Record<L, string>>, amount?: number): void {
+      gauge.dec(labels, amount);
+    },
+    child: (labels: Readonly<Record<L, string>>) => gauge.labels(labels),
   };
 }

@@ -1,4 +1,4 @@
-import { Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from './prom.js';
 
 /**
  * The one metrics registry of the process. No default Node/process families are registered:

@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from './prom.js';
 import type { DatabaseConfig, PoolObserver } from '@queuebox/core';
 import { createMicrometerTimer } from './summary-timer.js';
 

@@ -1,4 +1,4 @@
-import { Gauge, Summary, type Registry } from 'prom-client';
+import { Gauge, Summary, type Registry } from './prom.js';
 import { TimeWindowHistogram } from './time-window-histogram.js';
 import { TimeWindowMax } from './time-window-max.js';
 
@@ -16,6 +16,8 @@ export interface MicrometerTimer<L extends string = string> {
   observe(seconds: number, labels?: TimerLabels<L>): void;
   /** Starts a measurement; calling the result records the elapsed seconds and returns them. */
   startTimer(labels?: TimerLabels<L>): () => number;
+  /** The series of these labels, found once: for a caller that times it per message. */
+  child(labels: TimerLabels<L>): Omit<MicrometerTimer<never>, 'child'>;
 }
 
 export interface MicrometerTimerOptions<L extends string> {
@@ -74,20 +76,42 @@ export function createMicrometerTimer<L extends string = never>(
     },
   });
 
-  const observe = (seconds: number, labels: TimerLabels<L> = {}): void => {
-    const one = series.get(labels);
-    one.histogram.record(seconds);
-    one.max.record(seconds);
-    one.count++;
-    one.sum += seconds;
-  };
+  const unlabelledSeries = labelNames.length === 0 ? series.get({}) : null;
+  const unlabelled = unlabelledSeries === null ? null : timerOf(() => unlabelledSeries);
   return {
-    observe,
-    startTimer(labels) {
+    observe(seconds, labels = {}) {
+      record(series.get(labels), seconds);
+    },
+    startTimer(labels = {}) {
+      // The label-less series is found once, at creation, not per measurement.
+      return (unlabelled ?? timerOf(() => series.get(labels))).startTimer();
+    },
+    child(labels) {
+      // Found on first use, not here: a labelled series appears in the scrape once used.
+      let one: Series<L> | null = null;
+      return timerOf(() => (one ??= series.get(labels)));
+    },
+  };
+}
+
+function record<L extends string>(one: Series<L>, seconds: number): void {
+  one.histogram.record(seconds);
+  one.max.record(seconds);
+  one.count++;
+  one.sum += seconds;
+}
+
+/** The timer of one series, which `find` returns. */
+function timerOf<L extends string>(find: () => Series<L>): Omit<MicrometerTimer<never>, 'child'> {
+  return {
+    observe(seconds) {
+      record(find(), seconds);
+    },
+    startTimer() {
       const started = performance.now();
       return () => {
         const seconds = (performance.now() - started) / 1000;
-        observe(seconds, labels);
+        record(find(), seconds);
         return seconds;
       };
     },

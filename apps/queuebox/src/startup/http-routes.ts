@@ -1,4 +1,11 @@
-import type { AppConfig, Database, InboxMetrics, Logger, Transformer } from '@queuebox/core';
+import type {
+  AppConfig,
+  Database,
+  InboxMetrics,
+  Logger,
+  Tracing,
+  Transformer,
+} from '@queuebox/core';
 import { inboxRoutes } from '@queuebox/inbox-service';
 import type { MessageRouter } from '@queuebox/outbox-service';
 import type { Hono } from 'hono';
@@ -19,6 +26,7 @@ export function dataRoutes(
   metrics: InboxMetrics,
   logger: Logger,
   wakeRelay?: () => void,
+  tracing?: Tracing,
 ): (app: Hono) => void {
   return (app) =>
     inboxRoutes(app, {
@@ -30,6 +38,7 @@ export function dataRoutes(
       logger,
       metrics,
       onPushStored: wakeRelay,
+      ...(tracing ? { tracing } : {}),
     });
 }
 

@@ -13,7 +13,7 @@ import {
   checkPrivateAddresses,
   validateRouting,
 } from '@queuebox/outbox-service';
-import { Registry } from 'prom-client';
+import { Registry } from '../observability/prom.js';
 import { adminAuthenticator } from '../admin/admin-request.js';
 import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';

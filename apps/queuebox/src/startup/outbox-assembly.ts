@@ -5,6 +5,7 @@ import {
   type BrokerType,
   type Database,
   type Logger,
+  type Tracing,
   type Metrics,
   type Publisher,
   type Transformer,
@@ -16,6 +17,7 @@ import {
   createHttpPublisher,
   createMessageRouter,
   createTransformPipeline,
+  destinationLimits,
   outboxMetricListeners,
   PublisherRegistry,
   validateRouting,
@@ -29,6 +31,7 @@ import {
   providers,
   type ProviderRegistry,
 } from '../providers.js';
+import { buildDestinationGates } from './destination-gates.js';
 
 /** What spec §17.1 steps 3–4 build before the database is touched. */
 export interface OutboxPlan {
@@ -124,12 +127,17 @@ export function buildOutbox(
   plan: OutboxPlan,
   database: Database,
   logger: Logger,
+  tracing?: Tracing,
 ): BuiltOutbox {
   const listeners = outboxMetricListeners(plan.metrics.outbox);
   const claimLoad =
     config.outbox.capture.mode === 'polling'
       ? null
       : new ClaimLoad({ rowsPerWindow: config.outbox.batchSize });
+  const gates = buildDestinationGates(config, { metrics: plan.metrics, logger });
+  // Null without any rateLimit; else its gates join the others, so the claim passes over a
+  // destination that holds what it can send.
+  const limits = destinationLimits(config.outbox, config.destinations, gates);
   const poller = new OutboxPoller(config.outbox, {
     store: database.outboxStore(),
     router: plan.router,
@@ -138,6 +146,9 @@ export function buildOutbox(
     metrics: plan.metrics.outbox,
     logger,
     ...(claimLoad ? { claimLoad } : {}),
+    gates,
+    limits,
+    ...(tracing ? { tracing } : {}),
   });
   const retention = config.retention.enabled
     ? new RetentionService(config.retention, {

@@ -12,6 +12,7 @@ import { registerCaptureMetrics } from '../observability/capture-metrics.js';
 import { registerMetricFamilies } from '../observability/metric-families.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
+import { startTracing } from '../observability/tracing.js';
 import { loadDatabaseProvider, providers, type ProviderRegistry } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
@@ -61,6 +62,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     loadConfig({ env: options.env, demoConfigYaml: readDemoConfig() }),
   );
   await step('start this configuration', () => refuseUnbuiltFeatures(config, providerRegistry));
+  // Off unless OTEL_TRACES_EXPORTER=otlp; then the SDK is loaded, else nothing of it is.
+  const tracing = await step('start tracing', () => startTracing(options.env, QUEUEBOX_VERSION));
   const transformer = createJsonataTransformer();
   const registry = createMetricsRegistry(QUEUEBOX_VERSION, startedAt);
   const metrics = registerMetricFamilies(registry);
@@ -69,6 +72,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     planOutbox(config, transformer, metrics, logger, providerRegistry),
   );
   const shutdown = new ShutdownSequence(logger);
+  if (tracing) shutdown.finally('the trace exporter', () => tracing.close());
   // Spec §17.2: a publisher whose broker says so stops with the services, after the poller (below).
   const publisherServices = outboxPlan.closingWithServices;
   for (const publisher of outboxPlan.publishers) {
@@ -89,7 +93,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (config.database.migrate) await step('migrate the database', () => db.migrate());
     await step('check the database schema', () => db.checkSchema());
 
-    const { poller, claimLoad, retention } = buildOutbox(config, outboxPlan, db, logger);
+    const { poller, claimLoad, retention } = buildOutbox(config, outboxPlan, db, logger, tracing);
     const relay = new InboxRelay({
       store: db.inboxStore(),
       relay: config.inbox.relay,
@@ -98,6 +102,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       logger,
       // In-process wakes (issue 14): a forwarded row goes to the poller at once, in every mode.
       onForwarded: () => poller.wake(),
+      ...(tracing ? { tracing } : {}),
     });
     const capture = await step('build the capture', () =>
       buildCapture(
@@ -131,6 +136,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
             clock: systemClock,
             newId: randomUUID,
             maxBodyBytes: config.inbox.maxBodyBytes,
+            ...(tracing ? { tracing } : {}),
           }),
           logger,
         },
@@ -153,7 +159,15 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         registry,
         health,
         drain,
-        dataRoutes: dataRoutes(config, db, transformer, metrics.inbox, logger, () => relay.wake()),
+        dataRoutes: dataRoutes(
+          config,
+          db,
+          transformer,
+          metrics.inbox,
+          logger,
+          () => relay.wake(),
+          tracing,
+        ),
         ...(admin ? { operatorRoutes: admin } : {}),
       });
     });

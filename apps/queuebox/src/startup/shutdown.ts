@@ -17,6 +17,7 @@ export class ShutdownSequence {
   #httpStop: Stop | undefined;
   readonly #services: { name: string; stop: Stop }[] = [];
   readonly #resources: { name: string; stop: Stop }[] = [];
+  readonly #last: { name: string; stop: Stop }[] = [];
   #running: Promise<void> | undefined;
 
   constructor(logger: Logger) {
@@ -46,6 +47,11 @@ export class ShutdownSequence {
     this.#resources.push({ name, stop });
   }
 
+  /** Stopped last of all, after the resources: the trace exporter sends the spans of the rest. */
+  finally(name: string, stop: Stop): void {
+    this.#last.push({ name, stop });
+  }
+
   run(): Promise<void> {
     this.#running ??= this.#sequence();
     return this.#running;
@@ -56,6 +62,7 @@ export class ShutdownSequence {
     if (this.#httpStop) await this.#isolated('the HTTP servers', this.#httpStop);
     for (const { name, stop } of this.#services) await this.#isolated(name, stop);
     for (const { name, stop } of this.#resources) await this.#isolated(name, stop);
+    for (const { name, stop } of this.#last) await this.#isolated(name, stop);
     this.#logger.info('Shutdown complete');
   }
 

@@ -103,6 +103,9 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
     type: { rule: '`http` | `rabbitmq` | `kafka` | `nats`', type: 'enum', default: 'required' },
     headers: { rule: 'static headers on every message (printed masked)' },
     transform: { rule: 'see [Transforms](#transform-blocks)' },
+    rateLimit: {
+      rule: '`perSecond` (with `burst`), `maxInFlight`, or both; per replica; see [Rate limits](#rate-limits-ratelimit)',
+    },
   },
   'destinations.http': {
     baseUrl: {

@@ -26,6 +26,7 @@ export function checkDestinations(config: RawConfig, rules: Rules): void {
 }
 
 function checkDestination(destination: RawDestination, path: Path, rules: Rules): void {
+  checkRateLimit(destination, path, rules);
   switch (destination.type) {
     case 'http': {
       const { auth } = destination;
@@ -50,6 +51,26 @@ function checkDestination(destination: RawDestination, path: Path, rules: Rules)
     case 'nats':
       checkAddress(rules, path, 'subject', destination.subject, destination.subjectFrom);
       return checkNatsCredentials(rules, path, destination);
+  }
+}
+
+/** A bucket needs its rate; an empty block would limit nothing and look as if it did. */
+function checkRateLimit(destination: RawDestination, path: Path, rules: Rules): void {
+  const at = [...path, 'rateLimit'];
+  const limit = destination.rateLimit;
+  if (limit === null || rules.blocked(at)) return;
+  const perSecond = [...at, 'perSecond'];
+  if (limit.perSecond === null && limit.maxInFlight === null && !rules.has(at)) {
+    rules.add(
+      at,
+      `limits nothing; set ${displayPath(perSecond)} (publishes per second, with ${displayPath([...at, 'burst'])}), ${displayPath([...at, 'maxInFlight'])} (publishes at once), or both, or remove the block`,
+    );
+  }
+  if (limit.burst !== null && limit.perSecond === null && !rules.has(perSecond)) {
+    rules.add(
+      [...at, 'burst'],
+      `needs ${displayPath(perSecond)}: a burst is the tokens a rate saves up; set the rate or remove the burst`,
+    );
   }
 }
 

@@ -9,9 +9,11 @@ import {
   ms,
   oneOf,
   opt,
+  optInt,
   optOneOf,
   optText,
   picklist,
+  positiveNumber,
   secret,
   str,
   text,
@@ -86,4 +88,15 @@ export const destinationAuthBlock = optKinded({
     headerName: v.optional(v.pipe(text, headerName), 'Authorization'),
     headerValue: v.pipe(secret, secretHeaderValue),
   },
+});
+
+/**
+ * `destinations.<name>.rateLimit` (every type): a token bucket and a cap on publishes in flight,
+ * per replica; at least one of `perSecond` and `maxInFlight` (destination rules). `burst`
+ * defaults from `perSecond` when the block is assembled.
+ */
+export const rateLimitBlock = optSection({
+  perSecond: opt(positiveNumber),
+  burst: optInt({ min: 1 }),
+  maxInFlight: optInt({ min: 1 }),
 });

@@ -3,7 +3,7 @@
  * entry of `destinationKinds` (and its rules in `rules/kinds.ts`).
  */
 import { v, kinded, mapOf } from './kit.js';
-import { destinationAuthBlock, signingBlock, transformBlock } from './blocks.js';
+import { destinationAuthBlock, rateLimitBlock, signingBlock, transformBlock } from './blocks.js';
 import {
   amqpUri,
   headerName,
@@ -34,6 +34,7 @@ const MINIMUM_KAFKA_TIMEOUT_MS = 2000;
 export const destinationCommon = {
   headers: textMap(v.pipe(v.string(), notOwnedHeader)),
   transform: transformBlock,
+  rateLimit: rateLimitBlock,
 };
 
 /** Shared with Kafka sources; a `SASL_*` protocol needs the other three (destination rules). */

@@ -66,6 +66,14 @@ export function integer({ min: least, max: most, ms = false, long = false }: Int
   });
 }
 
+/** A positive number, fractions allowed (`rateLimit.perSecond: 0.5`). */
+export const positiveNumber = parsed('number', (written) => {
+  const trimmed = written.trim();
+  const value = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(trimmed) ? Number(trimmed) : NaN;
+  if (!Number.isFinite(value)) return new Problem(`'${written}' is not a number`);
+  return value > 0 ? value : new Problem('must be greater than 0');
+});
+
 /** A whole number with a default. */
 export const int = (def: number, options: IntOptions = {}) =>
   v.optional(integer(options), String(def));

@@ -179,6 +179,26 @@ export type AddressColumn = 'aggregate_type' | 'topic' | 'key';
 interface DestinationCommon {
   readonly headers: Readonly<Record<string, string>>;
   readonly transform: TransformConfig | null;
+  /**
+   * Spares the receiver: a rate and a cap on publishes in flight, per replica. Null or absent
+   * sends as fast as the poller goes, as QueueBox always did. Optional so a configuration built
+   * by hand (tests, embedders) needs no new key.
+   */
+  readonly rateLimit?: DestinationRateLimit | null;
+}
+
+/**
+ * `destinations.<name>.rateLimit`: a token bucket (`perSecond` refilled continuously, at most
+ * `burst` saved up) and `maxInFlight`, each on its own or both; at least one is set. Each
+ * replica holds its own bucket and its own count.
+ */
+export interface DestinationRateLimit {
+  /** Publishes started per second, a positive number (0.5 is one every two seconds). */
+  readonly perSecond: number | null;
+  /** Tokens saved up at most; set (defaulted) whenever `perSecond` is. */
+  readonly burst: number | null;
+  /** The most publishes to this destination in flight at once. */
+  readonly maxInFlight: number | null;
 }
 
 export interface HttpDestinationConfig extends DestinationCommon {

@@ -12,3 +12,4 @@ export * from './broker.js';
 export * from './metrics.js';
 export * from './capture.js';
 export * from './console-store.js';
+export * from './tracing.js';

@@ -17,18 +17,31 @@ export interface Counter {
   inc(amount?: number): void;
 }
 
+/**
+ * `child` resolves the series of one label set once, for a caller that counts it per message:
+ * its calls then skip finding the series by its label values.
+ */
 export interface LabeledCounter<L extends LabelValues> {
   inc(labels: L, amount?: number): void;
+  child(labels: L): Counter;
 }
 
 export interface Gauge {
   set(value: number): void;
 }
 
+/** One series of a labelled gauge, resolved once (`LabeledGauge.child`). */
+export interface GaugeSeries {
+  set(value: number): void;
+  inc(amount?: number): void;
+  dec(amount?: number): void;
+}
+
 export interface LabeledGauge<L extends LabelValues> {
   set(labels: L, value: number): void;
   inc(labels: L, amount?: number): void;
   dec(labels: L, amount?: number): void;
+  child(labels: L): GaugeSeries;
 }
 
 /** A duration in seconds (a Micrometer-style timer in the scrape: summary plus `_max`). */
@@ -41,6 +54,7 @@ export interface Timer {
 export interface LabeledTimer<L extends LabelValues> {
   observe(seconds: number, labels: L): void;
   startTimer(labels: L): () => number;
+  child(labels: L): Timer;
 }
 
 /** `status_class` of `queuebox_http_publish_responses_total`. */

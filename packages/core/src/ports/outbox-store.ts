@@ -41,6 +41,24 @@ export interface ReplayFilter {
 }
 
 /**
+ * Rows whose topic matches `pattern` and none of `unless` (topic globs of spec §5.1, whole
+ * topic): the rows that route to one destination by one route, given the routes before it.
+ */
+export interface PassOverRule {
+  readonly pattern: string;
+  readonly unless: readonly string[];
+}
+
+/**
+ * What one claim leaves alone: rows matching any `passOver` rule stay pending, unclaimed and
+ * untouched (a destination with no capacity now). A store that cannot filter on the topic
+ * ignores it; the poller then hands such rows back (`release`) before any publish.
+ */
+export interface ClaimOptions {
+  readonly passOver: readonly PassOverRule[];
+}
+
+/**
  * The outbox table. Every claim, fence and lease rule is SQL inside the adapter, so it holds
  * across replicas; the service only decides what to write. "App now" is the injected Clock,
  * "DB now" the database clock (spec §3.7).
@@ -49,8 +67,9 @@ export interface OutboxStore {
   /**
    * Key-ordered claim of up to `limit` due rows (spec §4.2) under a DB-clock lease of `leaseMs`,
    * sorted by (scheduled_at, created_at). Requires `limit > 0` and `1 <= leaseMs <= 2^31-1`.
+   * `options.passOver` (see ClaimOptions) leaves the rows of blocked destinations pending.
    */
-  claim(limit: number, leaseMs: number): Promise<ClaimedOutboxMessage[]>;
+  claim(limit: number, leaseMs: number, options?: ClaimOptions): Promise<ClaimedOutboxMessage[]>;
   /**
    * Fenced terminal writes, one statement for the whole batch. Returns the ids whose fence held;
    * a missing id lost its claim and nothing was written for it.

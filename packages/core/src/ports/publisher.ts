@@ -1,4 +1,5 @@
 import type { DestinationType } from '../config/app-config.js';
+import type { HeaderEntry } from '../header-precedence.js';
 import type { JsonPayload } from '../json-payload.js';
 import type { Headers, OutboxMessage } from '../model.js';
 
@@ -16,6 +17,12 @@ export interface PublishRequest {
   /** RabbitMQ exchange / Kafka topic / NATS subject, resolved from the template or column. */
   readonly address: string | null;
   readonly signal: AbortSignal;
+  /**
+   * The publish span's W3C trace context, present only while tracing is on: the publisher sends
+   * these and no other `traceparent`/`tracestate` (a row's, a static or an auth copy is dropped;
+   * core's `TRACE_HEADERS`).
+   */
+  readonly traceHeaders?: readonly HeaderEntry[];
   /**
    * The same cancellation as `signal` without an AbortController, an event listener and its
    * garbage per message: `listener.cancelled(reason)` runs once if the claim is lost while the
@@ -42,7 +49,16 @@ export interface CancelListener {
  */
 export type PublishOutcome =
   | { readonly ok: true }
-  | { readonly ok: false; readonly error: string; readonly retryable?: boolean };
+  | {
+      readonly ok: false;
+      readonly error: string;
+      readonly retryable?: boolean;
+      /**
+       * The destination said when to come back (a 429 or 503 with `Retry-After`), in ms from
+       * the answer. Only a destination's circuit breaker reads it.
+       */
+      readonly retryAfterMs?: number;
+    };
 
 /** Sends one message to one kind of destination. One publisher per destination type. */
 export interface Publisher {

@@ -14,6 +14,7 @@ import {
   type InboxStore,
   type Logger,
   type SourceConfig,
+  type Tracing,
   type Transformer,
 } from '@queuebox/core';
 import type { Context, Hono } from 'hono';
@@ -41,6 +42,8 @@ export interface InboxRoutesDeps {
   readonly onPushStored?: () => void;
   /** Longest wait for a store before the 500; `STORE_ANSWER_BOUND_MS` unless a test shortens it. */
   readonly storeAnswerBoundMs?: number;
+  /** Present only while tracing is on (core's `Tracing`). */
+  readonly tracing?: Tracing;
 }
 
 interface SourceRoute {
@@ -71,6 +74,7 @@ export function inboxRoutes(app: Hono, deps: InboxRoutesDeps): void {
     newId: deps.newId ?? randomUUID,
     onPushStored: deps.onPushStored,
     storeAnswerBoundMs: deps.storeAnswerBoundMs,
+    ...(deps.tracing === undefined ? {} : { tracing: deps.tracing }),
   };
   const routes: SourceRoute[] = [];
   const owners = new Map<string, string>();

@@ -35,6 +35,9 @@ import {
   type SourceDelivery,
   type StoreOptions,
   type Transformer,
+  type TraceSpan,
+  type Tracing,
+  withTraceContext,
 } from '@queuebox/core';
 import { receivedCorrelationId } from '../extraction/correlation-id.js';
 import {
@@ -56,6 +59,7 @@ import { transformResultPayload } from '../validation/transform-result.js';
 import { brokerLogTexts } from './broker-log-texts.js';
 import { ByteGate } from './byte-gate.js';
 import { ReceivedHeaders } from './received-headers.js';
+import { endBrokerReceiveSpan, receiveSpan } from './receive-span.js';
 import { compileSourceTransform, sourceBindings } from './source-transform.js';
 
 export interface BrokerIngestDeps {
@@ -68,6 +72,8 @@ export interface BrokerIngestDeps {
   readonly newId: () => string;
   /** `inbox.maxBodyBytes`: a larger broker message becomes a dead row without its body. */
   readonly maxBodyBytes?: number;
+  /** Present only while tracing is on: then each delivery gets a `receive <source>` span. */
+  readonly tracing?: Tracing;
 }
 
 /** `inbox.maxBodyBytes`'s default (spec §7.5). */
@@ -101,8 +107,11 @@ export function createBrokerIngest(
   // stored (or several smaller ones) is worked on at a time.
   const gate = new ByteGate(maxBodyBytes);
 
-  async function handle(delivery: SourceDelivery): Promise<DeliveryVerdict> {
-    const headers = new ReceivedHeaders(Object.entries(delivery.headers));
+  async function handle(
+    delivery: SourceDelivery,
+    headers: ReceivedHeaders,
+    span: TraceSpan | null,
+  ): Promise<DeliveryVerdict> {
     const receivedAt = deps.clock.now();
     const bytes = delivery.body.byteLength;
 
@@ -123,7 +132,10 @@ export function createBrokerIngest(
     );
     // Made on the first line logged: most messages log nothing.
     const logger: Logger = new LazyChildLogger(sourceLogger, { correlationId });
-    const storedHeaders = headers.stored(NO_EXCLUSIONS);
+    const sentHeaders = headers.stored(NO_EXCLUSIONS);
+    // While tracing, the row carries the receive span's context: the relay continues from it.
+    const storedHeaders =
+      span === null ? sentHeaders : withTraceContext(sentHeaders, span.contextHeaders());
     const base = {
       source: sourceName,
       correlationId,
@@ -203,7 +215,7 @@ export function createBrokerIngest(
       messageId: id,
       source: sourceName,
       receivedAt,
-      headers: storedHeaders,
+      headers: sentHeaders,
       idempotencyKey: attributes.idempotencyKey,
       eventType: attributes.eventType,
     });
@@ -248,12 +260,29 @@ export function createBrokerIngest(
     }
   }
 
+  const { tracing } = deps;
+  async function traced(delivery: SourceDelivery): Promise<DeliveryVerdict> {
+    const headers = new ReceivedHeaders(Object.entries(delivery.headers));
+    if (tracing === undefined) return handle(delivery, headers, null);
+    const span = receiveSpan(tracing, config.type, 'consumer', sourceName, {
+      traceparent: headers.get('traceparent'),
+      tracestate: headers.get('tracestate'),
+    });
+    let verdict: DeliveryVerdict | null = null;
+    try {
+      verdict = await handle(delivery, headers, span);
+      return verdict;
+    } finally {
+      endBrokerReceiveSpan(span, verdict);
+    }
+  }
+
   return {
     inHandBytes: budget,
     maxBodyBytes,
     async handle(delivery) {
       try {
-        return await gate.run(delivery.body.byteLength, () => handle(delivery));
+        return await gate.run(delivery.body.byteLength, () => traced(delivery));
       } catch (error: unknown) {
         // The port promises a verdict: an unexpected error sends the delivery back, like a store error.
         const reason = sanitize(toError(error).message);

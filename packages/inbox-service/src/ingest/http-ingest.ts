@@ -21,6 +21,9 @@ import {
   type InboxStore,
   type Logger,
   type Transformer,
+  type TraceSpan,
+  type Tracing,
+  withTraceContext,
 } from '@queuebox/core';
 import { createAuthValidator, type AuthValidator } from '../auth/auth-validator.js';
 import { neverStoredHeaders } from '../auth/credential-headers.js';
@@ -28,6 +31,7 @@ import { receivedCorrelationId } from '../extraction/correlation-id.js';
 import { compileHttpExtraction, type HttpExtraction } from '../extraction/http-extraction.js';
 import { compileHeaderFilter, type HeaderFilter } from '../filter/header-filter.js';
 import { ingestLogTexts } from './log-texts.js';
+import { endReceiveSpan, receiveSpan } from './receive-span.js';
 import { STORE_ANSWER_BOUND_MS, storedWithin } from './store-bound.js';
 import type { ReceivedHeaders } from './received-headers.js';
 import {
@@ -55,6 +59,8 @@ export interface HttpIngestDeps {
   readonly onPushStored?: () => void;
   /** Longest wait for the store before the answer is 500; `STORE_ANSWER_BOUND_MS` by default. */
   readonly storeAnswerBoundMs?: number;
+  /** Present only while tracing is on: then each request gets a `receive <source>` span. */
+  readonly tracing?: Tracing;
 }
 
 export interface IngestRequest {
@@ -100,130 +106,152 @@ export function createHttpIngest(
   const storeAnswerBoundMs = deps.storeAnswerBoundMs ?? STORE_ANSWER_BOUND_MS;
   const { metrics } = deps;
 
-  return {
-    async handle({ headers, body, receivedAt }) {
-      // 4. Authentication, over the exact bytes read.
-      if (auth !== null) {
-        const result = auth.validate(headers.lookup, body);
-        if (!result.ok) {
-          sourceLogger.debug(ingestLogTexts.authFailed(sourceName, result.reason));
-          return { status: 401, body: { error: result.reason }, correlationId: null };
-        }
+  const { tracing } = deps;
+  const handled = async (
+    { headers, body, receivedAt }: IngestRequest,
+    span: TraceSpan | null,
+  ): Promise<IngestAnswer> => {
+    // 4. Authentication, over the exact bytes read.
+    if (auth !== null) {
+      const result = auth.validate(headers.lookup, body);
+      if (!result.ok) {
+        sourceLogger.debug(ingestLogTexts.authFailed(sourceName, result.reason));
+        return { status: 401, body: { error: result.reason }, correlationId: null };
       }
+    }
 
-      // 5. Header filter: no row of any kind.
-      const verdict = filter.evaluate(headers.lookupLowerCase);
-      if (!verdict.pass) {
-        metrics.filtered.inc({ source: sourceName });
-        sourceLogger.debug(ingestLogTexts.filtered(sourceName, verdict.rule));
-        return { status: 202, body: { status: 'filtered' }, correlationId: null };
-      }
+    // 5. Header filter: no row of any kind.
+    const verdict = filter.evaluate(headers.lookupLowerCase);
+    if (!verdict.pass) {
+      metrics.filtered.inc({ source: sourceName });
+      sourceLogger.debug(ingestLogTexts.filtered(sourceName, verdict.rule));
+      return { status: 202, body: { status: 'filtered' }, correlationId: null };
+    }
 
-      // 6. Correlation id: every answer from here on carries it.
-      const correlationId = receivedCorrelationId(headers.get(CORRELATION_ID_HEADER), deps.newId);
-      // Made on the first line logged: most messages log nothing.
-      const logger: Logger = new LazyChildLogger(sourceLogger, { correlationId });
-      const answer = (status: IngestStatus, answerBody: Record<string, string>): IngestAnswer => ({
-        status,
-        body: answerBody,
-        correlationId,
+    // 6. Correlation id: every answer from here on carries it.
+    const correlationId = receivedCorrelationId(headers.get(CORRELATION_ID_HEADER), deps.newId);
+    // Made on the first line logged: most messages log nothing.
+    const logger: Logger = new LazyChildLogger(sourceLogger, { correlationId });
+    const answer = (status: IngestStatus, answerBody: Record<string, string>): IngestAnswer => ({
+      status,
+      body: answerBody,
+      correlationId,
+    });
+
+    const refuse = (problem: InputProblem): IngestAnswer => {
+      const error = problemText(problem);
+      logger.debug(ingestLogTexts.refused(sourceName, error));
+      return answer(400, { error });
+    };
+
+    // 7. JSON, whatever the Content-Type says: UTF-8, JSON, and storable as it came.
+    const received = readReceivedJson(body);
+    if (!received.ok) {
+      if (received.problem.kind !== 'invalid-json') return refuse(received.problem);
+      logger.debug(ingestLogTexts.invalidJson(sourceName));
+      return answer(400, { error: 'Invalid JSON' });
+    }
+
+    // 8. Attributes, from the original body.
+    const extracted = await extraction.extract(
+      { body: received.value, text: received.text, header: headers.lookup },
+      logger,
+    );
+    if (extracted.kind === 'missing-key') {
+      logger.warn(ingestLogTexts.keyMissing(extracted.tried, sourceName));
+      metrics.rejections.inc({ reason: 'extraction_failed' });
+      return answer(400, { error: KEY_MISSING_ERROR });
+    }
+    const attributes = extracted.attributes;
+    const attributeProblem = checkAttributes(attributes);
+    if (attributeProblem !== null) {
+      const error = problemText(attributeProblem);
+      logger.warn(ingestLogTexts.attributeRefused(sourceName, error));
+      metrics.rejections.inc({ reason: 'extraction_failed' });
+      return answer(400, { error });
+    }
+    const sentHeaders = headers.stored(excluded);
+    // While tracing, the row carries the receive span's context: the relay continues from it.
+    const storedHeaders =
+      span === null ? sentHeaders : withTraceContext(sentHeaders, span.contextHeaders());
+    const headerProblem = checkHeaders(storedHeaders);
+    if (headerProblem !== null) return refuse(headerProblem);
+    const id = deps.newId();
+
+    // 9. Source transform, before the duplicate check. Without one, the received text is
+    // stored: PostgreSQL parses the sender's digits, no double in between.
+    let payload = JsonPayload.fromText(received.text);
+    if (transform !== null) {
+      const bindings = sourceBindings({
+        messageId: id,
+        source: sourceName,
+        receivedAt,
+        headers: sentHeaders,
+        idempotencyKey: attributes.idempotencyKey,
+        eventType: attributes.eventType,
       });
-
-      const refuse = (problem: InputProblem): IngestAnswer => {
-        const error = problemText(problem);
-        logger.debug(ingestLogTexts.refused(sourceName, error));
-        return answer(400, { error });
-      };
-
-      // 7. JSON, whatever the Content-Type says: UTF-8, JSON, and storable as it came.
-      const received = readReceivedJson(body);
-      if (!received.ok) {
-        if (received.problem.kind !== 'invalid-json') return refuse(received.problem);
-        logger.debug(ingestLogTexts.invalidJson(sourceName));
-        return answer(400, { error: 'Invalid JSON' });
-      }
-
-      // 8. Attributes, from the original body.
-      const extracted = await extraction.extract(
-        { body: received.value, text: received.text, header: headers.lookup },
-        logger,
-      );
-      if (extracted.kind === 'missing-key') {
-        logger.warn(ingestLogTexts.keyMissing(extracted.tried, sourceName));
-        metrics.rejections.inc({ reason: 'extraction_failed' });
-        return answer(400, { error: KEY_MISSING_ERROR });
-      }
-      const attributes = extracted.attributes;
-      const attributeProblem = checkAttributes(attributes);
-      if (attributeProblem !== null) {
-        const error = problemText(attributeProblem);
-        logger.warn(ingestLogTexts.attributeRefused(sourceName, error));
-        metrics.rejections.inc({ reason: 'extraction_failed' });
-        return answer(400, { error });
-      }
-      const storedHeaders = headers.stored(excluded);
-      const headerProblem = checkHeaders(storedHeaders);
-      if (headerProblem !== null) return refuse(headerProblem);
-      const id = deps.newId();
-
-      // 9. Source transform, before the duplicate check. Without one, the received text is
-      // stored: PostgreSQL parses the sender's digits, no double in between.
-      let payload = JsonPayload.fromText(received.text);
-      if (transform !== null) {
-        const bindings = sourceBindings({
-          messageId: id,
-          source: sourceName,
-          receivedAt,
-          headers: storedHeaders,
-          idempotencyKey: attributes.idempotencyKey,
-          eventType: attributes.eventType,
-        });
-        const outcome = await transform.run(received.value, bindings);
-        const result = outcome.ok ? transformResultPayload(outcome.value) : outcome;
-        if (result.ok) {
-          payload = result.payload;
+      const outcome = await transform.run(received.value, bindings);
+      const result = outcome.ok ? transformResultPayload(outcome.value) : outcome;
+      if (result.ok) {
+        payload = result.payload;
+      } else {
+        const reason = sanitize(result.reason);
+        if (transform.onError === 'Skip') {
+          logger.warn(ingestLogTexts.transformSkipped(sourceName, reason));
         } else {
-          const reason = sanitize(result.reason);
-          if (transform.onError === 'Skip') {
-            logger.warn(ingestLogTexts.transformSkipped(sourceName, reason));
-          } else {
-            logger.warn(ingestLogTexts.transformRejected(sourceName, transform.onError, reason));
-            metrics.rejections.inc({ reason: 'transform_failed' });
-            return answer(422, { error: `Transform failed: ${reason}` });
-          }
+          logger.warn(ingestLogTexts.transformRejected(sourceName, transform.onError, reason));
+          metrics.rejections.inc({ reason: 'transform_failed' });
+          return answer(422, { error: `Transform failed: ${reason}` });
         }
       }
+    }
 
-      // 10. Store once per (source, idempotency key).
+    // 10. Store once per (source, idempotency key).
+    try {
+      const store = deps.store.store(
+        {
+          id,
+          source: sourceName,
+          idempotencyKey: attributes.idempotencyKey,
+          aggregateId: attributes.aggregateId,
+          eventType: attributes.eventType,
+          payload,
+          headers: storedHeaders,
+          correlationId,
+          consumption: config.consumption,
+          publishTime: attributes.publishTime,
+        },
+        { initialDelayMs: config.initialDelayMs },
+      );
+      // Bounded here, not by the pool's 30 s connection timeout (see STORE_ANSWER_BOUND_MS).
+      const result = await storedWithin(store, storeAnswerBoundMs);
+      if (result.kind === 'duplicate') {
+        metrics.messages.inc({ status: 'duplicate' });
+        return answer(200, { status: 'duplicate' });
+      }
+      metrics.messages.inc({ status: 'new' });
+      if (config.consumption === 'push' && config.initialDelayMs === 0) deps.onPushStored?.();
+      return answer(202, { messageId: id });
+    } catch (error: unknown) {
+      logger.error(ingestLogTexts.storeFailed(sourceName, sanitizeError(error)));
+      metrics.rejections.inc({ reason: 'storage_failed' });
+      return answer(500, { error: 'Storage failed' });
+    }
+  };
+
+  return {
+    async handle(request) {
+      if (tracing === undefined) return handled(request, null);
+      const span = receiveSpan(tracing, 'http', 'server', sourceName, {
+        traceparent: request.headers.get('traceparent'),
+        tracestate: request.headers.get('tracestate'),
+      });
+      let answer: IngestAnswer | null = null;
       try {
-        const store = deps.store.store(
-          {
-            id,
-            source: sourceName,
-            idempotencyKey: attributes.idempotencyKey,
-            aggregateId: attributes.aggregateId,
-            eventType: attributes.eventType,
-            payload,
-            headers: storedHeaders,
-            correlationId,
-            consumption: config.consumption,
-            publishTime: attributes.publishTime,
-          },
-          { initialDelayMs: config.initialDelayMs },
-        );
-        // Bounded here, not by the pool's 30 s connection timeout (see STORE_ANSWER_BOUND_MS).
-        const result = await storedWithin(store, storeAnswerBoundMs);
-        if (result.kind === 'duplicate') {
-          metrics.messages.inc({ status: 'duplicate' });
-          return answer(200, { status: 'duplicate' });
-        }
-        metrics.messages.inc({ status: 'new' });
-        if (config.consumption === 'push' && config.initialDelayMs === 0) deps.onPushStored?.();
-        return answer(202, { messageId: id });
-      } catch (error: unknown) {
-        logger.error(ingestLogTexts.storeFailed(sourceName, sanitizeError(error)));
-        metrics.rejections.inc({ reason: 'storage_failed' });
-        return answer(500, { error: 'Storage failed' });
+        answer = await handled(request, span);
+        return answer;
+      } finally {
+        endReceiveSpan(span, answer);
       }
     },
   };

@@ -165,8 +165,9 @@ describe('InboxRelay: the loop', () => {
       'The relay cycle succeeded again after 3 failure(s).',
     ]);
     expect(metrics.relayErrors.value()).toBe(3);
-    // Pauses of 10, 20, 40 ms (pollIntervalMs 10, doubling) before the retries and the success.
-    const times = logger.timed('The relay cycle').map(({ atMs }) => atMs);
+    // Pauses of 10, 20, 40 ms (pollIntervalMs 10, doubling) before the retries and the success,
+    // measured where the claims began: a log line can be written late on a busy machine.
+    const times = s.claimTimes;
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(10 - 2);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(20 - 2);
     expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(40 - 2);

@@ -11,10 +11,13 @@ import {
   type RelayForward,
   type RelayMetrics,
   type SourceConfig,
+  type TraceSpan,
+  type Tracing,
 } from '@queuebox/core';
 import { BatchLease } from './batch-lease.js';
 import { relayLogTexts } from './log-texts.js';
 import { relayForward, relayTopic } from './outbox-row.js';
+import { endForwardSpan, tracedForward } from './forward-span.js';
 
 /** Claims sent ahead while a backlog lasts (see `cycle`). */
 const CLAIMS_IN_FLIGHT = 2;
@@ -33,11 +36,15 @@ export interface InboxRelayOptions {
    * relayed row does not wait for the poller's next interval.
    */
   readonly onForwarded?: () => void;
+  /** Present only while tracing is on: then each relayed row gets a `forward <source>` span. */
+  readonly tracing?: Tracing;
 }
 
 interface Forwarding {
   readonly message: RelayClaimedMessage;
   readonly forward: RelayForward;
+  /** The forward span while tracing is on, else null. */
+  readonly span: TraceSpan | null;
 }
 
 /**
@@ -228,7 +235,7 @@ export class InboxRelay {
   }
 
   private async relayBatch(claimed: readonly RelayClaimedMessage[]): Promise<void> {
-    const { store, relay, sources, logger } = this.options;
+    const { store, relay, sources, logger, tracing } = this.options;
     const lease = new BatchLease(store, claimed.map(fenceOf), relay.claimTimeoutMs, logger);
     try {
       const dead: RelayClaimedMessage[] = [];
@@ -236,7 +243,14 @@ export class InboxRelay {
       for (const message of claimed) {
         const topic = relayTopic(message, sources);
         if (topic === '') dead.push(message);
-        else forwards.push({ message, forward: relayForward(message, topic, relay.maxAttempts) });
+        else {
+          const forward = relayForward(message, topic, relay.maxAttempts);
+          forwards.push(
+            tracing === undefined
+              ? { message, forward, span: null }
+              : tracedForward(tracing, message, forward),
+          );
+        }
       }
       if (dead.length > 0) await this.markDead(dead, lease);
       if (forwards.length > 0) await this.forward(forwards, lease);
@@ -306,8 +320,10 @@ export class InboxRelay {
     lease.settle(items.map((i) => i.message.id));
     let forwarded = 0;
     for (const item of items) {
-      if (open.has(item) && held.has(item.message.id)) forwarded++;
+      const wasHeld = open.has(item) && held.has(item.message.id);
+      if (wasHeld) forwarded++;
       else this.claimLost(item.message, 'forward');
+      if (item.span !== null) endForwardSpan(item.span, wasHeld ? 'forwarded' : 'lost');
     }
     if (forwarded > 0) {
       this.metrics.messages.inc({ status: 'forwarded' }, forwarded);
@@ -318,8 +334,10 @@ export class InboxRelay {
   private forwardFailed(item: Forwarding, lease: BatchLease, error: unknown): void {
     lease.settle([item.message.id]);
     this.metrics.relayErrors.inc();
+    const reason = sanitizeError(error);
+    if (item.span !== null) endForwardSpan(item.span, 'failed', reason);
     this.options.logger.error(
-      relayLogTexts.forwardFailed(item.message.id, sanitizeError(error)),
+      relayLogTexts.forwardFailed(item.message.id, reason),
       fieldsOf(item.message),
     );
   }

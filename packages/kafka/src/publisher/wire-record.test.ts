@@ -222,3 +222,30 @@ describe('wireRecord: headers', () => {
     expect(bare.bytes - bare.message.value!.length).toBe(24 + 12 + 36 + 7 + 11 + 9 + 1 + 12);
   });
 });
+
+describe('wireRecord and the trace context', () => {
+  const OURS = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  it('sends the span context in place of the row and static copies while tracing', () => {
+    const record = recordOf(
+      wireRecord(
+        {
+          ...request({ headers: { TraceParent: 'row', 'x-row': 'kept' } }),
+          traceHeaders: [['traceparent', OURS]],
+        },
+        '{{ key }}',
+        staticHeaderMap({ traceparent: 'static' }),
+      ),
+    );
+    const headers = record.message.headers as Record<string, unknown>;
+    const trace = Object.entries(headers).filter(([name]) => name.toLowerCase() === 'traceparent');
+    expect(trace).toEqual([['traceparent', OURS]]);
+    expect(headers['x-row']).toBe('kept');
+  });
+
+  it('sends a row traceparent as it is while tracing is off', () => {
+    const record = recordOf(
+      wireRecord(request({ headers: { traceparent: 'row' } }), '{{ key }}', new Map()),
+    );
+    expect(record.message.headers).toMatchObject({ traceparent: 'row' });
+  });
+});

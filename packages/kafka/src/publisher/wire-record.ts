@@ -22,6 +22,8 @@ import {
   customHeaders,
   hasRowHeaders,
   putOwnedHeaders,
+  TRACE_HEADERS,
+  type HeaderEntry,
   renderKafkaKey,
   sanitize,
   type HeaderMap,
@@ -70,7 +72,7 @@ export function recordKey(
 }
 
 export function wireRecord(
-  request: Pick<PublishRequest, 'message' | 'payload' | 'routingKey' | 'address'>,
+  request: Pick<PublishRequest, 'message' | 'payload' | 'routingKey' | 'address' | 'traceHeaders'>,
   keyTemplate: string,
   staticHeaders: HeaderMap,
 ): WireResult {
@@ -87,7 +89,7 @@ export function wireRecord(
   if (problem !== null) return { ok: false, error: problem };
   const key = recordKey(request.routingKey, keyTemplate, message);
   const value = Buffer.from(request.payload.text, 'utf8');
-  const { headers, bytes } = recordHeaders(message, staticHeaders);
+  const { headers, bytes } = recordHeaders(message, staticHeaders, request.traceHeaders);
   return {
     ok: true,
     record: {
@@ -102,9 +104,13 @@ export function wireRecord(
 export function recordHeaders(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
+  /** The publish span's context while tracing is on: it replaces every other copy. */
+  trace?: readonly HeaderEntry[],
 ): { headers: IHeaders; bytes: number } {
-  if (staticHeaders.size === 0 && !hasRowHeaders(message.headers)) return ownedOnly(message);
-  const custom = customHeaders(message, staticHeaders).headers;
+  if (trace === undefined && staticHeaders.size === 0 && !hasRowHeaders(message.headers))
+    return ownedOnly(message);
+  const alsoOwned = trace === undefined ? undefined : TRACE_HEADERS;
+  const custom = customHeaders(message, staticHeaders, undefined, alsoOwned).headers;
 
   const headers: IHeaders = {};
   let bytes = 0;
@@ -116,6 +122,7 @@ export function recordHeaders(
     setOwn(headers, name, next);
   };
   for (const [name, value] of custom.values()) append(name, value);
+  if (trace !== undefined) for (const [name, value] of trace) append(name, value);
   // The key travels as the record key.
   putOwnedHeaders(message, false, append);
   return { headers, bytes };

@@ -79,7 +79,7 @@ export class DestinationLink {
       // A static subject (or a template's usual result) is checked once, not per message.
       this.#goodSubject = subject;
     }
-    const wire = wireHeaders(message, this.#staticHeaders);
+    const wire = wireHeaders(message, this.#staticHeaders, request.traceHeaders);
     if (wire.unsent !== null) this.#warnUnsent(message.id, wire.unsent);
     if (this.#closed) return failure('Publish failed: the publisher is closed');
 

@@ -24,6 +24,8 @@ import {
   customHeaders,
   putOwnedHeaders,
   staticHeaderMap as carriedStaticHeaders,
+  TRACE_HEADERS,
+  type HeaderEntry,
   type HeaderMap,
   type OutboxMessage,
 } from '@queuebox/core';
@@ -49,18 +51,29 @@ export function staticHeaderMap(headers: Readonly<Record<string, string>>): Head
   );
 }
 
-export function wireHeaders(message: OutboxMessage, staticHeaders: HeaderMap): WireHeaders {
+export function wireHeaders(
+  message: OutboxMessage,
+  staticHeaders: HeaderMap,
+  /** The publish span's context while tracing is on: it replaces every other copy. */
+  trace?: readonly HeaderEntry[],
+): WireHeaders {
   const {
     headers: custom,
     unsent,
     relayed,
-  } = customHeaders(message, staticHeaders, isNatsHeaderName);
+  } = customHeaders(
+    message,
+    staticHeaders,
+    isNatsHeaderName,
+    trace === undefined ? undefined : TRACE_HEADERS,
+  );
   const headers: WireHeader[] = [];
   for (const [lower, [name, value]] of custom) {
     if (lower === NATS_MSG_ID_KEY) continue;
     if (relayed && lower.startsWith('nats-')) continue;
     headers.push([name, wireValue(value)]);
   }
+  if (trace !== undefined) for (const entry of trace) headers.push(entry);
   putOwnedHeaders(message, true, (name, value) => headers.push([name, wireValue(value)]));
   return { headers, unsent };
 }

@@ -15,6 +15,7 @@ import {
   destinationPublisher,
   sanitize,
   SIGNING_HEADERS,
+  TRACE_HEADERS,
   type AppConfig,
   type Clock,
   type Logger,
@@ -87,16 +88,19 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     }
     const { message } = request;
     const { signer } = target;
+    const trace = request.traceHeaders;
     const headers = requestHeaders(
       message,
       target.staticHeaders,
       authHeader === null ? null : wireEntry(authHeader),
-      target.staticList,
-      signer === null ? undefined : SIGNING_HEADERS,
+      // The precomputed static list could hold a static trace header; while tracing, merge.
+      trace === undefined ? target.staticList : undefined,
+      ownedOn(signer !== null, trace !== undefined),
     );
+    if (trace !== undefined) for (const [name, value] of trace) headers.list.push(name, value);
     if (headers.unsent !== null) warnUnsent(options.logger, message.id, headers.unsent);
-    // The stored text as it is, unless a transform made a new payload; signed as sent.
-    const body = request.payload.text;
+    // The stored bytes as they were read, unless a transform made a new payload; signed as sent.
+    const body = request.payload.body;
     if (signer !== null) signer(message.id, body, headers.list);
     const outcome = await exchange(target.pool, {
       path: target.path,
@@ -168,6 +172,14 @@ function target(
 }
 
 const SUCCESS: PublishOutcome = { ok: true };
+
+const SIGNING_AND_TRACE: readonly string[] = [...SIGNING_HEADERS, ...TRACE_HEADERS];
+
+/** The lower-case names owned beyond core's `OwnedHeader` on this publish. */
+function ownedOn(signs: boolean, traces: boolean): readonly string[] | undefined {
+  if (traces) return signs ? SIGNING_AND_TRACE : TRACE_HEADERS;
+  return signs ? SIGNING_HEADERS : undefined;
+}
 
 /** One line per attempt; the names are JSON-quoted so a CR or LF in one never splits the line. */
 function warnUnsent(logger: Logger | undefined, messageId: string, names: readonly string[]): void {

@@ -10,7 +10,7 @@ import { createHmac } from 'node:crypto';
 import { SigningHeader, systemClock, type Clock, type SigningConfig } from '@queuebox/core';
 
 /** Appends the three signing headers to a flat undici header list. */
-export type WebhookSigner = (id: string, body: string, list: string[]) => void;
+export type WebhookSigner = (id: string, body: string | Uint8Array, list: string[]) => void;
 
 const PREFIX = 'whsec_';
 
@@ -19,10 +19,17 @@ export function signingKey(secret: string): Buffer {
   return Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
 }
 
-/** `v1,<base64>` for one key over `id.timestamp.body`. */
-export function webhookSignature(key: Buffer, id: string, timestamp: string, body: string): string {
+/** `v1,<base64>` for one key over `id.timestamp.body`; a text body is signed as its UTF-8. */
+export function webhookSignature(
+  key: Buffer,
+  id: string,
+  timestamp: string,
+  body: string | Uint8Array,
+): string {
   const mac = createHmac('sha256', key).update(`${id}.${timestamp}.`, 'utf8');
-  return `v1,${mac.update(body, 'utf8').digest('base64')}`;
+  if (typeof body === 'string') mac.update(body, 'utf8');
+  else mac.update(body);
+  return `v1,${mac.digest('base64')}`;
 }
 
 export function createWebhookSigner(

@@ -1,4 +1,9 @@
-import type { HttpStatusClass, OutboxMetrics, TransformFailureStrategy } from '@queuebox/core';
+import type {
+  Counter,
+  HttpStatusClass,
+  OutboxMetrics,
+  TransformFailureStrategy,
+} from '@queuebox/core';
 
 /**
  * The HTTP publisher and the transform pipeline report through callbacks, so a publisher or a
@@ -9,9 +14,16 @@ import type { HttpStatusClass, OutboxMetrics, TransformFailureStrategy } from '@
 export function outboxMetricListeners(
   metrics: Pick<OutboxMetrics, 'httpResponses' | 'transformFailures'>,
 ) {
+  // One response per message: each class's series is resolved on its first response.
+  const byClass = new Map<HttpStatusClass, Counter>();
   return {
     onResponse: (statusClass: HttpStatusClass): void => {
-      metrics.httpResponses.inc({ status_class: statusClass });
+      let series = byClass.get(statusClass);
+      if (series === undefined) {
+        series = metrics.httpResponses.child({ status_class: statusClass });
+        byClass.set(statusClass, series);
+      }
+      series.inc();
     },
     onTransformFailure: (strategy: TransformFailureStrategy): void => {
       metrics.transformFailures.inc({ strategy });

@@ -6,7 +6,10 @@ import {
   sleep,
   type CancelListener,
   type ClaimedOutboxMessage,
+  type HeaderEntry,
+  type Counter,
   type Fence,
+  type GaugeSeries,
   type JsonPayload,
   type LogFields,
   type Logger,
@@ -15,13 +18,18 @@ import {
   type PublishOutcome,
   type PublishRequest,
   type Publisher,
+  type TraceSpan,
+  type Tracing,
+  type Timer,
 } from '@queuebox/core';
+import type { DestinationGates, GateOutcome } from '../gate/destination-gates.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter, RoutingResult } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import type { Claim } from './claim.js';
 import { deadReasons, failureReasons, logTexts } from './log-texts.js';
 import { ShutdownAbandonedError } from './poller-errors.js';
+import { publishSpan, traceOutcome, type TraceOutcome } from './publish-span.js';
 
 export type ProcessorMetrics = Pick<
   OutboxMetrics,
@@ -51,6 +59,16 @@ export interface MessageProcessorDeps {
   readonly sentWriteRetryMs: number;
   /** Jitter source of the retry delay; tests pin it. */
   readonly random?: () => number;
+  /**
+   * The destinations' gates and how a row a gate turns away goes back to pending (fenced, attempt
+   * and scheduled_at unchanged). Absent: every publish goes, as the reference's.
+   */
+  readonly gating?: {
+    readonly gates: DestinationGates;
+    readonly handBack: (fence: Fence) => Promise<void>;
+  };
+  /** Present only while tracing is on: then each row gets a `publish <destination>` span. */
+  readonly tracing?: Tracing;
 }
 
 /** Signals that the task stopped because its claim is gone or the poller abandoned it. */
@@ -67,6 +85,8 @@ interface Task {
   logger: Logger | null;
   /** Called once, right before the terminal write: the publish slot is free from here on. */
   readonly settling: () => void;
+  /** The publish span while tracing is on, else null. */
+  span: TraceSpan | null;
 }
 
 /**
@@ -77,8 +97,24 @@ interface Task {
  */
 export class MessageProcessor {
   private readonly publisherByDestination = new Map<string, Publisher | null>();
+  private readonly seriesByDestination = new Map<string, DestinationSeries>();
+  /** The per-message series, resolved once rather than found by their labels per message. */
+  private readonly counted: {
+    readonly sent: Counter;
+    readonly failed: Counter;
+    readonly dead: Counter;
+    readonly claimsLost: Counter;
+  };
 
-  constructor(private readonly deps: MessageProcessorDeps) {}
+  constructor(private readonly deps: MessageProcessorDeps) {
+    const { messages, claimsLost } = deps.metrics;
+    this.counted = {
+      sent: messages.child({ status: 'sent' }),
+      failed: messages.child({ status: 'failed' }),
+      dead: messages.child({ status: 'dead' }),
+      claimsLost: claimsLost.child({ component: 'outbox' }),
+    };
+  }
 
   /**
    * `settling` runs once, just before the terminal write is submitted (or when the task ends
@@ -102,6 +138,7 @@ export class MessageProcessor {
         correlationId: correlationIdOf(message.headers),
       },
       logger: null,
+      span: null,
       settling: () => {
         if (settled) return;
         settled = true;
@@ -113,6 +150,8 @@ export class MessageProcessor {
       // A buffered row whose lease was lost before it started is not worth routing.
       if (claim.aborted) throw new Aborted();
       const routing = this.deps.router.route(message);
+      const { tracing } = this.deps;
+      if (tracing !== undefined) task.span = publishSpan(tracing, message, routing);
       if (routing) {
         task.fields.destination = routing.destination;
         task.logger = null;
@@ -126,6 +165,7 @@ export class MessageProcessor {
         this.aborted(task);
         return;
       }
+      task.span?.fail(sanitizeError(error));
       stopTimer();
       this.deps.metrics.processErrors.inc();
       const reason = sanitizeError(error);
@@ -138,6 +178,7 @@ export class MessageProcessor {
       }
     } finally {
       task.settling();
+      task.span?.end();
     }
   }
 
@@ -166,7 +207,7 @@ export class MessageProcessor {
 
     const blank = routing.address !== null && routing.address.trim() === '';
     if (routing.addressProblem !== null || blank) {
-      this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
+      this.seriesFor(routing).failure.inc();
       // The router says why (which template or column); the generic text covers a router that
       // handed over a blank address without saying so.
       const reason = routing.addressProblem ?? failureReasons.blankAddress(destination);
@@ -175,14 +216,24 @@ export class MessageProcessor {
     }
 
     if (claim.aborted) throw new Aborted();
-    const outcome = await this.publish(publisher, routing, message, payload, claim);
+    const gating = this.deps.gating;
+    const gated = gating !== undefined && gating.gates.has(destination);
+    if (gated && !gating.gates.admit(destination)) {
+      // No capacity now (an open circuit, no token): no attempt is made or counted.
+      task.settling();
+      if (task.span !== null) traceOutcome(task.span, 'deferred');
+      await gating.handBack(task.fence);
+      return;
+    }
+    const outcome = await this.publish(publisher, routing, message, payload, claim, task.span);
+    if (gated) gating.gates.settled(destination, gateOutcome(outcome, claim));
     if (outcome.ok) {
-      await this.sent(task, destination);
+      await this.sent(task, routing);
       return;
     }
     // A publish we cancelled because the claim is gone is not the destination's failure.
     if (claim.aborted) throw new Aborted();
-    this.deps.metrics.destinationMessages.inc({ destination, outcome: 'failure' });
+    this.seriesFor(routing).failure.inc();
     await this.fail(task, sanitize(outcome.error));
   }
 
@@ -192,30 +243,40 @@ export class MessageProcessor {
     message: ClaimedOutboxMessage,
     payload: JsonPayload,
     claim: Claim,
+    span: TraceSpan | null,
   ): Promise<PublishOutcome> {
-    const { metrics } = this.deps;
-    const depth = { destination: routing.destination };
-    metrics.queueDepth.inc(depth);
-    const stop = metrics.publishDuration.startTimer({ destination_type: routing.destinationType });
+    const series = this.seriesFor(routing);
+    series.queueDepth.inc();
+    const stop = series.publishDuration.startTimer();
     try {
-      return await publisher.publish(new ClaimedPublishRequest(message, routing, payload, claim));
+      return await publisher.publish(
+        new ClaimedPublishRequest(
+          message,
+          routing,
+          payload,
+          claim,
+          span === null ? undefined : span.contextHeaders(),
+        ),
+      );
     } catch (error: unknown) {
       // Publishers may throw instead of returning a failure; both take the failure path.
       return { ok: false, error: sanitizeError(error) };
     } finally {
       stop();
-      metrics.queueDepth.dec(depth);
+      series.queueDepth.dec();
     }
   }
 
-  private async sent(task: Task, destination: string): Promise<void> {
+  private async sent(task: Task, routing: RoutingResult): Promise<void> {
     task.settling();
-    if (await this.writeSent(task)) {
-      this.deps.metrics.messages.inc({ status: 'sent' });
-      this.deps.metrics.destinationMessages.inc({ destination, outcome: 'success' });
+    const held = await this.writeSent(task);
+    this.traced(task, 'sent', held);
+    if (held) {
+      this.counted.sent.inc();
+      this.seriesFor(routing).success.inc();
     } else {
       this.log(task).error(logTexts.publishedButLost(task.message.id));
-      this.deps.metrics.claimsLost.inc({ component: 'outbox' });
+      this.counted.claimsLost.inc();
     }
   }
 
@@ -251,13 +312,14 @@ export class MessageProcessor {
     if (attempt < maxAttempts) {
       const delayMs = retryDelayMs(attempt, this.deps.retryBaseDelayMs, this.deps.random);
       this.log(task).warn(logTexts.retryScheduled(id, attempt, delayMs, reason));
-      if (
-        await this.deps.complete(
-          { kind: 'retry', fence: task.fence, delayMs, error: reason },
-          task.message.key !== null,
-        )
-      ) {
-        this.deps.metrics.messages.inc({ status: 'failed' });
+      task.span?.fail(reason);
+      const held = await this.deps.complete(
+        { kind: 'retry', fence: task.fence, delayMs, error: reason },
+        task.message.key !== null,
+      );
+      this.traced(task, 'retry', held);
+      if (held) {
+        this.counted.failed.inc();
       } else {
         this.lost(task, 'schedule a retry');
       }
@@ -275,19 +337,26 @@ export class MessageProcessor {
   }
 
   private async writeDead(task: Task, reason: string): Promise<void> {
-    if (
-      await this.deps.complete(
-        { kind: 'dead', fence: task.fence, error: reason },
-        task.message.key !== null,
-      )
-    ) {
-      this.deps.metrics.messages.inc({ status: 'dead' });
+    task.span?.fail(reason);
+    const held = await this.deps.complete(
+      { kind: 'dead', fence: task.fence, error: reason },
+      task.message.key !== null,
+    );
+    this.traced(task, 'dead', held);
+    if (held) {
+      this.counted.dead.inc();
     } else {
       this.lost(task, 'mark it dead');
     }
   }
 
+  /** The completion as a span event: a span per write would double the spans per message. */
+  private traced(task: Task, outcome: TraceOutcome, held: boolean): void {
+    if (task.span !== null) traceOutcome(task.span, held ? outcome : 'lost');
+  }
+
   private aborted(task: Task): void {
+    if (task.span !== null) traceOutcome(task.span, 'lost');
     // An abandoned message is already counted in the shutdown warning.
     if (task.claim.reason instanceof ShutdownAbandonedError) return;
     this.lost(task, 'finish delivering it');
@@ -295,12 +364,31 @@ export class MessageProcessor {
 
   private lost(task: Task, action: string): void {
     this.log(task).warn(logTexts.claimLost(task.message.id, action));
-    this.deps.metrics.claimsLost.inc({ component: 'outbox' });
+    this.counted.claimsLost.inc();
   }
 
   private log(task: Task): Logger {
     task.logger ??= this.deps.logger.child(task.fields);
     return task.logger;
+  }
+
+  /** The destination's series, resolved on its first message. */
+  private seriesFor(routing: RoutingResult): DestinationSeries {
+    const { destination } = routing;
+    let series = this.seriesByDestination.get(destination);
+    if (series === undefined) {
+      const { metrics } = this.deps;
+      series = {
+        queueDepth: metrics.queueDepth.child({ destination }),
+        publishDuration: metrics.publishDuration.child({
+          destination_type: routing.destinationType,
+        }),
+        success: metrics.destinationMessages.child({ destination, outcome: 'success' }),
+        failure: metrics.destinationMessages.child({ destination, outcome: 'failure' }),
+      };
+      this.seriesByDestination.set(destination, series);
+    }
+    return series;
   }
 
   /** Spec §4.3 step 3: the publisher of the destination's type; cached per destination name. */
@@ -315,6 +403,14 @@ export class MessageProcessor {
   }
 }
 
+/** One destination's per-message series (a destination has one type). */
+interface DestinationSeries {
+  readonly queueDepth: GaugeSeries;
+  readonly publishDuration: Timer;
+  readonly success: Counter;
+  readonly failure: Counter;
+}
+
 /** A publish request whose signal is its claim's, made only when the publisher reads it. */
 class ClaimedPublishRequest implements PublishRequest {
   readonly destination: string;
@@ -327,6 +423,7 @@ class ClaimedPublishRequest implements PublishRequest {
     routing: RoutingResult,
     readonly payload: JsonPayload,
     claim: Claim,
+    readonly traceHeaders: readonly HeaderEntry[] | undefined,
   ) {
     this.destination = routing.destination;
     this.routingKey = routing.routingKey;
@@ -348,6 +445,14 @@ class ClaimedPublishRequest implements PublishRequest {
 }
 
 function noop(): void {}
+
+function gateOutcome(outcome: PublishOutcome, claim: Claim): GateOutcome {
+  if (outcome.ok) return { kind: 'success' };
+  if (claim.aborted) return { kind: 'cancelled' };
+  return outcome.retryAfterMs === undefined
+    ? { kind: 'failure' }
+    : { kind: 'failure', retryAfterMs: outcome.retryAfterMs };
+}
 
 const SENT_WRITE_FIRST_DELAY_MS = 100;
 const SENT_WRITE_MAX_DELAY_MS = 2000;

@@ -8,17 +8,21 @@ import {
   type CaptureConfig,
   type ClaimLoad,
   type ClaimedOutboxMessage,
+  type Fence,
   type Logger,
   type OutboxConfig,
   type OutboxMetrics,
   type OutboxStore,
+  type Tracing,
   type WakeSignal,
 } from '@queuebox/core';
+import type { DestinationGates } from '../gate/destination-gates.js';
+import type { DestinationLimits } from '../limits/destination-limits.js';
 import type { PublisherRegistry } from '../publish/publisher-registry.js';
 import type { MessageRouter } from '../routing/message-router.js';
 import type { TransformPipeline } from '../transform/transform-pipeline.js';
 import { CompletionWriter } from './completion-writer.js';
-import { DeliverySlots } from './delivery-slots.js';
+import { DeliverySlots, type Buffered } from './delivery-slots.js';
 import { LeaseKeeper } from './lease-keeper.js';
 import { logTexts } from './log-texts.js';
 import { MessageProcessor, type ProcessorMetrics } from './message-processor.js';
@@ -56,6 +60,19 @@ export interface OutboxPollerDeps {
   readonly claimLoad?: Pick<ClaimLoad, 'record' | 'busy'>;
   /** Jitter source of retry delays; tests pin it. */
   readonly random?: () => number;
+  /**
+   * Destinations with a gate (circuit breaker, rate limit): the claim passes over the rows of
+   * those without capacity, and a claimed row a gate turns away goes back to pending. Absent or
+   * empty: the plain claim and publish path. Needs the store's `release`.
+   */
+  readonly gates?: DestinationGates;
+  /**
+   * The destinations' `rateLimit` (per replica; `destinationLimits` builds it and registers its
+   * gates). Absent or null: the poller's buffer and dispatch are the ones it always had.
+   */
+  readonly limits?: DestinationLimits | null;
+  /** Present only while tracing is on (core's `Tracing`). */
+  readonly tracing?: Tracing;
 }
 
 /**
@@ -106,6 +123,9 @@ export function maxClaimRows(config: Pick<OutboxPollerConfig, 'batchSize'>): num
  * most `2 × maxClaimRows + concurrency` more, see `maxSettling`) until `claimTimeoutMs` lets the
  * reclaim step hand them to another replica. At the defaults (100, 8): 808.
  *
+ * Each rate-limited destination adds what it may hold (`DestinationLimits.capacity`, at most
+ * `2 × maxClaimRows`): its waiting rows sit outside the buffer so they never crowd out the rest.
+ *
  * Why it holds: a claim of `limit` rows starts only while `room()` ≥ `limit`, i.e. while
  * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency − limit, so right after it
  * buffered + reserved + publishing ≤ 2 × maxClaimRows + concurrency; rows only move from
@@ -146,6 +166,8 @@ export class OutboxPoller {
   private readonly writer: CompletionWriter;
   private readonly leases: LeaseKeeper;
   private readonly slots: DeliverySlots;
+  /** Null without any `rateLimit`. */
+  private readonly limits: DestinationLimits | null;
   private readonly loopAbort = new AbortController();
   private readonly claims = new Set<Promise<void>>();
   /**
@@ -173,12 +195,18 @@ export class OutboxPoller {
   private lastReclaimMs = Number.NEGATIVE_INFINITY;
   private lastGaugesMs = Number.NEGATIVE_INFINITY;
   private gaugesRunning = false;
+  /** Non-null only with a gate registered (and a store that can hand rows back). */
+  private readonly gates: DestinationGates | null;
+  private handBackBatch: Fence[] = [];
+  private handBackDone: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly config: OutboxPollerConfig,
     private readonly deps: OutboxPollerDeps,
   ) {
     this.wakeSignal = deps.wakeSignal ?? new ConflatedWakeSignal();
+    this.gates =
+      deps.gates && !deps.gates.isEmpty && deps.store.release !== undefined ? deps.gates : null;
     this.streak = new FailureStreak({
       logger: deps.logger,
       baseDelayMs: config.pollIntervalMs,
@@ -207,10 +235,22 @@ export class OutboxPoller {
       retryBaseDelayMs: config.retryBaseDelayMs,
       sentWriteRetryMs: config.claimTimeoutMs,
       ...(deps.random ? { random: deps.random } : {}),
+      ...(this.gates
+        ? { gating: { gates: this.gates, handBack: (fence: Fence) => this.handBack(fence) } }
+        : {}),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
     });
-    this.slots = new DeliverySlots(config.concurrency, processor, this.leases, deps.logger, () => {
-      if (this.room() >= config.batchSize) this.wakeSignal.wake();
-    });
+    this.limits = deps.limits ?? null;
+    this.slots = new DeliverySlots(
+      config.concurrency,
+      processor,
+      this.leases,
+      deps.logger,
+      () => {
+        if (this.room() >= config.batchSize) this.wakeSignal.wake();
+      },
+      this.limits,
+    );
     this.maxClaim = maxClaimRows(config);
     this.claimTarget = config.batchSize;
     this.maxSettling = 2 * this.maxClaim + config.concurrency;
@@ -224,6 +264,14 @@ export class OutboxPoller {
   /** Messages whose publish or terminal write is under way. */
   get inFlight(): number {
     return this.slots.inFlight;
+  }
+
+  /**
+   * The rate-limited destinations without capacity now (see DestinationLimits.blocked): the
+   * claim passes over their rows. Empty without any `rateLimit`.
+   */
+  blockedDestinations(): string[] {
+    return this.limits?.blocked() ?? [];
   }
 
   /** Starts the loop; aborting `signal` is the same as `close()`. */
@@ -312,8 +360,13 @@ export class OutboxPoller {
   private async claim(limit: number): Promise<void> {
     const claimedAt = performance.now();
     let rows: ClaimedOutboxMessage[];
+    const options = this.gates?.claimOptions() ?? null;
     try {
-      rows = await this.deps.store.claim(limit, this.config.claimTimeoutMs);
+      // Without a blocked destination the call is the plain claim, argument for argument.
+      rows =
+        options === null
+          ? await this.deps.store.claim(limit, this.config.claimTimeoutMs)
+          : await this.deps.store.claim(limit, this.config.claimTimeoutMs, options);
     } catch (error: unknown) {
       this.lastClaimFull = false;
       this.cycleFailed(error);
@@ -330,19 +383,85 @@ export class OutboxPoller {
       this.claimTarget = Math.min(2 * this.claimTarget, this.maxClaim);
     }
     this.deps.claimLoad?.record(rows.length);
+    const claimedRows = rows.length;
+    if (options !== null) rows = await this.passOver(rows);
     if (this.stopping) {
       // The claim outlived the stop: nobody will start or renew these rows.
       await this.releaseRows(rows);
       return;
     }
-    this.slots.add(
-      rows.map((message) => ({
-        message,
-        claim: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
-      })),
-    );
+    if (this.limits === null) {
+      this.slots.add(
+        rows.map((message) => ({
+          message,
+          claim: this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt),
+        })),
+      );
+    } else await this.addLimited(rows, this.limits, claimedAt);
     // A full batch suggests more is due: claim again without waiting for the poll interval.
-    if (rows.length >= limit) this.wakeSignal.wake();
+    // Not when rows were handed back: a store that cannot pass over would return them again.
+    if (rows.length >= limit && rows.length === claimedRows) this.wakeSignal.wake();
+  }
+
+  /**
+   * Rows of a destination blocked now that the claim still returned (a store that cannot filter
+   * on the topic, or a gate that closed during the claim) go back to pending at once.
+   */
+  private async passOver(rows: ClaimedOutboxMessage[]): Promise<ClaimedOutboxMessage[]> {
+    const blocked = this.gates?.blocked();
+    if (!blocked || blocked.size === 0) return rows;
+    const kept: ClaimedOutboxMessage[] = [];
+    const back: ClaimedOutboxMessage[] = [];
+    for (const row of rows) {
+      const destination = this.deps.router.destinationOf(row.topic);
+      (destination !== null && blocked.has(destination) ? back : kept).push(row);
+    }
+    await this.releaseRows(back);
+    return kept;
+  }
+
+  /** A gate turned a claimed row away: rows handed back in the same tick share one statement. */
+  private handBack(fence: Fence): Promise<void> {
+    this.handBackBatch.push(fence);
+    if (this.handBackBatch.length > 1) return this.handBackDone;
+    this.handBackDone = new Promise<void>((resolve) => {
+      setImmediate(() => {
+        const fences = this.handBackBatch;
+        this.handBackBatch = [];
+        void this.releaseFences(fences).then(resolve);
+      });
+    });
+    return this.handBackDone;
+  }
+
+  /**
+   * Rows of a rate-limited destination are kept up to what it can send within half the lease
+   * (DestinationLimits.admit); a claim that brought more hands the rest back at once, so no row
+   * waits claimed here for longer than that. The claim passing over a destination without
+   * capacity keeps this rare: it happens when one claim brings more than half a destination's
+   * capacity.
+   */
+  private async addLimited(
+    rows: readonly ClaimedOutboxMessage[],
+    limits: DestinationLimits,
+    claimedAt: number,
+  ): Promise<void> {
+    const kept: Buffered[] = [];
+    const excess: ClaimedOutboxMessage[] = [];
+    for (const message of rows) {
+      const destination = this.deps.router.destinationOf(message.topic);
+      if (destination === null || !limits.limits(destination)) {
+        kept.push({ message, claim: this.track(message, claimedAt) });
+      } else if (limits.admit(destination)) {
+        kept.push({ message, claim: this.track(message, claimedAt), limited: destination });
+      } else excess.push(message);
+    }
+    this.slots.add(kept);
+    await this.releaseRows(excess);
+  }
+
+  private track(message: ClaimedOutboxMessage, claimedAt: number) {
+    return this.leases.track({ id: message.id, claimToken: message.claimToken }, claimedAt);
   }
 
   /**
@@ -378,6 +497,8 @@ export class OutboxPoller {
   private async idleDelayMs(): Promise<number> {
     const capture = this.config.capture;
     if (!capture || capture.mode === 'polling') return this.config.pollIntervalMs;
+    // Nothing wakes the poller when a gate opens again: its rows are looked at every interval.
+    if (this.gates && this.gates.blocked().size > 0) return this.config.pollIntervalMs;
     // Busy: capture's feed is closed for the load (see ClaimLoad), so nothing would wake the
     // poller before the reconciliation interval; it polls, at most a window apart, the cadence
     // at which the load is counted.
@@ -414,12 +535,18 @@ export class OutboxPoller {
 
   /** Unstarted rows go back to `pending` at once when the store can do it, else after their lease. */
   private async releaseRows(rows: readonly ClaimedOutboxMessage[]): Promise<void> {
+    await this.releaseFences(
+      rows.map((message) => ({ id: message.id, claimToken: message.claimToken })),
+    );
+  }
+
+  private async releaseFences(fences: readonly Fence[]): Promise<void> {
     const release = this.deps.store.release?.bind(this.deps.store);
-    if (!release || rows.length === 0) return;
+    if (!release || fences.length === 0) return;
     try {
-      await release(rows.map((message) => ({ id: message.id, claimToken: message.claimToken })));
+      await release(fences);
     } catch (error: unknown) {
-      this.deps.logger.warn(logTexts.releaseFailed(rows.length, sanitizeError(error)));
+      this.deps.logger.warn(logTexts.releaseFailed(fences.length, sanitizeError(error)));
     }
   }
 }

@@ -6,6 +6,8 @@ import { abandon, answerBoundMs, reserveWithin, settledWithin } from './reserved
 export interface PipelinedStatement {
   readonly text: string;
   readonly params?: readonly Param[];
+  /** Rows as arrays of values in column order (postgres.js `.values()`), not objects. */
+  readonly values?: boolean;
 }
 
 const PREPARED = { prepare: true } as const;
@@ -38,7 +40,10 @@ export async function pipelinedTransaction(
   // `.then` (inside settledWithin) is what sends a postgres.js query, so they go out in order.
   const queries = [
     connection.unsafe('BEGIN', [], PREPARED),
-    ...statements.map((s) => connection.unsafe(s.text, (s.params ?? []) as Param[], PREPARED)),
+    ...statements.map((s) => {
+      const query = connection.unsafe(s.text, (s.params ?? []) as Param[], PREPARED);
+      return s.values === true ? query.values() : query;
+    }),
     connection.unsafe('COMMIT', [], PREPARED),
   ];
   let settled: PromiseSettledResult<unknown>[];

@@ -1,12 +1,19 @@
-import { QueueBoxError, type ClaimedOutboxMessage, type Clock } from '@queuebox/core';
+import {
+  QueueBoxError,
+  topicPatternSource,
+  type ClaimOptions,
+  type ClaimedOutboxMessage,
+  type Clock,
+} from '@queuebox/core';
 import type postgres from 'postgres';
 import {
   byScheduleThenCreation,
   claimedColumns,
   toClaimedMessage,
-  type ClaimedRow,
+  type ClaimedValues,
 } from './outbox-rows.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
+import type { Param } from '../connection/run-statement.js';
 import type { TableNames } from '../schema/table-names.js';
 
 const MAX_LEASE_MS = 2 ** 31 - 1;
@@ -74,8 +81,13 @@ export function candidateWindow(limit: number): number {
  * time up to the batch size: the re-check and the lock cost per claimed row, not per window row.
  *
  * The UPDATE joins on the locked ctid (no index probe) and sets the lease on the DB clock.
+ *
+ * `passOver` (a destination without capacity, see ClaimOptions) adds one test to the window:
+ * the topic matches none of the regular expressions in `$4`, so those rows are neither read into
+ * the window nor claimed. Without it the text is the plain claim's, byte for byte. The topic never
+ * changes after the insert, so the re-check above the lock needs no copy of the test.
  */
-export function claimStatement(tables: TableNames, window: number): string {
+export function claimStatement(tables: TableNames, window: number, passOver = false): string {
   const t = tables.outbox;
   const c = tables.outboxColumns;
   // The held test comes first and short-circuits: a row of a key in flight costs one probe of
@@ -109,7 +121,7 @@ FROM (
         FROM ${t} AS w
         WHERE w.${c.state} = 'pending'
           AND w.${c.scheduledAt} <= $1::timestamptz
-          AND ${head('w')}
+          AND ${head('w')}${passOver ? `\n          AND NOT (w.${c.topic} ~ ANY($4::text[]))` : ''}
         ORDER BY w.${c.scheduledAt}
         LIMIT ${window}
       ) AS win
@@ -157,9 +169,14 @@ export function createClaim(
   clock: Clock,
   asyncCommit: boolean,
 ) {
-  // Built on first use per window size: claims of 1..100 rows use three (64, 128, 256).
+  // Built on first use per window size: claims of 1..100 rows use three (64, 128, 256); the
+  // claims that pass over a blocked destination's rows use their own (negative keys).
   const statements = new Map<number, string>();
-  return async function claim(limit: number, leaseMs: number): Promise<ClaimedOutboxMessage[]> {
+  return async function claim(
+    limit: number,
+    leaseMs: number,
+    options?: ClaimOptions,
+  ): Promise<ClaimedOutboxMessage[]> {
     if (!Number.isInteger(limit) || limit <= 0) {
       throw new QueueBoxError(
         'internal',
@@ -173,17 +190,32 @@ export function createClaim(
       );
     }
     const window = candidateWindow(limit);
-    let text = statements.get(window);
+    const passOver = options && options.passOver.length > 0 ? passOverRegexes(options) : null;
+    const cacheKey = passOver === null ? window : -window;
+    let text = statements.get(cacheKey);
     if (text === undefined) {
-      text = claimStatement(tables, window);
-      statements.set(window, text);
+      text = claimStatement(tables, window, passOver !== null);
+      statements.set(cacheKey, text);
     }
+    const params: Param[] = [clock.now(), leaseMs, limit];
+    if (passOver !== null) params.push(passOver);
     const results = await pipelinedTransaction(sql, [
       ...(asyncCommit ? [{ text: ASYNC_COMMIT }] : []),
       { text: PLANNER_SETTINGS },
-      { text, params: [clock.now(), leaseMs, limit] },
+      { text, params, values: true },
     ]);
-    const rows = results[results.length - 1] as ClaimedRow[];
+    const rows = results[results.length - 1] as ClaimedValues[];
     return rows.map(toClaimedMessage).sort(byScheduleThenCreation);
   };
+}
+
+/**
+ * One anchored regular expression per rule: the rule's pattern, behind a negative lookahead of its
+ * `unless` patterns (the earlier routes to destinations that are not blocked, which win over it).
+ */
+export function passOverRegexes(options: ClaimOptions): string[] {
+  return options.passOver.map(({ pattern, unless }) => {
+    const guard = unless.length === 0 ? '' : `(?!(?:${unless.map(topicPatternSource).join('|')})$)`;
+    return `^${guard}(?:${topicPatternSource(pattern)})$`;
+  });
 }

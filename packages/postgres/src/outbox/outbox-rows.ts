@@ -7,68 +7,70 @@ import {
 import type { TableNames } from '../schema/table-names.js';
 
 /**
- * The columns a claim returns, aliased to the model's field names. Aliases are quoted camelCase
- * so the mapping does not depend on a column-name transform the pool might be given, and
+ * The columns a claim returns, read as arrays in this order (postgres.js `.values()`), so no
+ * object with named keys is built per row and the order of `ClaimedValues` is the contract.
  * `sequence` travels as text because postgres.js would otherwise hand back int8 as a string or
- * a number depending on pool options. `payload` travels as text too: `jsonb`'s own output, which
- * is what the publisher sends when no transform runs. postgres.js would parse it into JavaScript
- * values, where 12345678901234567890 becomes 12345678901234567000, and the publisher would then
- * serialise it again; the cast costs the database nothing (it is the text a jsonb column is sent
- * as anyway).
+ * a number depending on pool options. `payload` travels as the bytes of `jsonb`'s own text
+ * output in the client encoding (UTF-8 for postgres.js), exactly what the text form of the
+ * column would send: `textsend` makes them a `bytea`, which postgres.js reads in binary as a
+ * Buffer of those bytes. The publisher hands them to the client as they came, so no payload is
+ * decoded into a string and encoded back to the same bytes, and nothing parses it: postgres.js
+ * would turn 12345678901234567890 into 12345678901234567000.
  */
 export function claimedColumns(tables: TableNames, alias: string): string {
   const c = tables.outboxColumns;
   return [
-    `${alias}.${c.id}::text AS "id"`,
-    `${alias}.${c.topic} AS "topic"`,
-    `${alias}.${c.key} AS "key"`,
-    `${alias}.${c.aggregateType} AS "aggregateType"`,
-    `${alias}.${c.payload}::text AS "payload"`,
-    `${alias}.${c.headers} AS "headers"`,
-    `${alias}.${c.state} AS "state"`,
-    `${alias}.${c.attempt} AS "attempt"`,
-    `${alias}.${c.maxAttempts} AS "maxAttempts"`,
-    `${alias}.${c.scheduledAt} AS "scheduledAt"`,
-    `${alias}.${c.createdAt} AS "createdAt"`,
-    `${alias}.${c.sequence}::text AS "sequence"`,
-    `${alias}.${c.lastError} AS "lastError"`,
-    `${alias}.${c.claimToken}::text AS "claimToken"`,
+    `${alias}.${c.id}::text`,
+    `${alias}.${c.topic}`,
+    `${alias}.${c.key}`,
+    `${alias}.${c.aggregateType}`,
+    `textsend(${alias}.${c.payload}::text)`,
+    `${alias}.${c.headers}`,
+    `${alias}.${c.state}`,
+    `${alias}.${c.attempt}`,
+    `${alias}.${c.maxAttempts}`,
+    `${alias}.${c.scheduledAt}`,
+    `${alias}.${c.createdAt}`,
+    `${alias}.${c.sequence}::text`,
+    `${alias}.${c.lastError}`,
+    `${alias}.${c.claimToken}::text`,
   ].join(', ');
 }
 
-export interface ClaimedRow {
-  readonly id: string;
-  readonly topic: string;
-  readonly key: string | null;
-  readonly aggregateType: string | null;
-  readonly payload: string;
-  readonly headers: Headers | null;
-  readonly state: string;
-  readonly attempt: number;
-  readonly maxAttempts: number;
-  readonly scheduledAt: Date;
-  readonly createdAt: Date;
-  readonly sequence: string | null;
-  readonly lastError: string | null;
-  readonly claimToken: string;
-}
+/** One claimed row as postgres.js `.values()` reads `claimedColumns`. */
+export type ClaimedValues = readonly [
+  id: string,
+  topic: string,
+  key: string | null,
+  aggregateType: string | null,
+  payload: Uint8Array,
+  headers: Headers | null,
+  state: string,
+  attempt: number,
+  maxAttempts: number,
+  scheduledAt: Date,
+  createdAt: Date,
+  sequence: string | null,
+  lastError: string | null,
+  claimToken: string,
+];
 
-export function toClaimedMessage(row: ClaimedRow): ClaimedOutboxMessage {
+export function toClaimedMessage(row: ClaimedValues): ClaimedOutboxMessage {
   return {
-    id: row.id,
-    topic: row.topic,
-    key: row.key,
-    aggregateType: row.aggregateType,
-    payload: JsonPayload.fromText(row.payload),
-    headers: row.headers ?? {},
-    state: row.state as OutboxState,
-    attempt: row.attempt,
-    maxAttempts: row.maxAttempts,
-    scheduledAt: row.scheduledAt,
-    createdAt: row.createdAt,
-    sequence: row.sequence === null ? null : BigInt(row.sequence),
-    lastError: row.lastError,
-    claimToken: row.claimToken,
+    id: row[0],
+    topic: row[1],
+    key: row[2],
+    aggregateType: row[3],
+    payload: JsonPayload.fromBytes(row[4]),
+    headers: row[5] ?? {},
+    state: row[6] as OutboxState,
+    attempt: row[7],
+    maxAttempts: row[8],
+    scheduledAt: row[9],
+    createdAt: row[10],
+    sequence: row[11] === null ? null : BigInt(row[11]),
+    lastError: row[12],
+    claimToken: row[13],
   };
 }
 

@@ -74,7 +74,12 @@ export class DestinationLink {
     }
     if (!fitsShortString(exchange)) return refused(tooLong('exchange name', exchange));
     if (!fitsShortString(routingKey)) return refused(tooLong('routing key', routingKey));
-    const wire = wireProperties(message, this.#staticHeaders, this.#deliveryMode);
+    const wire = wireProperties(
+      message,
+      this.#staticHeaders,
+      this.#deliveryMode,
+      request.traceHeaders,
+    );
     if (!wire.ok) return refused(wire.error);
     if (wire.unsent !== null) this.#warnUnsent(message.id, wire.unsent);
     if (this.#closed) return failure('Publish failed: the publisher is closed');

@@ -146,3 +146,34 @@ describe('wireProperties', () => {
     expect(headers).toMatchObject({ n: '1', b: 'true', o: '{"a":1}' });
   });
 });
+
+describe('wireProperties and the trace context', () => {
+  const OURS = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+  it('sends the span context in place of the row and static copies while tracing', () => {
+    const headers = headersOf(
+      wireProperties(
+        message({ headers: { TraceParent: 'row', TRACESTATE: 'row=1', 'x-row': 'kept' } }),
+        staticHeaderMap({ traceparent: 'static' }),
+        2,
+        [
+          ['traceparent', OURS],
+          ['tracestate', 'ours=1'],
+        ],
+      ),
+    );
+    const trace = Object.entries(headers).filter(([name]) =>
+      ['traceparent', 'tracestate'].includes(name.toLowerCase()),
+    );
+    expect(trace).toEqual([
+      ['traceparent', OURS],
+      ['tracestate', 'ours=1'],
+    ]);
+    expect(headers['x-row']).toBe('kept');
+  });
+
+  it('sends a row traceparent as it is while tracing is off', () => {
+    expect(
+      headersOf(wireProperties(message({ headers: { traceparent: 'row' } }), new Map(), 2)),
+    ).toMatchObject({ traceparent: 'row' });
+  });
+});

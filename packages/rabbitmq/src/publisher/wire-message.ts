@@ -24,6 +24,8 @@ import {
   BrokerHeader,
   customHeaders,
   staticHeaderMap as carriedStaticHeaders,
+  TRACE_HEADERS,
+  type HeaderEntry,
   type HeaderMap,
   type OutboxMessage,
   setOwn,
@@ -64,8 +66,15 @@ export function wireProperties(
   message: OutboxMessage,
   staticHeaders: HeaderMap,
   deliveryMode: DeliveryModeNumber,
+  /** The publish span's context while tracing is on: it replaces every other copy. */
+  trace?: readonly HeaderEntry[],
 ): WireProperties {
-  const { headers: custom, unsent } = customHeaders(message, staticHeaders, fitsShortString);
+  const { headers: custom, unsent } = customHeaders(
+    message,
+    staticHeaders,
+    fitsShortString,
+    trace === undefined ? undefined : TRACE_HEADERS,
+  );
 
   const table: Record<string, unknown> = {};
   let bytes = 0;
@@ -77,6 +86,8 @@ export function wireProperties(
   put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
   put(ATTEMPT, attempt, ATTEMPT_SIZE);
   for (const [name, value] of custom.values()) put(name, value, entrySize(name, value));
+  if (trace !== undefined)
+    for (const [name, value] of trace) put(name, value, entrySize(name, value));
   if (bytes > MAX_HEADER_TABLE_BYTES) {
     return {
       ok: false,

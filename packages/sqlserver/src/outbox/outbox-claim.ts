@@ -29,7 +29,9 @@ interface ClaimedRow {
 
 /**
  * The claim (spec §4.2): one transaction marks the rows under the table's app lock, then reads
- * them back, so the lock and the marks commit together.
+ * them back, so the lock and the marks commit together. It does not take the claim's `passOver`
+ * (ClaimOptions): T-SQL before SQL Server 2025 has no regular expressions to test a topic glob
+ * with, so the poller hands the rows of a blocked destination back itself (see docs/decisions.md).
  */
 export function createClaim(
   pool: SqlServerPool,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import {
   JsonPayload,
+  compileTopicPattern,
+  type ClaimOptions,
   type ClaimedOutboxMessage,
   type Fence,
   type Headers,
@@ -46,6 +48,15 @@ type Method = 'claim' | 'complete' | 'renew' | 'reclaimExpired' | 'gauges' | 're
 export class InMemoryOutboxStore implements OutboxStore {
   readonly rows = new Map<string, FakeRow>();
   readonly calls: Record<Method, number[]> = {
+    claim: [],
+    complete: [],
+    renew: [],
+    reclaimExpired: [],
+    gauges: [],
+    release: [],
+  };
+  /** `performance.now()` as each call began, by method: backoff tests measure the pauses between. */
+  readonly callTimes: Record<Method, number[]> = {
     claim: [],
     complete: [],
     renew: [],
@@ -118,7 +129,11 @@ export class InMemoryOutboxStore implements OutboxStore {
     return Promise.resolve();
   }
 
-  async claim(limit: number, leaseMs: number): Promise<ClaimedOutboxMessage[]> {
+  async claim(
+    limit: number,
+    leaseMs: number,
+    options?: ClaimOptions,
+  ): Promise<ClaimedOutboxMessage[]> {
     await this.enter('claim', limit);
     const now = this.now();
     const open = [...this.rows.values()].filter(
@@ -133,7 +148,13 @@ export class InMemoryOutboxStore implements OutboxStore {
           !open.some((o) => o !== r && o.key === r.key && o.sequence < r.sequence)),
     );
     heads.sort((a, b) => a.scheduledAt - b.scheduledAt || Number(a.sequence - b.sequence));
-    const taken = heads.slice(0, limit);
+    const passOver = (options?.passOver ?? []).map((rule) => ({
+      pattern: compileTopicPattern(rule.pattern),
+      unless: rule.unless.map((glob) => compileTopicPattern(glob)),
+    }));
+    const passed = (topic: string) =>
+      passOver.some((r) => r.pattern.test(topic) && !r.unless.some((u) => u.test(topic)));
+    const taken = heads.filter((r) => !passed(r.topic)).slice(0, limit);
     for (const row of taken) {
       row.state = 'processing';
       row.updatedAt = now;
@@ -234,6 +255,7 @@ export class InMemoryOutboxStore implements OutboxStore {
   /** Records the call, fails it when asked, and waits the configured latency. */
   private async enter(method: Method, size: number): Promise<void> {
     this.calls[method].push(size);
+    this.callTimes[method].push(performance.now());
     if (this.latencyMs > 0) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const queue = this.failures.get(method);
     if (queue && queue.length > 0) throw queue.shift();

@@ -20,9 +20,12 @@ export function scriptedInboxStore(claims: (RelayClaimedMessage[] | Error)[] = [
     markDeadFails: false,
   };
   const events: string[] = [];
+  /** `performance.now()` as each claim began: backoff tests measure the pauses between. */
+  const claimTimes: number[] = [];
   const store: InboxStore = {
     store: () => Promise.reject(new Error('not used')),
     claimForRelay: () => {
+      claimTimes.push(performance.now());
       const next = claims.shift() ?? [];
       events.push(next instanceof Error ? 'claim:error' : `claim:${next.length}`);
       return next instanceof Error ? Promise.reject(next) : Promise.resolve(next);
@@ -54,6 +57,7 @@ export function scriptedInboxStore(claims: (RelayClaimedMessage[] | Error)[] = [
     store,
     claims,
     events,
+    claimTimes,
     forwards,
     deadMarks,
     renewals,
