@@ -9,7 +9,7 @@
  * services do, behind core's Publisher and SourceConsumer ports. The app finds it through
  * `provider`.
  */
-import type { BrokerProvider } from '@queuebox/core';
+import { brokerProvider } from '@queuebox/core';
 import { descriptor } from './descriptor.js';
 import { createKafkaPublisher } from './publisher/kafka-publisher.js';
 import { KafkaSourceConsumer } from './source/kafka-consumer.js';
@@ -32,10 +32,4 @@ export { recordDelivery, convertHeaders as kafkaHeaderText } from './source/reco
 
 export { descriptor };
 
-export const provider: BrokerProvider<'kafka'> = {
-  kind: 'broker',
-  name: 'kafka',
-  descriptor,
-  createPublisher: (config, deps) => createKafkaPublisher(config, deps),
-  createSourceConsumer: (name, source, deps) => new KafkaSourceConsumer(name, source, deps),
-};
+export const provider = brokerProvider(descriptor, createKafkaPublisher, KafkaSourceConsumer);

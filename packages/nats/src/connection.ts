@@ -7,7 +7,7 @@
  * it sent belongs to the connection that is open now.
  */
 import { connect, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
-import { sanitize, toError, type NatsCredentials } from '@queuebox/core';
+import { sanitize, settledWithin, toError, type NatsCredentials } from '@queuebox/core';
 
 /** How long a graceful close (flush, then close) may take before the connection is dropped. */
 export const CLOSE_GRACE_MS = 1_000;
@@ -80,14 +80,7 @@ export async function closeConnection(connection: NatsConnection): Promise<void>
 
 /** Waits for `work` at most `ms`; never rejects. */
 export async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    work.catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
+  await settledWithin([work], ms);
 }
 
 /**

@@ -9,7 +9,7 @@
  * do, behind core's Publisher and SourceConsumer ports. It never creates a stream. The app finds
  * it through `provider`.
  */
-import type { BrokerProvider } from '@queuebox/core';
+import { brokerProvider } from '@queuebox/core';
 import { descriptor } from './descriptor.js';
 import { createNatsPublisher } from './publisher/nats-publisher.js';
 import { NatsSourceConsumer } from './source/nats-consumer.js';
@@ -28,10 +28,4 @@ export { serverList } from './connection.js';
 
 export { descriptor };
 
-export const provider: BrokerProvider<'nats'> = {
-  kind: 'broker',
-  name: 'nats',
-  descriptor,
-  createPublisher: (config, deps) => createNatsPublisher(config, deps),
-  createSourceConsumer: (name, source, deps) => new NatsSourceConsumer(name, source, deps),
-};
+export const provider = brokerProvider(descriptor, createNatsPublisher, NatsSourceConsumer);

@@ -7,7 +7,7 @@
  * templates, transform, extract attributes or store: the outbox and inbox services do, behind
  * core's Publisher and SourceConsumer ports. The app finds it through `provider`.
  */
-import type { BrokerProvider } from '@queuebox/core';
+import { brokerProvider } from '@queuebox/core';
 import { descriptor } from './descriptor.js';
 import { createRabbitPublisher } from './publisher/rabbit-publisher.js';
 import { RabbitSourceConsumer } from './source/rabbit-consumer.js';
@@ -29,10 +29,4 @@ export { MAX_HEADER_TABLE_BYTES, MAX_SHORT_STRING_BYTES } from './publisher/wire
 
 export { descriptor };
 
-export const provider: BrokerProvider<'rabbitmq'> = {
-  kind: 'broker',
-  name: 'rabbitmq',
-  descriptor,
-  createPublisher: (config, deps) => createRabbitPublisher(config, deps),
-  createSourceConsumer: (name, source, deps) => new RabbitSourceConsumer(name, source, deps),
-};
+export const provider = brokerProvider(descriptor, createRabbitPublisher, RabbitSourceConsumer);

@@ -18,21 +18,23 @@
  * record key, and a row's copy of the header is dropped all the same.
  */
 import {
-  mergeCustomHeaders,
+  BrokerHeader,
+  customHeaders,
+  hasRowHeaders,
+  putOwnedHeaders,
   TRACE_HEADERS,
   type HeaderEntry,
   renderKafkaKey,
   sanitize,
   type HeaderMap,
-  type Headers,
   type OutboxMessage,
   type PublishRequest,
+  setOwn,
 } from '@queuebox/core';
 import type { IHeaders, Message } from '../kafkajs.js';
 
-export const MESSAGE_ID_HEADER = 'x-message-id';
-export const TOPIC_HEADER = 'x-topic';
-export const ATTEMPT_HEADER = 'x-attempt';
+/** A destination's static headers keyed by lower-case name, as core's merge takes them. */
+export { staticHeaderMap } from '@queuebox/core';
 
 /** Kafka's own rule for topic names (`Topic.validate`): 1 to 249 of these characters. */
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
@@ -51,13 +53,6 @@ export interface WireRecord {
 export type WireResult =
   | { readonly ok: true; readonly record: WireRecord }
   | { readonly ok: false; readonly error: string };
-
-/** A destination's static headers keyed by lower-case name, as core's merge takes them. */
-export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
-  const map: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(headers)) map.set(name.toLowerCase(), [name, value]);
-  return map;
-}
 
 /** Why a topic cannot be produced to, or null when Kafka takes the name. */
 export function topicProblem(topic: string): string | null {
@@ -112,18 +107,10 @@ export function recordHeaders(
   /** The publish span's context while tracing is on: it replaces every other copy. */
   trace?: readonly HeaderEntry[],
 ): { headers: IHeaders; bytes: number } {
-  const rowHeaders = objectOrEmpty(message.headers);
-  if (staticHeaders.size === 0 && isEmpty(rowHeaders)) return ownedOnly(message);
-  const row: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(rowHeaders)) {
-    row.set(name.toLowerCase(), [name, headerText(value)]);
-  }
-  const custom = mergeCustomHeaders(
-    staticHeaders,
-    null,
-    row,
-    trace === undefined ? undefined : TRACE_HEADERS,
-  );
+  if (trace === undefined && staticHeaders.size === 0 && !hasRowHeaders(message.headers))
+    return ownedOnly(message);
+  const alsoOwned = trace === undefined ? undefined : TRACE_HEADERS;
+  const custom = customHeaders(message, staticHeaders, undefined, alsoOwned).headers;
 
   const headers: IHeaders = {};
   let bytes = 0;
@@ -132,19 +119,12 @@ export function recordHeaders(
     const present = Object.hasOwn(headers, name) ? headers[name] : undefined;
     // A repeated name becomes a list: kafkajs writes one header per entry, in this order.
     const next = present === undefined ? value : [...[present].flat(), value];
-    // A header named `__proto__` must stay data, never become the prototype.
-    Object.defineProperty(headers, name, {
-      value: next,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(headers, name, next);
   };
   for (const [name, value] of custom.values()) append(name, value);
   if (trace !== undefined) for (const [name, value] of trace) append(name, value);
-  append(MESSAGE_ID_HEADER, message.id);
-  append(TOPIC_HEADER, message.topic);
-  append(ATTEMPT_HEADER, String(message.attempt));
+  // The key travels as the record key.
+  putOwnedHeaders(message, false, append);
   return { headers, bytes };
 }
 
@@ -153,9 +133,9 @@ function ownedOnly(message: OutboxMessage): { headers: IHeaders; bytes: number }
   const attempt = String(message.attempt);
   return {
     headers: {
-      [MESSAGE_ID_HEADER]: message.id,
-      [TOPIC_HEADER]: message.topic,
-      [ATTEMPT_HEADER]: attempt,
+      [BrokerHeader.messageId]: message.id,
+      [BrokerHeader.topic]: message.topic,
+      [BrokerHeader.attempt]: attempt,
     },
     bytes: OWNED_NAME_BYTES + byteLength(message.id) + byteLength(message.topic) + attempt.length,
   };
@@ -163,26 +143,11 @@ function ownedOnly(message: OutboxMessage): { headers: IHeaders; bytes: number }
 
 /** The three names and their per-header overhead. */
 const OWNED_NAME_BYTES =
-  3 * HEADER_OVERHEAD + MESSAGE_ID_HEADER.length + TOPIC_HEADER.length + ATTEMPT_HEADER.length;
-
-function isEmpty(headers: Headers): boolean {
-  for (const name in headers) if (Object.hasOwn(headers, name)) return false;
-  return true;
-}
-
-/**
- * A row header's value as text: JSON lets an application store any value in the `headers`
- * column, so a value that is not a string is sent as its JSON text, as on HTTP and AMQP.
- */
-export function headerText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-}
+  3 * HEADER_OVERHEAD +
+  BrokerHeader.messageId.length +
+  BrokerHeader.topic.length +
+  BrokerHeader.attempt.length;
 
 function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
-}
-
-/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
-function objectOrEmpty(headers: Headers): Headers {
-  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
 }

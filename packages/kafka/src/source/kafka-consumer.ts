@@ -16,16 +16,10 @@
  * and the consumer disconnects within 5 s (§7.7, §19.3).
  */
 import {
-  DoublingBackoff,
-  ReconnectSchedule,
-  sanitize,
-  sleep,
-  toError,
-  type DeliveryHandler,
-  type DeliveryVerdict,
+  BrokerSource,
+  type BrokerSourceOptions,
   type KafkaSourceConfig,
-  type Logger,
-  type SourceConsumer,
+  type SourceConsumerDeps,
 } from '@queuebox/core';
 import { checkBrokerSpeaks, KafkaBrokerUnsupportedError } from '../broker-check.js';
 import { closeWithin, createClient, errorText } from '../connection.js';
@@ -36,16 +30,11 @@ import { OffsetLedger, type Ticket } from './offset-ledger.js';
 import { recordDelivery } from './record-delivery.js';
 import { recordOutcome } from './record-outcome.js';
 
-/** §7.7 and §19.3: poll 500 ms, stop waits 30 s, close 5 s. */
+/** §7.7 and §19.3: poll 500 ms, close 5 s. */
 export const POLL_TIMEOUT_MS = 500;
-export const SETTLE_TIMEOUT_MS = 30_000;
 export const CLOSE_TIMEOUT_MS = 5_000;
 /** No fetch and no settled record for this long: the poll loop is not running. */
 export const HEALTH_STALE_MS = 10_000;
-export const RECONNECT_INITIAL_MS = 250;
-export const RECONNECT_MAX_MS = 5_000;
-const RETRY_BACKOFF_INITIAL_MS = 100;
-const RETRY_BACKOFF_MAX_MS = 5_000;
 const SOURCE_RETRY = { retries: 3, initialRetryTime: 100, maxRetryTime: 1_000 };
 /**
  * The group session. A consumer kafkajs restarts after a lost connection joins as a new member
@@ -60,40 +49,24 @@ const BATCH_HEARTBEAT_MS = 1_000;
 /** Partitions whose batches are handled at once; the in-hand bound still holds over all. */
 const PARTITIONS_AT_ONCE = 4;
 
-export interface KafkaConsumerDeps {
-  readonly handler: DeliveryHandler;
-  readonly logger: Logger;
-}
+export type KafkaConsumerDeps = SourceConsumerDeps;
 
-export interface KafkaConsumerOptions {
-  /** Test seams. */
+/** Where Kafka delivers an unsettled record again from. */
+const AGAIN = ' from the last committed offset';
+const TEXTS = { broker: 'Kafka', session: 'consumer', unit: 'record', again: AGAIN };
+
+export interface KafkaConsumerOptions extends Pick<BrokerSourceOptions, 'settleTimeoutMs'> {
+  /** Test seam. */
   readonly socketFactory?: ISocketFactory;
-  readonly settleTimeoutMs?: number;
 }
 
-export class KafkaSourceConsumer implements SourceConsumer {
-  readonly source: string;
-  readonly healthComponent: string;
+export class KafkaSourceConsumer extends BrokerSource<Consumer> {
   readonly #config: KafkaSourceConfig;
-  readonly #handler: DeliveryHandler;
-  readonly #logger: Logger;
   readonly #client;
   readonly #ledger = new OffsetLedger();
   readonly #slots: InHandSlots;
-  readonly #settleTimeoutMs: number;
-  readonly #stop = new AbortController();
-  readonly #inHand = new Set<Promise<void>>();
-  #consumer: Consumer | null = null;
   #joined = false;
   #lastActivity = 0;
-  readonly #retryBackoff = new DoublingBackoff(1, RETRY_BACKOFF_INITIAL_MS, RETRY_BACKOFF_MAX_MS);
-  readonly #reconnect = new ReconnectSchedule(
-    this.#stop.signal,
-    RECONNECT_INITIAL_MS,
-    RECONNECT_MAX_MS,
-  );
-  #connecting: Promise<void> | null = null;
-  #closing: Promise<void> | null = null;
   readonly #socketFactory: ISocketFactory | undefined;
 
   constructor(
@@ -102,13 +75,10 @@ export class KafkaSourceConsumer implements SourceConsumer {
     deps: KafkaConsumerDeps,
     options: KafkaConsumerOptions = {},
   ) {
-    this.source = name;
-    this.healthComponent = `kafka.${name}`;
+    // A failed record stops its partition: one round is one failure.
+    super(name, { texts: TEXTS, errorText, retryRound: 1 }, deps, options);
     this.#config = config;
-    this.#handler = deps.handler;
-    this.#logger = deps.logger;
     this.#slots = new InHandSlots(config.maxPollRecords);
-    this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
     this.#socketFactory = options.socketFactory;
     // Settings only (a wrong SASL mechanism throws here, which stops the start); no connection.
     this.#client = createClient({
@@ -124,67 +94,47 @@ export class KafkaSourceConsumer implements SourceConsumer {
     });
   }
 
-  async start(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return this.close();
-    signal?.addEventListener('abort', () => void this.close(), { once: true });
-    try {
-      await this.#connect();
-    } catch (error: unknown) {
-      const refusal = consumeRefusal(this.source, this.#config, error);
-      this.#logger.warn(
-        refusal !== undefined
-          ? `${refusal} It tries again in the background.`
-          : error instanceof KafkaBrokerUnsupportedError
-            ? `Source '${this.source}' cannot consume, and tries again in the background: ${errorText(error)}`
-            : `Source '${this.source}' cannot reach Kafka yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
-      );
-      this.#scheduleReconnect();
-    }
+  /** Nothing Kafka answers at start is final (an ACL, a topic): the source keeps trying. */
+  protected override stopsStart(): boolean {
+    return false;
   }
 
-  isHealthy(): boolean {
-    return (
-      this.#consumer !== null &&
-      this.#joined &&
-      !this.#stop.signal.aborted &&
-      Date.now() - this.#lastActivity < HEALTH_STALE_MS
-    );
+  protected override startFailureText(error: unknown): string {
+    const refusal = consumeRefusal(this.source, this.#config, error);
+    if (refusal !== undefined) return `${refusal} It tries again in the background.`;
+    if (error instanceof KafkaBrokerUnsupportedError)
+      return `Source '${this.source}' cannot consume, and tries again in the background: ${errorText(error)}`;
+    return super.startFailureText(error);
   }
 
-  close(): Promise<void> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
+  protected override reconnectFailureText(error: unknown, retryInMs: number): string {
+    const refusal = consumeRefusal(this.source, this.#config, error);
+    if (refusal !== undefined) return `${refusal} It tries again in ${retryInMs} ms.`;
+    return super.reconnectFailureText(error, retryInMs);
   }
 
-  async #shutdown(): Promise<void> {
-    this.#stop.abort();
-    this.#reconnect.cancel();
-    await this.#connecting?.catch(() => undefined);
-    const consumer = this.#consumer;
-    // Records in hand settle (the batch that took them then commits their run), at most 30 s.
-    await closeWithin(Promise.allSettled([...this.#inHand]), this.#settleTimeoutMs);
-    if (this.#inHand.size > 0) {
-      this.#logger.warn(
-        `Source '${this.source}' stopped with ${this.#inHand.size} record(s) still being handled; Kafka delivers them again from the last committed offset.`,
-      );
-    }
+  protected override consumingText(): string {
+    return 'consumes from Kafka';
+  }
+
+  /** The consumer is in its group and fetched or settled a record lately. */
+  protected override ready(): boolean {
+    return this.#joined && Date.now() - this.#lastActivity < HEALTH_STALE_MS;
+  }
+
+  /** The batches see the stop signal: no record is taken once close() began. */
+  protected override async stopConsuming(): Promise<void> {}
+
+  /** The run of records settled in hand is committed, then the consumer leaves within 5 s. */
+  protected override async release(consumer: Consumer | null): Promise<void> {
     if (consumer !== null) {
       await this.#commit(consumer);
       await closeWithin(consumer.disconnect(), CLOSE_TIMEOUT_MS);
     }
-    this.#consumer = null;
     this.#joined = false;
   }
 
-  #connect(): Promise<void> {
-    const connecting = this.#open();
-    this.#connecting = connecting;
-    return connecting.finally(() => {
-      if (this.#connecting === connecting) this.#connecting = null;
-    });
-  }
-
-  async #open(): Promise<void> {
+  protected override async open(): Promise<Consumer> {
     const config = this.#config;
     await checkBrokerSpeaks({
       bootstrapServers: config.bootstrapServers,
@@ -209,10 +159,12 @@ export class KafkaSourceConsumer implements SourceConsumer {
     consumer.on(events.CRASH, (event) => {
       this.#joined = false;
       const { error, restart } = event.payload;
-      this.#logger.warn(
+      this.logger.warn(
         `Source '${this.source}' lost its Kafka consumer${restart ? ' and restarts it' : ''}. Reason: ${errorText(error)}`,
       );
-      if (!restart) this.#lostForGood(consumer);
+      // kafkajs gave up on the consumer (a crash it does not restart): a new one replaces it.
+      if (!restart && this.session === consumer)
+        this.lost(consumer, null, closeWithin(consumer.disconnect(), CLOSE_TIMEOUT_MS));
     });
     consumer.on(events.DISCONNECT, () => (this.#joined = false));
     try {
@@ -221,7 +173,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
         topics: [...config.topics],
         fromBeginning: config.autoOffsetReset === 'earliest',
       });
-      if (this.#stop.signal.aborted) throw new Error('the source is closing');
+      if (this.stopSignal.aborted) throw new Error('the source is closing');
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
@@ -232,32 +184,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
       await closeWithin(consumer.disconnect(), CLOSE_TIMEOUT_MS);
       throw error;
     }
-    this.#consumer = consumer;
-    this.#reconnect.connected();
-  }
-
-  /** kafkajs gave up on the consumer (a crash it does not restart): start a new one. */
-  #lostForGood(consumer: Consumer): void {
-    if (this.#consumer !== consumer) return;
-    this.#consumer = null;
-    void closeWithin(consumer.disconnect(), CLOSE_TIMEOUT_MS).then(() => this.#scheduleReconnect());
-  }
-
-  #scheduleReconnect(): void {
-    this.#reconnect.schedule(
-      () => this.#connect(),
-      () => this.#logger.info(`Source '${this.source}' consumes from Kafka again.`),
-      (error: unknown) => {
-        const refusal = consumeRefusal(this.source, this.#config, error);
-        const retryIn = this.#reconnect.nextDelayMs;
-        this.#logger.warn(
-          refusal !== undefined
-            ? `${refusal} It tries again in ${retryIn} ms.`
-            : `Source '${this.source}' could not reconnect to Kafka; it tries again in ${retryIn} ms. Reason: ${errorText(error)}`,
-        );
-        this.#scheduleReconnect();
-      },
-    );
+    return consumer;
   }
 
   async #eachBatch(consumer: Consumer, payload: EachBatchPayload): Promise<void> {
@@ -280,10 +207,10 @@ export class KafkaSourceConsumer implements SourceConsumer {
     const tasks: Promise<void>[] = [];
     let lastTaken: string | null = null;
     for (const message of batch.messages) {
-      if (this.#stop.signal.aborted || !payload.isRunning() || payload.isStale()) break;
+      if (this.stopSignal.aborted || !payload.isRunning() || payload.isStale()) break;
       await this.#slots.acquire();
       // A record of this partition failed while this one waited for its slot: stop here.
-      const ticket = this.#stop.signal.aborted
+      const ticket = this.stopSignal.aborted
         ? null
         : this.#ledger.take(topic, partition, BigInt(message.offset));
       if (ticket === null) {
@@ -291,7 +218,7 @@ export class KafkaSourceConsumer implements SourceConsumer {
         break;
       }
       lastTaken = message.offset;
-      tasks.push(this.#track(this.#handle(ticket, message).finally(() => this.#slots.release())));
+      tasks.push(this.#handle(ticket, message).finally(() => this.#slots.release()));
     }
     await Promise.all(tasks);
     const seekTo = this.#ledger.seekTarget(topic, partition);
@@ -303,21 +230,17 @@ export class KafkaSourceConsumer implements SourceConsumer {
       payload.resolveOffset(lastTaken);
     }
     await this.#commit(consumer);
-    if (seekTo !== null) await this.#backOff();
-    else if (tasks.length > 0) this.#retryBackoff.reset();
+    // A failed record is fetched again after a wait, so a store outage is no hot loop.
+    if (seekTo !== null) await this.pause(this.retryBackoff.next());
+    else if (tasks.length > 0) this.retryBackoff.reset();
     await payload.heartbeat().catch(() => undefined);
   }
 
-  async #handle(ticket: Ticket, message: KafkaMessage): Promise<void> {
-    let verdict: DeliveryVerdict;
-    try {
-      verdict = await this.#handler.handle(recordDelivery(message));
-    } catch (error: unknown) {
-      // The port promises a verdict; a handler that throws anyway leaves the record to come again.
-      verdict = { settle: 'retry', reason: sanitize(toError(error).message) };
-    }
-    this.#ledger.settle(ticket, recordOutcome(verdict));
-    this.#lastActivity = Date.now();
+  #handle(ticket: Ticket, message: KafkaMessage): Promise<void> {
+    return this.handle(recordDelivery(message), (verdict) => {
+      this.#ledger.settle(ticket, recordOutcome(verdict));
+      this.#lastActivity = Date.now();
+    });
   }
 
   /** Commits the unbroken runs; a failed commit just replays (the inbox deduplicates). */
@@ -333,20 +256,9 @@ export class KafkaSourceConsumer implements SourceConsumer {
         })),
       );
     } catch (error: unknown) {
-      this.#logger.debug(
+      this.logger.debug(
         `Source '${this.source}' could not commit its offsets; the records come again and the inbox deduplicates them. Reason: ${errorText(error)}`,
       );
     }
-  }
-
-  /** 100 ms doubling to 5 s while records keep failing, so an outage is no hot loop. */
-  async #backOff(): Promise<void> {
-    await sleep(this.#retryBackoff.next(), this.#stop.signal);
-  }
-
-  #track(task: Promise<void>): Promise<void> {
-    this.#inHand.add(task);
-    void task.finally(() => this.#inHand.delete(task));
-    return task;
   }
 }

@@ -10,6 +10,7 @@
  * `lastHeader`); a header without a value is dropped. The key is read as UTF-8 text as the
  * reference's string deserializer did (bytes that are not UTF-8 become U+FFFD).
  */
+import { setOwn } from '@queuebox/core';
 import type { SourceDelivery } from '@queuebox/core';
 import type { KafkaMessage } from '../kafkajs.js';
 
@@ -42,13 +43,7 @@ export function convertHeaders(headers: KafkaMessage['headers']): Record<string,
     const values = [headers[name]].flat();
     const last = values.at(-1);
     if (last === undefined || last === null) continue;
-    // A header named `__proto__` must stay data, never become the prototype.
-    Object.defineProperty(converted, name, {
-      value: typeof last === 'string' ? last : bytesText(last),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(converted, name, typeof last === 'string' ? last : bytesText(last));
   }
   return converted;
 }

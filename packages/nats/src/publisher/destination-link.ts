@@ -22,7 +22,10 @@
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
+  bounded,
   sanitize,
+  type Bounded,
+  type BoundedWait,
   type HeaderMap,
   type Logger,
   type NatsDestinationConfig,
@@ -32,7 +35,6 @@ import {
 } from '@queuebox/core';
 import { classifyNatsError } from '../classify-error.js';
 import { ConnectionState, closeConnection, errorText, openConnection } from '../connection.js';
-import { bounded, type Bounded, type BoundedWait } from './bounded.js';
 import { PubAckRequests, type Abortable, type PubAckAnswer } from './pub-ack-requests.js';
 import { NATS_MSG_ID, staticHeaderMap, wireHeaders, type WireHeader } from './wire-message.js';
 

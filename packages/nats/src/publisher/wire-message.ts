@@ -21,21 +21,18 @@
  * HTTP, since CR and LF would end the header line. Other text goes as UTF-8, as it is.
  */
 import {
-  RELAYED_ROW_HEADER,
-  mergeCustomHeaders,
+  customHeaders,
+  putOwnedHeaders,
+  staticHeaderMap as carriedStaticHeaders,
   TRACE_HEADERS,
   type HeaderEntry,
   type HeaderMap,
-  type Headers,
   type OutboxMessage,
 } from '@queuebox/core';
 
-export const MESSAGE_ID = 'x-message-id';
-export const TOPIC = 'x-topic';
-export const ATTEMPT = 'x-attempt';
-export const MESSAGE_KEY = 'x-message-key';
 /** JetStream's deduplication header; QueueBox sets it from the row on a JetStream publish. */
 export const NATS_MSG_ID = 'Nats-Msg-Id';
+const NATS_MSG_ID_KEY = NATS_MSG_ID.toLowerCase();
 
 /** `[name, value]` in the order they go on the wire; a name may repeat. */
 export type WireHeader = readonly [name: string, value: string];
@@ -48,12 +45,10 @@ export interface WireHeaders {
 
 /** A destination's static headers keyed by lower-case name; names NATS cannot carry are skipped. */
 export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
-  const map: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(headers)) {
-    if (isNatsHeaderName(name) && name.toLowerCase() !== NATS_MSG_ID.toLowerCase())
-      map.set(name.toLowerCase(), [name, value]);
-  }
-  return map;
+  return carriedStaticHeaders(
+    headers,
+    (name) => isNatsHeaderName(name) && name.toLowerCase() !== NATS_MSG_ID_KEY,
+  );
 }
 
 export function wireHeaders(
@@ -62,34 +57,24 @@ export function wireHeaders(
   /** The publish span's context while tracing is on: it replaces every other copy. */
   trace?: readonly HeaderEntry[],
 ): WireHeaders {
-  const row: HeaderMap = new Map();
-  let unsent: string[] | null = null;
-  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
-    if (!isNatsHeaderName(name)) {
-      (unsent ??= []).push(name);
-      continue;
-    }
-    row.set(name.toLowerCase(), [name, headerText(value)]);
-  }
-  const relayed = row.has(RELAYED_ROW_HEADER);
-  const custom = mergeCustomHeaders(
+  const {
+    headers: custom,
+    unsent,
+    relayed,
+  } = customHeaders(
+    message,
     staticHeaders,
-    null,
-    row,
+    isNatsHeaderName,
     trace === undefined ? undefined : TRACE_HEADERS,
   );
-
   const headers: WireHeader[] = [];
   for (const [lower, [name, value]] of custom) {
-    if (lower === 'nats-msg-id') continue;
+    if (lower === NATS_MSG_ID_KEY) continue;
     if (relayed && lower.startsWith('nats-')) continue;
     headers.push([name, wireValue(value)]);
   }
   if (trace !== undefined) for (const entry of trace) headers.push(entry);
-  headers.push([MESSAGE_ID, message.id]);
-  headers.push([TOPIC, wireValue(message.topic)]);
-  headers.push([ATTEMPT, String(message.attempt)]);
-  if (message.key !== null) headers.push([MESSAGE_KEY, wireValue(message.key)]);
+  putOwnedHeaders(message, true, (name, value) => headers.push([name, wireValue(value)]));
   return { headers, unsent };
 }
 
@@ -116,17 +101,4 @@ export function wireValue(value: string): string {
         : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return encoded;
-}
-
-/**
- * A row header's value as text: JSON lets an application store any value in the `headers`
- * column, so a value that is not a string is sent as its JSON text, as on HTTP.
- */
-export function headerText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-}
-
-/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
-function objectOrEmpty(headers: Headers): Headers {
-  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
 }

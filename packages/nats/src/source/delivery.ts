@@ -4,6 +4,7 @@
  * fallback (after header, expression and path; before the digest) and the time the stream
  * stored the message as the publish time's fallback.
  */
+import { setOwn } from '@queuebox/core';
 import type { JsMsg } from '@nats-io/jetstream';
 import type { DeliveryFallbacks, SourceDelivery } from '@queuebox/core';
 
@@ -16,13 +17,7 @@ export function toSourceDelivery(message: JsMsg): SourceDelivery {
     for (const [name, values] of message.headers) {
       const last = values[values.length - 1];
       if (last === undefined) continue;
-      // A header named `__proto__` must stay data, never become the prototype.
-      Object.defineProperty(headers, name, {
-        value: last,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setOwn(headers, name, last);
       if (name.toLowerCase() === NATS_MSG_ID && last.trim() !== '') msgId = last.trim();
     }
   }

@@ -114,8 +114,3 @@ function filterOf(subject: string | null | undefined): string {
 export function apiErrorCode(error: unknown): number | undefined {
   return error instanceof JetStreamApiError ? error.code : undefined;
 }
-
-export const MISSING_RESOURCE_CODES: ReadonlySet<number> = new Set([
-  STREAM_NOT_FOUND,
-  CONSUMER_NOT_FOUND,
-]);

@@ -16,7 +16,8 @@
  * (250 ms doubling to 5 s) with readiness `down`, as the RabbitMQ source does. A missing stream or
  * a durable consumer with other settings stops the start (durable-consumer.ts); found later (the
  * stream deleted under a running source) it turns readiness `down` and the source checks again
- * with the same backoff. Readiness (`nats.<source>`) is the fetch loop running on an open
+ * with the same backoff. The start, that backoff, the close and the retry backoff are core's
+ * BrokerSource, as on every broker. Readiness (`nats.<source>`) is the fetch loop running on an open
  * connection. A fetch asks for `batchSize` messages, or fewer while bodies are large, so that the
  * bodies in hand stay within the handler's byte budget (core's InHandWindow).
  */
@@ -30,24 +31,17 @@ import {
 } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
 import {
-  DoublingBackoff,
+  BrokerSource,
+  type BrokerSourceArgs,
+  type BrokerSourceOptions,
   InHandWindow,
-  QueueBoxError,
-  sanitize,
-  sleep,
-  toError,
-  type DeliveryHandler,
-  type DeliveryVerdict,
-  type Logger,
   type NatsSourceConfig,
-  type SourceConsumer,
+  type SourceConsumerDeps,
 } from '@queuebox/core';
 import { ConnectionState, closeConnection, errorText, openConnection } from '../connection.js';
 import { toSourceDelivery } from './delivery.js';
-import { apiErrorCode, ensureDurableConsumer, MISSING_RESOURCE_CODES } from './durable-consumer.js';
+import { ensureDurableConsumer } from './durable-consumer.js';
 
-/** Spec §7.8: how long `close()` lets messages in hand settle. */
-export const SETTLE_TIMEOUT_MS = 30_000;
 /** Spec §7.8: the connect timeout of a source. */
 export const SOURCE_CONNECT_TIMEOUT_MS = 10_000;
 /** Spec §7.8: the expiry of one fetch. */
@@ -59,129 +53,89 @@ export const FETCH_EXPIRES_MS = 1_000;
  */
 export const FETCH_BYTES_PER_SECOND = 4 * 1_048_576;
 const FETCH_EXPIRES_MAX_MS = 30_000;
-export const RETRY_INITIAL_MS = 250;
-export const RETRY_MAX_MS = 5_000;
 
-export interface NatsConsumerDeps {
-  readonly handler: DeliveryHandler;
-  readonly logger: Logger;
-}
+export type NatsConsumerDeps = SourceConsumerDeps;
+export type NatsConsumerOptions = Pick<BrokerSourceOptions, 'settleTimeoutMs'>;
 
-export interface NatsConsumerOptions {
-  /** Test seam. */
-  readonly settleTimeoutMs?: number;
-}
+const TEXTS = { broker: 'NATS', session: 'consumer', unit: 'message', again: ' after ackWaitMs' };
 
-interface Session {
+/** The connection, kept across sessions: the client re-establishes it after a loss. */
+interface Link {
   readonly connection: NatsConnection;
   readonly state: ConnectionState;
   readonly jsm: JetStreamManager;
-  /** Null until the durable consumer is checked, and again after it went missing. */
-  consumer: Consumer | null;
 }
 
-export class NatsSourceConsumer implements SourceConsumer {
-  readonly source: string;
-  readonly healthComponent: string;
+/** A link and the durable consumer checked on it. */
+interface Session extends Link {
+  readonly consumer: Consumer;
+}
+
+export class NatsSourceConsumer extends BrokerSource<Session> {
   readonly #config: NatsSourceConfig;
-  readonly #handler: DeliveryHandler;
-  readonly #logger: Logger;
-  readonly #settleTimeoutMs: number;
-  readonly #backoff: DoublingBackoff;
   /** Messages per fetch: `batchSize`, fewer while bodies are large (the handler's byte budget). */
   readonly #window: InHandWindow;
   /** Whether the handler bounds the bytes in hand (else the window is the count alone). */
   readonly #bytesBound: boolean;
-  /** Aborted by close(): ends the loop, its waits and the fetch in progress. */
-  readonly #stop = new AbortController();
-  readonly #inHand = new Set<Promise<void>>();
-  #session: Session | null = null;
+  #link: Link | null = null;
   #fetching: ConsumerMessages | null = null;
   #loop: Promise<void> | null = null;
-  #fetchFailing = false;
-  #closing: Promise<void> | null = null;
 
-  constructor(
-    name: string,
-    config: NatsSourceConfig,
-    deps: NatsConsumerDeps,
-    options: NatsConsumerOptions = {},
-  ) {
-    this.source = name;
-    this.healthComponent = `nats.${name}`;
+  constructor(name: string, config: NatsSourceConfig, ...args: BrokerSourceArgs) {
+    super(name, { texts: TEXTS, errorText, retryRound: config.batchSize }, ...args);
     this.#config = config;
-    this.#handler = deps.handler;
-    this.#logger = deps.logger;
-    this.#settleTimeoutMs = options.settleTimeoutMs ?? SETTLE_TIMEOUT_MS;
-    this.#backoff = new DoublingBackoff(config.batchSize);
-    this.#window = new InHandWindow(config.batchSize, deps.handler.inHandBytes);
-    this.#bytesBound = deps.handler.inHandBytes !== undefined;
+    this.#window = new InHandWindow(config.batchSize, this.handler.inHandBytes);
+    this.#bytesBound = this.handler.inHandBytes !== undefined;
   }
 
-  async start(signal?: AbortSignal): Promise<void> {
-    if (signal?.aborted) return this.close();
-    signal?.addEventListener('abort', () => void this.close(), { once: true });
-    try {
-      const session = await this.#openSession();
-      await this.#ensureConsumer(session);
-    } catch (error: unknown) {
-      if (error instanceof QueueBoxError) {
-        await this.close();
-        throw error;
-      }
-      this.#logger.warn(
-        `Source '${this.source}' cannot reach NATS yet, so it keeps trying in the background. Reason: ${errorText(error)}`,
-      );
-    }
-    if (this.#stop.signal.aborted) return;
-    this.#loop = this.#run();
-  }
-
-  isHealthy(): boolean {
-    const session = this.#session;
-    return (
-      !this.#stop.signal.aborted &&
-      session !== null &&
-      session.consumer !== null &&
-      session.state.connected &&
-      !this.#fetchFailing
+  /**
+   * The durable consumer on the connection (opened by the first session, reused by the next:
+   * a stream deleted under the source or a fetch that failed asks for the consumer again, not
+   * for a new connection).
+   */
+  protected override async open(): Promise<Session> {
+    const link = this.#link ?? (await this.#openLink());
+    await link.state.whenConnected(this.stopSignal);
+    if (this.stopSignal.aborted) throw new Error('the source is closed');
+    await ensureDurableConsumer(link.jsm, this.source, this.#config);
+    const consumer = await jetstream(link.connection).consumers.get(
+      this.#config.stream,
+      this.#config.durable,
     );
+    return { ...link, consumer };
   }
 
-  close(): Promise<void> {
-    this.#closing ??= this.#shutdown();
-    return this.#closing;
+  protected override consuming(session: Session): void {
+    this.#loop = this.#run(session);
   }
 
-  async #shutdown(): Promise<void> {
-    this.#stop.abort();
+  protected override ready(session: Session): boolean {
+    return session.state.connected;
+  }
+
+  protected override consumingText(): string {
+    return `reads stream '${this.#config.stream}'`;
+  }
+
+  protected override async stopConsuming(): Promise<void> {
     this.#fetching?.stop();
     await this.#loop;
-    let timer: NodeJS.Timeout | undefined;
-    const settled = Promise.allSettled([...this.#inHand]).then(() => true);
-    const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), this.#settleTimeoutMs);
-    });
-    const allSettled = await Promise.race([settled, timedOut]);
-    clearTimeout(timer);
-    if (!allSettled) {
-      this.#logger.warn(
-        `Source '${this.source}' stopped with ${this.#inHand.size} message(s) still being handled; NATS delivers them again after ackWaitMs.`,
-      );
-    }
-    const session = this.#session;
-    this.#session = null;
-    if (session !== null) await closeConnection(session.connection);
   }
 
-  async #openSession(): Promise<Session> {
+  protected override async release(): Promise<void> {
+    const link = this.#link;
+    this.#link = null;
+    if (link !== null) await closeConnection(link.connection);
+  }
+
+  async #openLink(): Promise<Link> {
     const connection = await openConnection({
       servers: this.#config.servers,
       credentials: this.#config,
       name: `queuebox source ${this.source}`,
       timeoutMs: SOURCE_CONNECT_TIMEOUT_MS,
     });
-    if (this.#stop.signal.aborted) {
+    if (this.stopSignal.aborted) {
       await closeConnection(connection);
       throw new Error('the source is closed');
     }
@@ -191,93 +145,48 @@ export class NatsSourceConsumer implements SourceConsumer {
     const maxPayload = connection.info?.max_payload;
     if (this.#bytesBound && typeof maxPayload === 'number' && maxPayload > 0)
       this.#window.observe(maxPayload);
-    const session: Session = {
+    const link: Link = {
       connection,
       state: new ConnectionState(connection),
       jsm: await jetstreamManager(connection),
-      consumer: null,
     };
-    this.#session = session;
-    return session;
+    this.#link = link;
+    return link;
   }
 
-  async #ensureConsumer(session: Session): Promise<void> {
-    await ensureDurableConsumer(session.jsm, this.source, this.#config);
-    session.consumer = await jetstream(session.connection).consumers.get(
-      this.#config.stream,
-      this.#config.durable,
-    );
-  }
-
-  /** The fetch loop; ends with close(). Every wait in it ends with the stop signal. */
-  async #run(): Promise<void> {
-    const { signal } = this.#stop;
-    let delay = RETRY_INITIAL_MS;
-    let failing = false;
-    const retryLater = async (what: string, error: unknown) => {
-      if (!failing || delay === RETRY_MAX_MS) {
-        this.#logger.warn(
-          `Source '${this.source}' ${what}; it tries again in ${delay} ms. Reason: ${errorText(error)}`,
-        );
-      }
-      failing = true;
-      await sleep(delay, signal);
-      delay = Math.min(RETRY_MAX_MS, delay * 2);
-    };
+  /**
+   * The fetch loop of one session; ends with close(), or with a fetch that failed on an open
+   * connection (the stream or the consumer may be gone), which loses the session.
+   */
+  async #run(session: Session): Promise<void> {
+    const signal = this.stopSignal;
     while (!signal.aborted) {
-      const session = this.#session;
-      if (session === null) {
-        try {
-          await this.#openSession();
-        } catch (error: unknown) {
-          await retryLater('cannot connect to NATS', error);
-        }
-        continue;
-      }
       if (!session.state.connected) {
         await session.state.whenConnected(signal);
         continue;
       }
-      if (session.consumer === null) {
-        try {
-          await this.#ensureConsumer(session);
-        } catch (error: unknown) {
-          await retryLater(
-            `cannot read stream '${this.#config.stream}' through durable consumer '${this.#config.durable}'`,
-            error,
-          );
-        }
-        continue;
-      }
       try {
-        await this.#fetchOnce(session, session.consumer);
-        this.#fetchFailing = false;
-        if (failing) {
-          this.#logger.info(`Source '${this.source}' reads stream '${this.#config.stream}' again.`);
-        }
-        failing = false;
-        delay = RETRY_INITIAL_MS;
+        await this.#fetchOnce(session);
       } catch (error: unknown) {
         if (signal.aborted) break;
-        // A loss shows in the connection state; anything else is the stream's or consumer's.
+        // A loss shows in the connection state, and the client re-establishes it.
         if (!session.state.connected) continue;
-        this.#fetchFailing = true;
-        const code = apiErrorCode(error);
-        if (code === undefined || MISSING_RESOURCE_CODES.has(code) || isMissing(error)) {
-          session.consumer = null;
-        }
-        await retryLater(`cannot fetch from stream '${this.#config.stream}'`, error);
+        this.lost(
+          session,
+          `cannot fetch from stream '${this.#config.stream}': ${errorText(error)}`,
+        );
+        return;
       }
     }
   }
 
   /** One fetch: each message handed over as it arrives; resolves once all are settled. */
-  async #fetchOnce(session: Session, consumer: Consumer): Promise<void> {
+  async #fetchOnce(session: Session): Promise<void> {
     const expires = Math.min(
       FETCH_EXPIRES_MAX_MS,
       Math.max(FETCH_EXPIRES_MS, Math.ceil(this.#window.bytes() / FETCH_BYTES_PER_SECOND) * 1000),
     );
-    const messages = await consumer.fetch({
+    const messages = await session.consumer.fetch({
       max_messages: this.#window.size(),
       expires,
     });
@@ -294,14 +203,22 @@ export class NatsSourceConsumer implements SourceConsumer {
         const epoch = session.state.epoch;
         this.#window.observe(message.data.byteLength);
         // Arrived after close(): back to the server at once, for another replica.
-        if (this.#stop.signal.aborted) {
-          this.#settle(session, epoch, message, { kind: 'nak', delayMs: 0 });
+        if (this.stopSignal.aborted) {
+          this.#settle(session, epoch, message, 'nak', 0);
           continue;
         }
-        const task = this.#handle(session, epoch, message);
-        this.#inHand.add(task);
-        void task.finally(() => this.#inHand.delete(task));
-        batch.push(task);
+        batch.push(
+          this.handle(toSourceDelivery(message), (verdict) => {
+            const delayMs = this.retryDelay(verdict);
+            this.#settle(
+              session,
+              epoch,
+              message,
+              verdict.settle === 'ack' ? 'ack' : 'nak',
+              delayMs,
+            );
+          }),
+        );
       }
     } finally {
       stopOnLoss();
@@ -312,57 +229,18 @@ export class NatsSourceConsumer implements SourceConsumer {
     if (closedWith instanceof Error) throw closedWith;
   }
 
-  async #handle(session: Session, epoch: number, message: JsMsg): Promise<void> {
-    let verdict: DeliveryVerdict;
-    try {
-      verdict = await this.#handler.handle(toSourceDelivery(message));
-    } catch (error: unknown) {
-      // The port promises a verdict; a handler that throws anyway sends the message back.
-      verdict = { settle: 'retry', reason: sanitize(toError(error).message) };
-    }
-    if (verdict.settle === 'ack') {
-      this.#backoff.reset();
-      this.#settle(session, epoch, message, { kind: 'ack' });
-    } else {
-      this.#settle(session, epoch, message, { kind: 'nak', delayMs: this.#backoff.next() });
-    }
-  }
-
-  #settle(
-    session: Session,
-    epoch: number,
-    message: JsMsg,
-    settle: { readonly kind: 'ack' } | { readonly kind: 'nak'; readonly delayMs: number },
-  ): void {
+  #settle(session: Session, epoch: number, message: JsMsg, settle: 'ack' | 'nak', delayMs: number) {
     const open =
       session.state.connected && session.state.epoch === epoch && !session.connection.isClosed();
     if (open) {
       try {
-        if (settle.kind === 'ack') message.ack();
-        else message.nak(settle.delayMs > 0 ? settle.delayMs : undefined);
+        if (settle === 'ack') message.ack();
+        else message.nak(delayMs > 0 ? delayMs : undefined);
         return;
       } catch {
         // The client refuses a publish on a connection that closed an instant ago.
       }
     }
-    if (settle.kind === 'ack') {
-      this.#logger.warn(
-        `The acknowledgement of a message of source '${this.source}' was dropped because its connection to NATS is gone; NATS delivers it again after ackWaitMs and the inbox deduplicates it.`,
-      );
-    } else {
-      this.#logger.debug(
-        `The nak of a message of source '${this.source}' was dropped because its connection to NATS is gone; NATS delivers it again after ackWaitMs.`,
-      );
-    }
+    this.settleDropped(settle, 'its connection to NATS is gone');
   }
-}
-
-/** The fetch of a consumer or stream deleted under it ends with one of these texts. */
-function isMissing(error: unknown): boolean {
-  const text = toError(error).message.toLowerCase();
-  return (
-    text.includes('consumer deleted') ||
-    text.includes('no responders') ||
-    text.includes('not found')
-  );
 }

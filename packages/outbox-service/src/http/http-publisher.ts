@@ -12,6 +12,7 @@
  * (bounded-close.ts), so a hanging destination never holds a shutdown.
  */
 import {
+  destinationPublisher,
   sanitize,
   SIGNING_HEADERS,
   TRACE_HEADERS,
@@ -76,17 +77,7 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
   const tokens = options.tokenManager ?? createOAuth2TokenManager();
   const connections = Math.max(1, options.connections ?? config.outbox.concurrency);
 
-  const targets = new Map<string, HttpTarget>();
-  for (const [name, destination] of Object.entries(config.destinations)) {
-    if (destination.type === 'http')
-      targets.set(name, target(destination, tokens, connections, options.clock));
-  }
-
-  async function publish(request: PublishRequest): Promise<PublishOutcome> {
-    const target = targets.get(request.destination);
-    if (target === undefined) {
-      return failure(`No publisher supports destination '${request.destination}'`);
-    }
+  async function publish(target: HttpTarget, request: PublishRequest): Promise<PublishOutcome> {
     let authHeader: AuthHeader | null;
     try {
       const resolved = target.auth();
@@ -131,15 +122,21 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     return retryAfterMs === null ? failure(error) : { ok: false, error, retryAfterMs };
   }
 
-  return {
-    type: 'http',
-    supports: (destination) => targets.has(destination),
-    publish,
-    async close() {
-      await Promise.all([...targets.values()].map((t) => t.pool.close(CLOSE_GRACE_MS)));
+  return destinationPublisher(
+    'http',
+    config,
+    (_name, destination) => {
+      const link = target(destination, tokens, connections, options.clock);
+      return {
+        publish: (request) => publish(link, request),
+        close: () => link.pool.close(CLOSE_GRACE_MS),
+      };
+    },
+    // The token cache outlives every destination's requests.
+    async () => {
       if (ownsTokens) await tokens.close();
     },
-  };
+  );
 }
 
 function target(

@@ -17,6 +17,7 @@ import {
   isHeaderToken,
   mergeCustomHeaders,
   OwnedHeader,
+  rowHeaders,
   type HeaderEntry,
   type HeaderMap,
   type Headers,
@@ -93,11 +94,11 @@ export function requestHeaders(
   }
 
   // One pass over the row (this runs per message); the rare Connection header is undone after.
-  const rowHeaders = objectOrEmpty(message.headers);
+  const fromRow = rowHeaders(message.headers);
   const row: HeaderMap = new Map();
   let connection: unknown = undefined;
   let unsent: string[] | null = null;
-  for (const [name, value] of Object.entries(rowHeaders)) {
+  for (const [name, value] of Object.entries(fromRow)) {
     const lower = name.toLowerCase();
     if (isFramingHeader(lower)) {
       if (lower === 'connection') connection = value;
@@ -122,14 +123,9 @@ export function requestHeaders(
   return { list, unsent };
 }
 
-/** No header to send: `{}`, or a JSON value that names nothing (see objectOrEmpty). */
+/** No header to send: `{}`, or a JSON value that names nothing (see core's rowHeaders). */
 function isEmpty(headers: Headers): boolean {
-  const object = objectOrEmpty(headers);
+  const object = rowHeaders(headers);
   for (const name in object) if (Object.hasOwn(object, name)) return false;
   return true;
-}
-
-/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
-function objectOrEmpty(headers: Headers): Headers {
-  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
 }

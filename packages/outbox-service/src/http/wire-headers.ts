@@ -26,13 +26,8 @@ export function wireValue(value: string): string {
   return UNSENDABLE.test(value) ? percentEncoded(value) : value;
 }
 
-/**
- * A row header's value as text: JSON lets an application store any value in the `headers`
- * column, so a value that is not a string is sent as its JSON text (`1`, `true`, `null`).
- */
-export function headerText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-}
+/** A row header's value as text, as on every destination type. */
+export { headerText } from '@queuebox/core';
 
 function percentEncoded(value: string): string {
   let encoded = '';

@@ -9,7 +9,9 @@
  * out one row per key at a time (docs/decisions.md).
  */
 import {
+  bounded,
   sanitize,
+  type Bounded,
   type HeaderMap,
   type Logger,
   type PublishOutcome,
@@ -98,12 +100,12 @@ export class DestinationLink {
       request.signal,
     );
     if (prepared.kind === 'failed') return thrown(prepared.error);
-    if (prepared.kind === 'aborted') return outcomeOf(prepared, message.id);
     if (prepared.kind === 'timeout') {
       return failure(
         `Publish failed: the broker did not answer within ${this.#confirmTimeoutMs} ms (connecting or declaring exchange '${exchange}')`,
       );
     }
+    if (prepared.kind !== 'done') return outcomeOf(prepared, message.id);
     return this.#publishOn(prepared.value, request, exchange, routingKey, wire.options);
   }
 
@@ -165,21 +167,7 @@ export class DestinationLink {
 
   /** `work`'s result, or the timeout (CONFIRM_TIMEOUT_MS) or the caller's abort, whichever is first. */
   #within<T>(work: Promise<T>, signal: AbortSignal): Promise<Bounded<T>> {
-    return new Promise((resolve) => {
-      const done = (result: Bounded<T>) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        resolve(result);
-      };
-      const onAbort = () => done(ABORTED);
-      const timer = setTimeout(() => done(TIMEOUT), this.#confirmTimeoutMs);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-      work.then(
-        (value) => done({ kind: 'done', value }),
-        (error: unknown) => done({ kind: 'failed', error }),
-      );
-    });
+    return bounded(work, this.#confirmTimeoutMs, signal).result;
   }
 
   #warnUnsent(messageId: string, names: readonly string[]): void {
@@ -191,17 +179,8 @@ export class DestinationLink {
   }
 }
 
-type Bounded<T> =
-  | { readonly kind: 'done'; readonly value: T }
-  | { readonly kind: 'failed'; readonly error: unknown }
-  | { readonly kind: 'timeout' }
-  | { readonly kind: 'aborted' };
-
-const TIMEOUT = { kind: 'timeout' } as const;
-const ABORTED = { kind: 'aborted' } as const;
-
 function outcomeOf(
-  result: ConfirmResult | { readonly kind: 'timeout' } | { readonly kind: 'aborted' },
+  result: ConfirmResult | Exclude<Bounded<unknown>, { kind: 'done' | 'failed' }>,
   messageId: string,
 ): PublishOutcome {
   switch (result.kind) {
@@ -217,6 +196,7 @@ function outcomeOf(
       return failure('Publish not confirmed');
     case 'aborted':
       return failure('Publish abandoned: the claim on the message ended');
+    case 'cancelled':
     case 'closed':
       return failure(`Publish failed: ${result.reason}, so message ${messageId} was not confirmed`);
   }

@@ -21,12 +21,14 @@
  * its own message before the publish.
  */
 import {
-  mergeCustomHeaders,
+  BrokerHeader,
+  customHeaders,
+  staticHeaderMap as carriedStaticHeaders,
   TRACE_HEADERS,
   type HeaderEntry,
   type HeaderMap,
-  type Headers,
   type OutboxMessage,
+  setOwn,
 } from '@queuebox/core';
 import type { Options } from 'amqplib';
 
@@ -39,8 +41,8 @@ export const MAX_SHORT_STRING_BYTES = 255;
  */
 export const MAX_HEADER_TABLE_BYTES = 64_000;
 
-const TOPIC = 'x-topic';
-const ATTEMPT = 'x-attempt';
+const TOPIC = BrokerHeader.topic;
+const ATTEMPT = BrokerHeader.attempt;
 /** Key length byte, key, `I` tag, 4-byte signed integer. */
 const ATTEMPT_SIZE = 1 + ATTEMPT.length + 1 + 4;
 
@@ -57,11 +59,7 @@ export type WireProperties =
 
 /** A destination's static headers keyed by lower-case name; names AMQP cannot carry are skipped. */
 export function staticHeaderMap(headers: Readonly<Record<string, string>>): HeaderMap {
-  const map: HeaderMap = new Map();
-  for (const [name, value] of Object.entries(headers)) {
-    if (fitsShortString(name)) map.set(name.toLowerCase(), [name, value]);
-  }
-  return map;
+  return carriedStaticHeaders(headers, fitsShortString);
 }
 
 export function wireProperties(
@@ -71,32 +69,17 @@ export function wireProperties(
   /** The publish span's context while tracing is on: it replaces every other copy. */
   trace?: readonly HeaderEntry[],
 ): WireProperties {
-  const row: HeaderMap = new Map();
-  let unsent: string[] | null = null;
-  for (const [name, value] of Object.entries(objectOrEmpty(message.headers))) {
-    if (!fitsShortString(name)) {
-      (unsent ??= []).push(name);
-      continue;
-    }
-    row.set(name.toLowerCase(), [name, headerText(value)]);
-  }
-  const custom = mergeCustomHeaders(
+  const { headers: custom, unsent } = customHeaders(
+    message,
     staticHeaders,
-    null,
-    row,
+    fitsShortString,
     trace === undefined ? undefined : TRACE_HEADERS,
   );
 
   const table: Record<string, unknown> = {};
   let bytes = 0;
   const put = (name: string, value: unknown, size: number) => {
-    // A header named `__proto__` must stay data, never become the prototype.
-    Object.defineProperty(table, name, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(table, name, value);
     bytes += size;
   };
   const attempt = { '!': 'int', value: message.attempt };
@@ -133,20 +116,7 @@ export function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
-/**
- * A row header's value as text: JSON lets an application store any value in the `headers`
- * column, so a value that is not a string is sent as its JSON text, as on HTTP.
- */
-export function headerText(value: unknown): string {
-  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
-}
-
 /** Key length byte, key, type tag, 4-byte length, value. */
 function entrySize(name: string, value: string): number {
   return 1 + byteLength(name) + 5 + byteLength(value);
-}
-
-/** The `headers` column is JSON: a row may hold an array or a scalar there, which names nothing. */
-function objectOrEmpty(headers: Headers): Headers {
-  return typeof headers === 'object' && headers !== null && !Array.isArray(headers) ? headers : {};
 }

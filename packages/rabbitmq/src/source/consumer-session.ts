@@ -7,7 +7,7 @@
  * message again.
  */
 import type { Channel, ChannelModel, ConsumeMessage } from 'amqplib';
-import { QueueBoxError } from '@queuebox/core';
+import { QueueBoxError, settledWithin } from '@queuebox/core';
 import { CLOSE_GRACE_MS, closeConnection, errorText, openConnection } from '../connection.js';
 import { decodeHeadersExactly } from './exact-headers.js';
 
@@ -185,7 +185,7 @@ export class ConsumerSession {
     const wasOpen = this.#open;
     this.#open = false;
     for (const resolve of this.#drained.splice(0)) resolve();
-    if (wasOpen) await closeWithin(this.channel.close(), CLOSE_GRACE_MS);
+    if (wasOpen) await settledWithin([this.channel.close()], CLOSE_GRACE_MS);
     await closeConnection(this.model);
   }
 
@@ -223,16 +223,4 @@ export class ConsumerSession {
     void closeConnection(this.model);
     if (this.#ready) this.options.onLost(this, this.#reason);
   }
-}
-
-/** Waits for `closing` at most `ms`; never rejects. */
-async function closeWithin(closing: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    closing.catch(() => undefined),
-    new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    }),
-  ]);
-  clearTimeout(timer);
 }

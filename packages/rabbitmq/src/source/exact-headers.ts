@@ -9,6 +9,7 @@
  * that a 64-bit integer is a BigInt. Only the source's connections are wrapped; amqplib itself is
  * used as published, so the result is the same for every install of this package.
  */
+import { setOwn } from '@queuebox/core';
 import type { ChannelModel } from 'amqplib';
 
 const FRAME_HEADER = 2;
@@ -79,13 +80,7 @@ export function decodeTable(bytes: Buffer): Record<string, unknown> {
     offset += 1 + keyLength;
     const [value, next] = decodeValue(bytes, offset);
     offset = next;
-    // A key named `__proto__` must stay data, never become the prototype.
-    Object.defineProperty(table, key, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(table, key, value);
   }
   return table;
 }

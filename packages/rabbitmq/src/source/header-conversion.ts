@@ -10,6 +10,7 @@
  * not UTF-8 with U+FFFD, so only a byte array (`x`) can come out as `base64:`; and an integer and
  * a double of the same value print alike (`2`, where Java printed `2.0` for a double).
  */
+import { setOwn } from '@queuebox/core';
 
 export type AmqpHeaders = Readonly<Record<string, unknown>>;
 
@@ -20,13 +21,7 @@ export function convertHeaders(headers: AmqpHeaders | undefined): Record<string,
   for (const name of Object.keys(headers)) {
     const text = headerText(headers[name]);
     if (text === null) continue;
-    // A header named `__proto__` must stay data, never become the prototype.
-    Object.defineProperty(converted, name, {
-      value: text,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(converted, name, text);
   }
   return converted;
 }
@@ -91,12 +86,7 @@ function jsonValue(value: unknown): JsonLike {
   if (typed !== undefined) return typed;
   const table: Record<string, JsonLike> = {};
   for (const key of Object.keys(value)) {
-    Object.defineProperty(table, key, {
-      value: jsonValue((value as Record<string, unknown>)[key]),
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(table, key, jsonValue((value as Record<string, unknown>)[key]));
   }
   return table;
 }
