@@ -201,8 +201,7 @@ async function replay(ids: string[]): Promise<void> {
   const path = shownTable === 'outbox' ? 'replay' : 'inbox/replay';
   try {
     const { moved } = await call<{ moved: number }>(path, { ids });
-    say(`Replayed: ${moved} row(s) moved back to pending.`);
-    await refresh();
+    await afterWrite(`Replayed: ${moved} row(s) moved back to pending.`);
   } catch (error: unknown) {
     say(messageOf(error), true);
   }
@@ -216,11 +215,19 @@ async function discard(ids: string[]): Promise<void> {
       ids,
       confirm: true,
     });
-    say(`Discarded ${discarded} dead row(s).`);
-    await refresh();
+    await afterWrite(`Discarded ${discarded} dead row(s).`);
   } catch (error: unknown) {
     say(messageOf(error), true);
   }
+}
+
+/**
+ * Refreshes the view after a write and keeps the write's result in the status line: the refresh
+ * says what it now shows, which alone would replace the answer the operator is waiting for.
+ */
+async function afterWrite(result: string): Promise<void> {
+  await refresh();
+  if (status.className !== 'error') say(`${result} ${status.textContent ?? ''}`.trim());
 }
 
 async function refresh(): Promise<void> {
