@@ -4,34 +4,15 @@
  * whether a next page exists without a count), and the stats from the per-state and dead-group
  * counts. Each dialect keeps its SQL, its driver calls and how it reads a count or an id.
  */
-import type { ConsolePage, ConsoleRow, TableStats } from '../ports/console-store.js';
+import type { ConsoleDetail, ConsolePage, ConsoleRow, TableStats } from '../ports/console-store.js';
 
 /** A list statement's row: the console row and the position the next page starts after. */
-export interface ConsoleListRow {
-  readonly id: string;
-  readonly state: string;
-  readonly group: string;
-  readonly key: string | null;
-  readonly attempt: number;
-  readonly createdAt: Date;
+export interface ConsoleListRow extends ConsoleRow {
   readonly position: string;
-  readonly lastError: string | null;
 }
 
 /** A read statement's row; `H` is how the driver returns the headers (an object, or JSON text). */
-export interface ConsoleDetailRow<H> extends Omit<ConsoleListRow, 'position'> {
-  readonly payload: string;
-  readonly headers: H;
-  readonly maxAttempts: number | null;
-  readonly scheduledAt: Date | null;
-  readonly updatedAt: Date | null;
-  readonly claimedAt: Date | null;
-  readonly leaseExpiresAt: Date | null;
-  readonly type: string | null;
-  readonly aggregateId: string | null;
-  readonly correlationId: string | null;
-  readonly consumption: string | null;
-}
+export type ConsoleDetailRow<H> = Omit<ConsoleDetail, 'headers'> & { readonly headers: H };
 
 export function consoleRow(row: Omit<ConsoleListRow, 'position'>, id = row.id): ConsoleRow {
   return {
