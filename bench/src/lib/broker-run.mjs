@@ -8,6 +8,12 @@ import { describeSettings, migrate, writeConfig } from './queuebox.mjs';
 import { freePort, log, now, sleep } from './util.mjs';
 
 const POLL_MS = 100;
+/**
+ * The broker scenarios read only the backends' pids off the sampler (for the CPU table), and
+ * those stay put for the whole run: a slow sampler keeps its own statements off the database
+ * under test, which the plain clients' scenarios do not run at all.
+ */
+const SAMPLER_MS = 500;
 
 export const METRIC_FAMILIES = [
   'queuebox_outbox_messages_total',
@@ -17,8 +23,11 @@ export const METRIC_FAMILIES = [
   'hikaricp_connections_acquire_seconds',
 ];
 
-/** Polls `count()` until it reaches `target`; returns the times of the first change and of the target. */
-export async function watch(count, target, timeoutMs, label) {
+/**
+ * Polls `count()` every `everyMs` until it reaches `target`; returns the times of the first
+ * change and of the target.
+ */
+export async function watch(count, target, timeoutMs, label, everyMs = POLL_MS) {
   const deadline = now() + timeoutMs;
   let first = null;
   let last = 0;
@@ -34,7 +43,7 @@ export async function watch(count, target, timeoutMs, label) {
       log(`  ${label}: ${value.toLocaleString('en-US')} / ${target.toLocaleString('en-US')}`);
     }
     if (value !== last) last = value;
-    await sleep(POLL_MS);
+    await sleep(everyMs);
   }
 }
 
@@ -47,11 +56,22 @@ export async function runQueueBox(ctx, id, db, config, body, { yaml } = {}) {
   const settings = describeSettings(db, config, configFile);
   if (yaml) settings.yaml = yaml(config);
   // The scenario database's backends, so the CPU table can name PostgreSQL's share.
-  const activity = startActivitySampler({ database: db });
+  const activity = startActivitySampler({ database: db, everyMs: SAMPLER_MS });
   ctx.setBackendSource(activity.backendPids);
   try {
     return await body({ httpPort, configFile, settings });
   } finally {
     await activity.stop();
   }
+}
+
+/**
+ * Seconds from the first inbox row stored to the last, by the rows' own `created_at` (the
+ * store's clock when each insert was handed over): how a source scenario and its plain consumer
+ * are timed alike, without a poll of the table's count on the database under test.
+ */
+export async function storedSpan(sql, table = 'inbox') {
+  const [row] = await sql`select extract(epoch from max(created_at) - min(created_at))::float8 as s
+    from ${sql(table)}`;
+  return row.s;
 }
