@@ -47,6 +47,7 @@ export const runNats = (options) =>
         ['nats-lean-8', (id) => plainThroughput(ctx, server, { id, inFlight: 8, lean: true })],
         ['nats-lean-8-db', (id) => plainThroughput(ctx, server, { id, inFlight: 8, outboxWork: true, lean: true })],
         ['nats-qb', (id) => queueboxPublish(ctx, qb, { id })],
+        ['nats-qb-64', (id) => queueboxPublish(ctx, qb, { id, concurrency: 64 })],
         ['nats-src', (id) => queueboxSource(ctx, qb, { id })],
       ];
     },
@@ -62,6 +63,11 @@ function summarize(ctx, scenarios) {
       value: rate('nats-qb'),
       met: met(rate('nats-qb'), (v) => v >= 7000),
     },
+    {
+      target: 'outbox.concurrency 64 ≥ 0.6 × plain client with 64 in flight (no database work)',
+      value: ratio('nats-qb-64', 'nats-plain-64'),
+      met: met(ratio('nats-qb-64', 'nats-plain-64'), (v) => v >= 0.6),
+    },
     ...sourceTargets(ok('nats-src')?.figures, met),
     {
       target: 'goal: 15,000 delivered/s (defaults)',
@@ -75,6 +81,7 @@ function summarize(ctx, scenarios) {
       "plain 8 with an outbox's database work beside it / plain 8 (the ceiling of any outbox)": ratio('nats-plain-8-db', 'nats-plain-8'),
       'QueueBox defaults / the ceiling': ratio('nats-qb', 'nats-plain-8-db'),
       'QueueBox defaults / plain 64 in flight': ratio('nats-qb', 'nats-plain-64'),
+      'QueueBox outbox.concurrency 64 / plain 64 in flight': ratio('nats-qb-64', 'nats-plain-64'),
       "lean 8 with an outbox's database work beside it / lean 8 (the ceiling with the leanest client)": ratio('nats-lean-8-db', 'nats-lean-8'),
       'QueueBox defaults / the ceiling with the leanest client': ratio('nats-qb', 'nats-lean-8-db'),
     },
