@@ -129,3 +129,25 @@ export async function machineConditions() {
     },
   };
 }
+
+/**
+ * A Node.js of the given major version on this machine other than the bench's own (the system's
+ * `node` on PATH or in /usr/bin), as { path, version }, or null.
+ */
+export function nodeOfMajor(major) {
+  const candidates = ['/usr/bin/node', '/usr/local/bin/node'];
+  try {
+    candidates.push(...execFileSync('which', ['-a', 'node'], { encoding: 'utf8' }).split('\n'));
+  } catch {
+    // `which` finds none: the fixed places are enough.
+  }
+  for (const path of candidates.filter((p) => p !== '' && p !== process.execPath)) {
+    try {
+      const version = execFileSync(path, ['--version'], { encoding: 'utf8' }).trim();
+      if (version.startsWith(`v${major}.`)) return { path, version };
+    } catch {
+      // Not there or not runnable.
+    }
+  }
+  return null;
+}

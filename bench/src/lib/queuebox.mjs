@@ -85,7 +85,7 @@ export function migrate(database, configFile) {
 
 /**
  * Starts QueueBox; resolves once /health/ready answers 200. `nodeArgs` go before main.js
- * (e.g. --cpu-prof). The log goes to bench/results/logs/<label>.log.
+ * (e.g. --cpu-prof); `execPath` is the Node.js that runs it (the bench's own by default). The log goes to bench/results/logs/<label>.log.
  */
 export async function startQueueBox({
   label,
@@ -94,6 +94,7 @@ export async function startQueueBox({
   httpPort,
   nodeArgs = [],
   extraEnv = {},
+  execPath = process.execPath,
 }) {
   const logDir = join(RESULTS_DIR, 'logs');
   mkdirSync(logDir, { recursive: true });
@@ -101,7 +102,7 @@ export async function startQueueBox({
   const fd = openSync(logFile, 'w');
   const dist = distFingerprint();
   const startedAt = now();
-  const child = spawn(process.execPath, [...nodeArgs, QUEUEBOX_MAIN], {
+  const child = spawn(execPath, [...nodeArgs, QUEUEBOX_MAIN], {
     cwd: REPO_DIR,
     env: childEnv(database, configFile, extraEnv),
     stdio: ['ignore', fd, fd],

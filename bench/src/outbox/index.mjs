@@ -23,6 +23,7 @@ import {
   table,
   writeResults,
 } from '../lib/report.mjs';
+import { nodeOfMajor } from '../lib/machine.mjs';
 import { log, round } from '../lib/util.mjs';
 import { captureAbTargets, printCaptureAb } from './capture-ab-report.mjs';
 import { CAPTURE_AB_ID, captureAb } from './capture-ab.mjs';
@@ -91,6 +92,20 @@ function throughputPlan(ctx) {
           rows,
         }),
     ]);
+    // QueueBox on Node.js 20 (what CI's test run uses), beside the Node.js 24 figures.
+    const node20 = nodeOfMajor(20);
+    if (node20 !== null)
+      plan.push([
+        `qb-a-node20-${size}`,
+        () =>
+          queueboxThroughput(ctx, {
+            id: `qb-a-node20-${size}`,
+            title: `(a) ${n} rows, null keys, QueueBox on Node.js ${node20.version}`,
+            keys: 0,
+            rows,
+            execPath: node20.path,
+          }),
+      ]);
     // Tracing on at a sampler of 1.0 (apps/queuebox observability/tracing.ts): only when named,
     // e.g. `--only limit-30k,qb-a-30k,qb-a-otel-30k`, so (a) with and without run in one session.
     if (onlyGiven(options))
@@ -395,6 +410,14 @@ function summarize(ctx, scenarios, startedMs) {
     ] = x.ratios.ceilingToLimit;
     ratios[`${x.size}: QueueBox (a) / the ceiling`] = x.ratios.aToCeiling;
     ratios[`${x.size}: QueueBox (b) / QueueBox (a)`] = x.ratios.bToA;
+    const onNode20 = rateOf(byId(scenarios, `qb-a-node20-${x.size}`));
+    if (onNode20 !== null) {
+      ratios[`${x.size}: QueueBox (a) on Node.js 20 / best peer (${x.bestPeer?.id ?? '—'})`] = div(
+        onNode20,
+        x.bestPeer?.rate ?? null,
+      );
+      ratios[`${x.size}: QueueBox (a) on Node.js 20 / on Node.js 24`] = div(onNode20, x.queuebox.a);
+    }
     const traced = rateOf(byId(scenarios, `qb-a-otel-${x.size}`));
     if (traced !== null)
       ratios[`${x.size}: QueueBox (a) tracing on (sampler 1.0) / tracing off`] = div(

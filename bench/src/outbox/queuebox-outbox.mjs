@@ -45,7 +45,7 @@ async function prepare(ctx, id, db) {
 
 export async function queueboxThroughput(
   ctx,
-  { id, title, keys, rows = ctx.options.rows, profile = false, tracing = false },
+  { id, title, keys, rows = ctx.options.rows, profile = false, tracing = false, execPath },
 ) {
   const { options } = ctx;
   return withDatabase('qb_bench', options['keep-db'], async (db) => {
@@ -97,6 +97,7 @@ export async function queueboxThroughput(
             httpPort,
             nodeArgs: profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
             extraEnv,
+            ...(execPath ? { execPath } : {}),
           }),
         allDone: async () => {
           const [row] =
