@@ -4,7 +4,8 @@
  * client, no database), the same with an outbox's claims and completions beside it (the ceiling
  * of any outbox), QueueBox (a) null keys and (b) 1 000 keys with the per-key order check,
  * pg-boss 10 and 12 (8 × work() with batches of 500, one work() with batches of 1,000) and
- * graphile-worker 0.17 and 0.18 (concurrency 8 and 32).
+ * graphile-worker 0.17 and 0.18 (concurrency 8 and 32), then 1, 2 and 4 QueueBox replicas on one
+ * backlog with 1 000 keys (replicas.mjs).
  * `--full` (or naming them in `--only`) adds (c) trickle latency with capture `polling` and
  * `postgres-logical`, webhook to destination through the relay, graphile-worker (b, one job
  * queue per key) and (c, LISTEN/NOTIFY), and `qb-cap-ab` (capture-ab.mjs). Prints a results
@@ -30,6 +31,13 @@ import { httpLimit } from './http-limit.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
+import { REPLICA_COUNTS, queueboxReplicas, replicaId } from './replicas.mjs';
+import {
+  printReplicas,
+  replicaComparisons,
+  replicaRatios,
+  replicaTargets,
+} from './replicas-report.mjs';
 import { printStart, startScenario } from './start.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 
@@ -144,6 +152,20 @@ function throughputPlan(ctx) {
           }),
       ]);
     }
+    for (const replicas of REPLICA_COUNTS) {
+      const id = replicaId(replicas, size);
+      plan.push([
+        id,
+        () =>
+          queueboxReplicas(ctx, {
+            id,
+            title: `${replicas} replica${replicas > 1 ? 's' : ''}, ${n} rows, ${keys} keys, per-key order checked`,
+            replicas,
+            keys,
+            rows,
+          }),
+      ]);
+    }
     if (options['cpu-prof'])
       plan.push([
         `qb-a-prof-${size}`,
@@ -236,7 +258,15 @@ export async function runOutbox(options) {
   const plan = [
     ...throughputPlan(ctx).filter((e) => inRun(e, true)),
     ...otherPlan(ctx).filter((e) => inRun(e, false)),
-  ].filter(([id]) => !(options['no-peers'] && !id.startsWith('qb') && !id.startsWith('limit')));
+  ].filter(
+    ([id]) =>
+      !(
+        options['no-peers'] &&
+        !id.startsWith('qb') &&
+        !id.startsWith('limit') &&
+        !id.startsWith('rep')
+      ),
+  );
   log(`plan: ${plan.map(([id]) => id).join(', ')}`);
   let scenarios;
   try {
@@ -354,6 +384,7 @@ function summarize(ctx, scenarios, startedMs) {
     .filter(
       (x) => x.limit !== null || x.ceiling !== null || x.queuebox.a !== null || x.bestPeer !== null,
     );
+  const replicaRuns = replicaComparisons(scenarios, ctx.options.sizeList);
   const targets = [
     ...comparisons.flatMap((x) => x.targets),
     ...comparisons.flatMap((x) => [
@@ -384,6 +415,7 @@ function summarize(ctx, scenarios, startedMs) {
         ]
       : []),
     ...(w ? [{ target: '(w) webhook to destination p50 ≤ 15 ms (issue 14)', ...latency(w, 'p50', 15) }] : []),
+    ...replicaTargets(replicaRuns),
     ...(ab ? captureAbTargets(ab) : []),
   ];
   const ratios = {};
@@ -414,6 +446,7 @@ function summarize(ctx, scenarios, startedMs) {
       comparisons[comparisons.length - 1].queuebox.b,
       rate('gw-b'),
     );
+  Object.assign(ratios, replicaRatios(replicaRuns));
   if (ab) {
     ratios['QueueBox (a) capture / polling (medians of 3, qb-cap-ab)'] =
       ab.ratios?.messagesPerSecond ?? null;
@@ -431,6 +464,7 @@ function summarize(ctx, scenarios, startedMs) {
     conditions: ctx.conditions,
     scenarios,
     comparisons,
+    replicaComparisons: replicaRuns,
     ratios,
     targets,
   };
@@ -439,7 +473,9 @@ function summarize(ctx, scenarios, startedMs) {
 const cpuCell = (s) => {
   const p = s.cpu?.percentOfOneCore;
   if (!p) return '—';
-  const worker = p.queuebox ?? p['peer worker'] ?? 0;
+  // Replicas: their processes' sum.
+  const replicas = s.byReplica?.reduce((a, r) => a + (r.cpuPercentOfOneCore ?? 0), 0);
+  const worker = replicas === undefined ? (p.queuebox ?? p['peer worker'] ?? 0) : round(replicas, 1);
   return `${worker}/${p.sink ?? 0}/${p['postgres (bench db)'] ?? 0}/${s.cpu.machineBusyPercent}`;
 };
 
@@ -576,6 +612,7 @@ function print(result) {
       ),
     );
   }
+  printReplicas(result.replicaComparisons);
   printCaptureAb(ok.find((s) => s.id === CAPTURE_AB_ID));
   printStart(ok.find((s) => s.id === 'start'));
   section('settings');
@@ -629,6 +666,10 @@ function print(result) {
         `  EXPLAIN ANALYZE before start (${s.rows} pending): claim of ${s.explain.batch} (window ${s.explain.window}) first ${round(s.explain.claim.firstMs, 2)} ms, median ${round(s.explain.claim.medianMs, 2)} ms (+ planning ${round(s.explain.claim.planningMedianMs, 2)} ms); completion of ${s.explain.complete.rowsPerStatement} median ${round(s.explain.complete.medianMs, 2)} ms`,
       );
     if (s.explain?.skipped) console.log(`  EXPLAIN skipped: ${s.explain.skipped}`);
+    if (s.byReplica)
+      console.log(
+        `  per replica: ${s.byReplica.map((r) => `r${r.replica} sent ${fmtInt(r.sent)}, claims lost ${r.claimsLost}, leases reclaimed ${r.reclaimed}, CPU ${r.cpuPercentOfOneCore ?? '—'}%`).join('; ')}`,
+      );
     if (s.queueboxMetrics && Object.keys(s.queueboxMetrics).length)
       console.log(`  QueueBox /metrics at the end: ${JSON.stringify(s.queueboxMetrics)}`);
     if (s.profile?.byPackage) {
@@ -650,7 +691,7 @@ function print(result) {
     console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section('targets (issues 4, 14 and 18)');
+  section('targets (issues 4, 14, 18 and 39)');
   console.log(
     table(
       ['target', 'measured', 'met'],
