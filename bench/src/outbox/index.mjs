@@ -668,7 +668,11 @@ function print(result) {
     if (s.explain?.skipped) console.log(`  EXPLAIN skipped: ${s.explain.skipped}`);
     if (s.byReplica)
       console.log(
-        `  per replica: ${s.byReplica.map((r) => `r${r.replica} sent ${fmtInt(r.sent)}, claims lost ${r.claimsLost}, leases reclaimed ${r.reclaimed}, CPU ${r.cpuPercentOfOneCore ?? '—'}%`).join('; ')}`,
+        `  per replica: ${s.byReplica.map((r) => `r${r.replica} sent ${fmtInt(r.sent)}, claims lost ${r.claimsLost}, leases reclaimed ${r.reclaimed}, publish mean ${r.publishMeanMs ?? '—'} ms, processing mean ${r.processingMeanMs ?? '—'} ms, CPU ${r.cpuPercentOfOneCore ?? '—'}%`).join('; ')}`,
+      );
+    if (s.statements)
+      console.log(
+        `  statements (from the delivered rows' stamps): ${fmtInt(s.statements.claims)} claims of ${s.statements.rowsPerClaim} rows on average, ${fmtInt(s.statements.completions)} completions of ${s.statements.rowsPerCompletion}; a row in hand (claim → completion) p50 ${s.statements.inHandMs.p50} ms, p90 ${s.statements.inHandMs.p90} ms; a key waits (completion → claim of its next row) p50 ${s.statements.keyWaitsMs.p50} ms, p90 ${s.statements.keyWaitsMs.p90} ms`,
       );
     if (s.queueboxMetrics && Object.keys(s.queueboxMetrics).length)
       console.log(`  QueueBox /metrics at the end: ${JSON.stringify(s.queueboxMetrics)}`);

@@ -63,6 +63,13 @@ export function replicaTargets(comparisons) {
   });
 }
 
+/** The replicas' mean of a per-replica mean, weighted by what each sent. */
+const meanOf = (list, field) => {
+  const known = (list ?? []).filter((r) => r[field] !== null && r.sent > 0);
+  const sent = known.reduce((a, r) => a + r.sent, 0);
+  return sent ? round(known.reduce((a, r) => a + r[field] * r.sent, 0) / sent, 1) : '—';
+};
+
 const cpuOfReplicas = (s) =>
   s?.byReplica?.map((r) => r.cpuPercentOfOneCore ?? '—').join('/') ?? '—';
 
@@ -82,6 +89,9 @@ export function printReplicas(comparisons) {
         'sent per replica (2 | 4)',
         'CPU% per replica (2 | 4)',
         'CPU% pg 1 / 2 / 4',
+        'rows per claim / completion 1 | 2 | 4',
+        'in hand p50 ms 1 / 2 / 4',
+        'publish mean ms 1 / 2 / 4',
       ],
       comparisons.map((x) => [
         fmtInt(x.rows),
@@ -93,10 +103,16 @@ export function printReplicas(comparisons) {
         [2, 4].map((n) => x.runs[n]?.byReplica?.map((r) => fmtInt(r.sent)).join('/') ?? '—').join(' | '),
         [2, 4].map((n) => cpuOfReplicas(x.runs[n])).join(' | '),
         cell(x, (s) => s.cpu?.percentOfOneCore?.['postgres (bench db)'] ?? '—'),
+        REPLICA_COUNTS.map((n) => {
+          const st = x.runs[n]?.statements;
+          return st ? `${st.rowsPerClaim}/${st.rowsPerCompletion}` : '—';
+        }).join(' | '),
+        cell(x, (s) => s.statements?.inHandMs.p50 ?? '—'),
+        cell(x, (s) => meanOf(s.byReplica, 'publishMeanMs')),
       ]),
     ),
   );
   console.log(
-    'msg/s = all replicas together, first → last receipt at the sink. sent per replica = queuebox_outbox_messages_total{status="sent"} of each replica at the end; CPU% = percent of one core of each replica process over the first→last window.',
+    'msg/s = all replicas together, first → last receipt at the sink. sent per replica = queuebox_outbox_messages_total{status="sent"} of each replica at the end; CPU% = percent of one core of each replica process over the first→last window. rows per claim / completion = delivered rows per distinct claimed_at / updated_at (one app time per statement); in hand = claim to completion of a row; publish mean = queuebox_outbox_publish_duration_seconds sum / count.',
   );
 }

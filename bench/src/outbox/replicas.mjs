@@ -13,7 +13,7 @@ import {
   startQueueBox,
   writeConfig,
 } from '../lib/queuebox.mjs';
-import { freePort, log } from '../lib/util.mjs';
+import { freePort, log, round } from '../lib/util.mjs';
 import { measureDelivery } from './delivery.mjs';
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
@@ -23,6 +23,10 @@ export const replicaId = (n, size) => `rep-${n}-${size}`;
 
 const REPLICA_METRICS = [
   'queuebox_outbox_messages_total',
+  'queuebox_outbox_publish_duration_seconds_sum',
+  'queuebox_outbox_publish_duration_seconds_count',
+  'queuebox_outbox_processing_duration_seconds_sum',
+  'queuebox_outbox_processing_duration_seconds_count',
   'queuebox_outbox_messages_reclaimed_total',
   'queuebox_claims_lost_total',
 ];
@@ -76,7 +80,10 @@ async function startReplicas(ctx, id, db, configs) {
   };
 }
 
-/** Per replica: messages sent (by its /metrics), claims lost, leases reclaimed, CPU % of one core. */
+/**
+ * Per replica: messages sent (by its /metrics), claims lost, leases reclaimed, the mean publish
+ * and processing (publish and terminal write) in ms, CPU % of one core.
+ */
 function perReplica(texts, cpu) {
   return (texts ?? []).map((text, i) => {
     const m = pickMetrics(text, REPLICA_METRICS);
@@ -84,14 +91,52 @@ function perReplica(texts, cpu) {
       Object.entries(m)
         .filter(([k]) => k.startsWith(prefix))
         .reduce((a, [, v]) => a + v, 0);
+    const meanMs = (family) => {
+      const count = sum(`${family}_count`);
+      return count > 0 ? round((sum(`${family}_sum`) / count) * 1000, 1) : null;
+    };
     return {
       replica: i + 1,
       sent: m['queuebox_outbox_messages_total{status="sent"}'] ?? 0,
       claimsLost: sum('queuebox_claims_lost_total'),
       reclaimed: sum('queuebox_outbox_messages_reclaimed_total'),
+      publishMeanMs: meanMs('queuebox_outbox_publish_duration_seconds'),
+      processingMeanMs: meanMs('queuebox_outbox_processing_duration_seconds'),
       cpuPercentOfOneCore: cpu?.percentOfOneCore?.[roleOf(i)] ?? null,
     };
   });
+}
+
+/**
+ * What the delivered rows say about the statements that moved them: a claim stamps its rows'
+ * claimed_at with one app time, a completion their updated_at with another, so rows sharing a
+ * value came in one statement (two replicas' statements in the same millisecond count as one).
+ * In hand = claim to completion of a row; a key waits = its previous row's completion to the
+ * claim of its next row.
+ */
+async function statementShapes(sql) {
+  const [row] = await sql`with
+      claims as (select count(*) as n from outbox where state = 'sent' group by claimed_at),
+      completions as (select count(*) as n from outbox where state = 'sent' group by updated_at),
+      held as (select extract(epoch from updated_at - claimed_at) * 1000 as ms
+        from outbox where state = 'sent'),
+      waits as (select extract(epoch from claimed_at - lag(updated_at)
+          over (partition by key order by sequence)) * 1000 as ms
+        from outbox where state = 'sent')
+    select (select count(*) from claims)::int as claims,
+      (select avg(n) from claims)::float8 as rows_per_claim,
+      (select count(*) from completions)::int as completions,
+      (select avg(n) from completions)::float8 as rows_per_completion,
+      (select percentile_cont(array[0.5, 0.9]) within group (order by ms) from held)::float8[] as in_hand,
+      (select percentile_cont(array[0.5, 0.9]) within group (order by ms) from waits where ms is not null)::float8[] as key_waits`;
+  return {
+    claims: row.claims,
+    rowsPerClaim: round(row.rows_per_claim ?? 0, 1),
+    completions: row.completions,
+    rowsPerCompletion: round(row.rows_per_completion ?? 0, 1),
+    inHandMs: { p50: round(row.in_hand?.[0] ?? 0, 0), p90: round(row.in_hand?.[1] ?? 0, 0) },
+    keyWaitsMs: { p50: round(row.key_waits?.[0] ?? 0, 0), p90: round(row.key_waits?.[1] ?? 0, 0) },
+  };
 }
 
 export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows }) {
@@ -126,8 +171,9 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
         await sql`select state, count(*)::int as n from outbox group by state order by state`;
       const byReplica = perReplica(result.metricsText, result.cpu);
       delete result.metricsText;
+      const statements = await statementShapes(sql);
       log(
-        `  per replica (sent / claims lost / CPU %): ${byReplica.map((r) => `r${r.replica} ${r.sent}/${r.claimsLost}/${r.cpuPercentOfOneCore ?? '—'}`).join(', ')}`,
+        `  per replica (sent / claims lost / CPU %): ${byReplica.map((r) => `r${r.replica} ${r.sent}/${r.claimsLost}/${r.cpuPercentOfOneCore ?? '—'}`).join(', ')}; ${JSON.stringify(statements)}`,
       );
       return {
         id,
@@ -148,6 +194,7 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
         ...result,
         finalStates: Object.fromEntries(states.map((r) => [r.state, r.n])),
         byReplica,
+        statements,
       };
     } finally {
       await sql.end();
