@@ -32,6 +32,7 @@ import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
 import { REPLICA_COUNTS, queueboxReplicas, replicaId } from './replicas.mjs';
+import { LIMIT_PROCESS_COUNTS, replicaLimit, replicaLimitId } from './replica-limit.mjs';
 import {
   printReplicas,
   replicaComparisons,
@@ -149,6 +150,19 @@ function throughputPlan(ctx) {
             queuePerKey: false,
             rows,
             ...r,
+          }),
+      ]);
+    }
+    for (const processes of LIMIT_PROCESS_COUNTS) {
+      const id = replicaLimitId(processes, size);
+      plan.push([
+        id,
+        () =>
+          replicaLimit(ctx, {
+            id,
+            title: `HTTP limit, ${n} bodies from ${processes} process${processes > 1 ? 'es' : ''} of ${options['peer-sockets']} sockets each, no database`,
+            processes,
+            rows,
           }),
       ]);
     }
@@ -473,9 +487,14 @@ function summarize(ctx, scenarios, startedMs) {
 const cpuCell = (s) => {
   const p = s.cpu?.percentOfOneCore;
   if (!p) return '—';
-  // Replicas: their processes' sum.
-  const replicas = s.byReplica?.reduce((a, r) => a + (r.cpuPercentOfOneCore ?? 0), 0);
-  const worker = replicas === undefined ? (p.queuebox ?? p['peer worker'] ?? 0) : round(replicas, 1);
+  // Several worker processes (replicas, split clients): their sum.
+  const group = Object.entries(p).filter(([role]) => /^(queuebox r|peer worker p)\d+$/.test(role));
+  const worker = group.length
+    ? round(
+        group.reduce((a, [, v]) => a + v, 0),
+        1,
+      )
+    : (p.queuebox ?? p['peer worker'] ?? 0);
   return `${worker}/${p.sink ?? 0}/${p['postgres (bench db)'] ?? 0}/${s.cpu.machineBusyPercent}`;
 };
 

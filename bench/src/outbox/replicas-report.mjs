@@ -3,6 +3,7 @@ import { sizeLabel } from '../lib/args.mjs';
 import { fmtInt, fmtRatio, section, table } from '../lib/report.mjs';
 import { round } from '../lib/util.mjs';
 import { REPLICA_COUNTS, replicaId } from './replicas.mjs';
+import { LIMIT_PROCESS_COUNTS, replicaLimitId } from './replica-limit.mjs';
 
 /** Four replicas deliver at least this share of what one does (no collapse under contention). */
 export const REPLICA_TARGET = 0.9;
@@ -21,15 +22,26 @@ export function replicaComparisons(scenarios, sizeList) {
           scenarios.find((s) => s.id === replicaId(n, size) && !s.error) ?? null,
         ]),
       );
+      const limits = Object.fromEntries(
+        LIMIT_PROCESS_COUNTS.map((n) => [
+          n,
+          scenarios.find((s) => s.id === replicaLimitId(n, size) && !s.error) ?? null,
+        ]),
+      );
       const one = rateOf(runs[1]);
       return {
         rows,
         size,
         runs,
-        ratios: { twoToOne: div(rateOf(runs[2]), one), fourToOne: div(rateOf(runs[4]), one) },
+        limits,
+        ratios: {
+          twoToOne: div(rateOf(runs[2]), one),
+          fourToOne: div(rateOf(runs[4]), one),
+          limitFourToOne: div(rateOf(limits[4]), rateOf(limits[1])),
+        },
       };
     })
-    .filter((x) => REPLICA_COUNTS.some((n) => x.runs[n]));
+    .filter((x) => [...REPLICA_COUNTS, ...LIMIT_PROCESS_COUNTS].some((n) => x.runs[n] || x.limits[n]));
 }
 
 export function replicaRatios(comparisons) {
@@ -37,6 +49,8 @@ export function replicaRatios(comparisons) {
   for (const x of comparisons) {
     ratios[`${x.size}: 2 replicas / 1 replica (1,000 keys)`] = x.ratios.twoToOne;
     ratios[`${x.size}: 4 replicas / 1 replica (1,000 keys)`] = x.ratios.fourToOne;
+    ratios[`${x.size}: the plain client from 4 processes / from 1 (no database; the machine's bound)`] =
+      x.ratios.limitFourToOne;
   }
   return ratios;
 }
@@ -84,6 +98,8 @@ export function printReplicas(comparisons) {
         'msg/s 1 / 2 / 4',
         '2/1',
         `4/1 (target ≥ ${REPLICA_TARGET})`,
+        'plain client msg/s 1 / 4 processes',
+        'plain 4/1',
         'order viol. 1 / 2 / 4',
         'dup 1 / 2 / 4',
         'sent per replica (2 | 4)',
@@ -98,6 +114,8 @@ export function printReplicas(comparisons) {
         cell(x, (s) => fmtInt(rateOf(s))),
         fmtRatio(x.ratios.twoToOne),
         fmtRatio(x.ratios.fourToOne),
+        LIMIT_PROCESS_COUNTS.map((n) => (x.limits[n] ? fmtInt(rateOf(x.limits[n])) : '—')).join(' / '),
+        fmtRatio(x.ratios.limitFourToOne),
         cell(x, (s) => s.figures.orderViolations),
         cell(x, (s) => s.figures.duplicates),
         [2, 4].map((n) => x.runs[n]?.byReplica?.map((r) => fmtInt(r.sent)).join('/') ?? '—').join(' | '),
@@ -113,6 +131,6 @@ export function printReplicas(comparisons) {
     ),
   );
   console.log(
-    'msg/s = all replicas together, first → last receipt at the sink. sent per replica = queuebox_outbox_messages_total{status="sent"} of each replica at the end; CPU% = percent of one core of each replica process over the first→last window. rows per claim / completion = delivered rows per distinct claimed_at / updated_at (one app time per statement); in hand = claim to completion of a row; publish mean = queuebox_outbox_publish_duration_seconds sum / count.',
+    'msg/s = all replicas together, first → last receipt at the sink. sent per replica = queuebox_outbox_messages_total{status="sent"} of each replica at the end; CPU% = percent of one core of each replica process over the first→last window. rows per claim / completion = delivered rows per distinct claimed_at / updated_at (one app time per statement); in hand = claim to completion of a row; publish mean = queuebox_outbox_publish_duration_seconds sum / count. plain client = rep-limit-<n>-<size>: the HTTP limit client split over n processes, no database.',
   );
 }
