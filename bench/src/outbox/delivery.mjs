@@ -81,7 +81,9 @@ async function measure({
   // The spawn of the worker process (taken just before it), the origin of every "from start"
   // figure; the bench's own preparation before the spawn does not count.
   const spawnAt = worker.startedAt ?? t0;
-  cpu.setRole(worker.pid, role);
+  // A group of worker processes (replicas) names one role per process; their sum is the worker's.
+  const roles = worker.roles ?? [{ pid: worker.pid, role }];
+  for (const r of roles) cpu.setRole(r.pid, r.role);
   let timedOut = false;
   let capped = false;
   let lastLog = now();
@@ -139,7 +141,11 @@ async function measure({
         allDoneAt === null ? null : round((allDoneAt - spawnAt) / 1000, 2),
       processStartToReadyMs: worker.readyAt ? round(worker.readyAt - spawnAt, 0) : null,
       processStartToFirstReceiptMs: s.first === null ? null : round(s.first - spawnAt, 0),
-      cpuMsPerMessage: cpuPerMessage(cpuWindow, s.unique, role),
+      cpuMsPerMessage: cpuPerMessage(
+        cpuWindow,
+        s.unique,
+        roles.map((r) => r.role),
+      ),
       delivered: s.unique,
       requests: s.count,
       duplicates: s.duplicates,
@@ -158,13 +164,20 @@ async function measure({
   };
 }
 
-/** ms of one core per delivered message over the first→last window, for the worker and PostgreSQL. */
-function cpuPerMessage(window, delivered, role) {
+/**
+ * ms of one core per delivered message over the first→last window, for the worker (the sum of
+ * its processes' roles) and PostgreSQL.
+ */
+function cpuPerMessage(window, delivered, roles) {
   if (!window || delivered < 2) return null;
   const per = (percent) =>
     percent === undefined ? null : round(((percent / 100) * window.seconds * 1000) / delivered, 3);
+  const workerPercent = roles.reduce((sum, r) => sum + (window.percentOfOneCore[r] ?? 0), 0);
   return {
-    worker: per(window.percentOfOneCore[role] ?? 0),
+    worker: per(workerPercent),
+    ...(roles.length > 1
+      ? { workerByRole: Object.fromEntries(roles.map((r) => [r, per(window.percentOfOneCore[r] ?? 0)])) }
+      : {}),
     postgres: per(window.percentOfOneCore['postgres (bench db)'] ?? 0),
     sink: per(window.percentOfOneCore.sink ?? 0),
   };

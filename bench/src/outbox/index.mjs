@@ -4,7 +4,8 @@
  * client, no database), the same with an outbox's claims and completions beside it (the ceiling
  * of any outbox), QueueBox (a) null keys and (b) 1 000 keys with the per-key order check,
  * pg-boss 10 and 12 (8 × work() with batches of 500, one work() with batches of 1,000) and
- * graphile-worker 0.17 and 0.18 (concurrency 8 and 32).
+ * graphile-worker 0.17 and 0.18 (concurrency 8 and 32), then 1, 2 and 4 QueueBox replicas on one
+ * backlog with 1 000 keys (replicas.mjs).
  * `--full` (or naming them in `--only`) adds (c) trickle latency with capture `polling` and
  * `postgres-logical`, webhook to destination through the relay, graphile-worker (b, one job
  * queue per key) and (c, LISTEN/NOTIFY), and `qb-cap-ab` (capture-ab.mjs). Prints a results
@@ -31,6 +32,14 @@ import { httpLimit } from './http-limit.mjs';
 import { graphileThroughput, pgBossThroughput } from './peers-outbox.mjs';
 import { graphileLatency, queueboxLatency, webhookLatency } from './latency.mjs';
 import { queueboxThroughput } from './queuebox-outbox.mjs';
+import { REPLICA_COUNTS, queueboxReplicas, replicaId } from './replicas.mjs';
+import { LIMIT_PROCESS_COUNTS, replicaLimit, replicaLimitId } from './replica-limit.mjs';
+import {
+  printReplicas,
+  replicaComparisons,
+  replicaRatios,
+  replicaTargets,
+} from './replicas-report.mjs';
 import { printStart, startScenario } from './start.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 
@@ -159,6 +168,33 @@ function throughputPlan(ctx) {
           }),
       ]);
     }
+    for (const processes of LIMIT_PROCESS_COUNTS) {
+      const id = replicaLimitId(processes, size);
+      plan.push([
+        id,
+        () =>
+          replicaLimit(ctx, {
+            id,
+            title: `HTTP limit, ${n} bodies from ${processes} process${processes > 1 ? 'es' : ''} of ${options['peer-sockets']} sockets each, no database`,
+            processes,
+            rows,
+          }),
+      ]);
+    }
+    for (const replicas of REPLICA_COUNTS) {
+      const id = replicaId(replicas, size);
+      plan.push([
+        id,
+        () =>
+          queueboxReplicas(ctx, {
+            id,
+            title: `${replicas} replica${replicas > 1 ? 's' : ''}, ${n} rows, ${keys} keys, per-key order checked`,
+            replicas,
+            keys,
+            rows,
+          }),
+      ]);
+    }
     if (options['cpu-prof'])
       plan.push([
         `qb-a-prof-${size}`,
@@ -251,7 +287,15 @@ export async function runOutbox(options) {
   const plan = [
     ...throughputPlan(ctx).filter((e) => inRun(e, true)),
     ...otherPlan(ctx).filter((e) => inRun(e, false)),
-  ].filter(([id]) => !(options['no-peers'] && !id.startsWith('qb') && !id.startsWith('limit')));
+  ].filter(
+    ([id]) =>
+      !(
+        options['no-peers'] &&
+        !id.startsWith('qb') &&
+        !id.startsWith('limit') &&
+        !id.startsWith('rep')
+      ),
+  );
   log(`plan: ${plan.map(([id]) => id).join(', ')}`);
   let scenarios;
   try {
@@ -369,6 +413,7 @@ function summarize(ctx, scenarios, startedMs) {
     .filter(
       (x) => x.limit !== null || x.ceiling !== null || x.queuebox.a !== null || x.bestPeer !== null,
     );
+  const replicaRuns = replicaComparisons(scenarios, ctx.options.sizeList);
   const targets = [
     ...comparisons.flatMap((x) => x.targets),
     ...comparisons.flatMap((x) => [
@@ -399,6 +444,7 @@ function summarize(ctx, scenarios, startedMs) {
         ]
       : []),
     ...(w ? [{ target: '(w) webhook to destination p50 ≤ 15 ms (issue 14)', ...latency(w, 'p50', 15) }] : []),
+    ...replicaTargets(replicaRuns),
     ...(ab ? captureAbTargets(ab) : []),
   ];
   const ratios = {};
@@ -437,6 +483,7 @@ function summarize(ctx, scenarios, startedMs) {
       comparisons[comparisons.length - 1].queuebox.b,
       rate('gw-b'),
     );
+  Object.assign(ratios, replicaRatios(replicaRuns));
   if (ab) {
     ratios['QueueBox (a) capture / polling (medians of 3, qb-cap-ab)'] =
       ab.ratios?.messagesPerSecond ?? null;
@@ -454,6 +501,7 @@ function summarize(ctx, scenarios, startedMs) {
     conditions: ctx.conditions,
     scenarios,
     comparisons,
+    replicaComparisons: replicaRuns,
     ratios,
     targets,
   };
@@ -462,7 +510,14 @@ function summarize(ctx, scenarios, startedMs) {
 const cpuCell = (s) => {
   const p = s.cpu?.percentOfOneCore;
   if (!p) return '—';
-  const worker = p.queuebox ?? p['peer worker'] ?? 0;
+  // Several worker processes (replicas, split clients): their sum.
+  const group = Object.entries(p).filter(([role]) => /^(queuebox r|peer worker p)\d+$/.test(role));
+  const worker = group.length
+    ? round(
+        group.reduce((a, [, v]) => a + v, 0),
+        1,
+      )
+    : (p.queuebox ?? p['peer worker'] ?? 0);
   return `${worker}/${p.sink ?? 0}/${p['postgres (bench db)'] ?? 0}/${s.cpu.machineBusyPercent}`;
 };
 
@@ -599,6 +654,7 @@ function print(result) {
       ),
     );
   }
+  printReplicas(result.replicaComparisons);
   printCaptureAb(ok.find((s) => s.id === CAPTURE_AB_ID));
   printStart(ok.find((s) => s.id === 'start'));
   section('settings');
@@ -652,6 +708,14 @@ function print(result) {
         `  EXPLAIN ANALYZE before start (${s.rows} pending): claim of ${s.explain.batch} (window ${s.explain.window}) first ${round(s.explain.claim.firstMs, 2)} ms, median ${round(s.explain.claim.medianMs, 2)} ms (+ planning ${round(s.explain.claim.planningMedianMs, 2)} ms); completion of ${s.explain.complete.rowsPerStatement} median ${round(s.explain.complete.medianMs, 2)} ms`,
       );
     if (s.explain?.skipped) console.log(`  EXPLAIN skipped: ${s.explain.skipped}`);
+    if (s.byReplica)
+      console.log(
+        `  per replica: ${s.byReplica.map((r) => `r${r.replica} sent ${fmtInt(r.sent)}, claims lost ${r.claimsLost}, leases reclaimed ${r.reclaimed}, publish mean ${r.publishMeanMs ?? '—'} ms, processing mean ${r.processingMeanMs ?? '—'} ms, CPU ${r.cpuPercentOfOneCore ?? '—'}%`).join('; ')}`,
+      );
+    if (s.statements)
+      console.log(
+        `  statements (from the delivered rows' stamps): ${fmtInt(s.statements.claims)} claims of ${s.statements.rowsPerClaim} rows on average, ${fmtInt(s.statements.completions)} completions of ${s.statements.rowsPerCompletion}; a row in hand (claim → completion) p50 ${s.statements.inHandMs.p50} ms, p90 ${s.statements.inHandMs.p90} ms; a key waits (completion → claim of its next row) p50 ${s.statements.keyWaitsMs.p50} ms, p90 ${s.statements.keyWaitsMs.p90} ms`,
+      );
     if (s.queueboxMetrics && Object.keys(s.queueboxMetrics).length)
       console.log(`  QueueBox /metrics at the end: ${JSON.stringify(s.queueboxMetrics)}`);
     if (s.profile?.byPackage) {
@@ -673,7 +737,7 @@ function print(result) {
     console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section('targets (issues 4, 14 and 18)');
+  section('targets (issues 4, 14, 18 and 39)');
   console.log(
     table(
       ['target', 'measured', 'met'],

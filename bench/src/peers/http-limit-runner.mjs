@@ -6,14 +6,17 @@
  * only the HTTP exchanges are timed. Options come as JSON in argv[2]; 'stop' ends it. With
  * `reportEvery` it sends `{ responses }`, the count of settled requests, at every multiple of it
  * and at the last (limit-db-<size>: the bench hands an outbox's database work one batch per 100).
+ * With `first` it posts the bodies first … first + rows − 1, so several runners split one set.
  */
 import { keyOf, makePayloads } from '../lib/payload.mjs';
 import { createPoster } from '../lib/poster.mjs';
 
 const options = JSON.parse(process.argv[2]);
 const payloads = makePayloads(options.bodyBytes, options.filler);
+const first = options.first ?? 0;
 const bodies = [];
-for (let i = 0; i < options.rows; i += 1) bodies.push(payloads.object(i, keyOf(i, options.keys)));
+for (let i = first; i < first + options.rows; i += 1)
+  bodies.push(payloads.object(i, keyOf(i, options.keys)));
 const post = createPoster(options.sinkUrl, options.sockets);
 
 let next = 0;
@@ -23,7 +26,7 @@ async function lane() {
   while (next < bodies.length) {
     const i = next++;
     try {
-      await post(bodies[i], `limit-${i}`, bodies[i].key);
+      await post(bodies[i], `limit-${first + i}`, bodies[i].key);
     } catch (error) {
       failed += 1;
       if (failed <= 5) console.error(`POST ${i} failed: ${error.message}`);
