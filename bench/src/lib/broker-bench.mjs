@@ -16,8 +16,7 @@
  */
 import { wanted } from './args.mjs';
 import { createContext, runScenarios } from './context.mjs';
-import { distCheck, printConditions, section, writeResults } from './report.mjs';
-import { log, round } from './util.mjs';
+import { printConditions, printRunEnd, resultHead, section, writeResults } from './report.mjs';
 
 export async function runBrokerBench(options, spec) {
   const ctx = await createContext(options);
@@ -47,20 +46,11 @@ export async function runBrokerBench(options, spec) {
     await ctx.close();
   }
   const result = {
-    benchmark: spec.name,
-    startedAt: ctx.startedAt,
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
-    options: Object.fromEntries(Object.entries(ctx.options).filter(([k]) => k !== 'onlySet')),
-    conditions: ctx.conditions,
-    scenarios,
+    ...resultHead(spec.name, ctx, startedMs, scenarios),
     ...spec.summarize(ctx, scenarios),
   };
   spec.print(result);
-  section('conditions at the end');
-  printConditions(result.conditions);
-  distCheck(result.scenarios);
-  log(`${spec.name} benchmark took ${result.runtimeSeconds} s`);
+  printRunEnd(result);
   console.log(`\nJSON: ${writeResults(spec.name, result)}`);
   return result;
 }

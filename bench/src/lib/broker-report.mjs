@@ -4,7 +4,7 @@
  * { role, count: [figure key, header], left: [figure key, header], cpu: 'broker' | 'server' }.
  */
 import { toYaml } from './queuebox.mjs';
-import { fmtInt, fmtLoad, fmtRatio, section, table } from './report.mjs';
+import { fmtInt, fmtLoad, fmtRatio, printTargets, section, table } from './report.mjs';
 import { round } from './util.mjs';
 
 /** Rates, ratios and "met" over one run's scenarios. */
@@ -75,13 +75,7 @@ export function printQueueBoxSettings(ok) {
 export function printRatiosAndTargets(result, issue) {
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section(`targets (issue ${issue})`);
-  console.log(
-    table(
-      ['target', 'measured', 'met'],
-      result.targets.map((t) => [t.target, t.value, t.met === null ? 'not run' : t.met ? 'yes' : 'NO']),
-    ),
-  );
+  printTargets(`targets (issue ${issue})`, result.targets);
 }
 
 /** The source's targets, the same for every broker: its rate and its integrity. */

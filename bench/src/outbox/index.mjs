@@ -14,11 +14,14 @@ import { onlyGiven, sizeLabel, wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
 import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import {
-  distCheck,
   fmtInt,
   fmtLoad,
   fmtRatio,
   printConditions,
+  printProfile,
+  printRunEnd,
+  printTargets,
+  resultHead,
   section,
   table,
   writeResults,
@@ -421,15 +424,7 @@ function summarize(ctx, scenarios, startedMs) {
       ab.ratios?.commitsPerSecond ?? null;
   }
   return {
-    benchmark: 'outbox',
-    startedAt: ctx.startedAt,
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
-    options: Object.fromEntries(
-      Object.entries(ctx.options).filter(([k]) => k !== 'onlySet' && k !== 'sizeList'),
-    ),
-    conditions: ctx.conditions,
-    scenarios,
+    ...resultHead('outbox', ctx, startedMs, scenarios, ['onlySet', 'sizeList']),
     comparisons,
     ratios,
     targets,
@@ -631,38 +626,12 @@ function print(result) {
     if (s.explain?.skipped) console.log(`  EXPLAIN skipped: ${s.explain.skipped}`);
     if (s.queueboxMetrics && Object.keys(s.queueboxMetrics).length)
       console.log(`  QueueBox /metrics at the end: ${JSON.stringify(s.queueboxMetrics)}`);
-    if (s.profile?.byPackage) {
-      console.log(
-        `  --cpu-prof: event loop busy ${s.profile.busyPercent}% of ${s.profile.seconds} s; self time by package: ${s.profile.byPackage.map((p) => `${p.name} ${p.percent}%`).join(', ')}`,
-      );
-      console.log(
-        `  self time attributed to the nearest library frame (who caused it): ${s.profile.byCausingPackage.map((p) => `${p.name} ${p.percent}%`).join(', ')}`,
-      );
-      console.log(
-        `  top functions: ${s.profile.topFunctions
-          .slice(0, 12)
-          .map((p) => `${p.name} ${p.percent}%`)
-          .join('; ')}`,
-      );
-    }
+    if (s.profile?.byPackage) printProfile(s.profile, 12);
   }
   for (const s of result.scenarios.filter((x) => x.error))
     console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section('targets (issues 4, 14 and 18)');
-  console.log(
-    table(
-      ['target', 'measured', 'met'],
-      result.targets.map((t) => [
-        t.target,
-        t.value,
-        t.met === null ? 'not run' : t.met ? 'yes' : 'NO',
-      ]),
-    ),
-  );
-  section('conditions at the end');
-  printConditions(result.conditions);
-  distCheck(result.scenarios);
-  log(`outbox benchmark took ${result.runtimeSeconds} s`);
+  printTargets('targets (issues 4, 14 and 18)', result.targets);
+  printRunEnd(result);
 }
