@@ -62,103 +62,57 @@ function throughputPlan(ctx) {
   const { options } = ctx;
   const keys = options.keys;
   const plan = [];
+  /** A scenario of the plan: `run(ctx, { id, ...fields })` under its id. */
+  const add = (id, run, fields) => plan.push([id, () => run(ctx, { id, ...fields })]);
   for (const rows of options.sizeList) {
     const size = sizeLabel(rows);
     const n = rows.toLocaleString('en-US');
-    plan.push([
-      `limit-${size}`,
-      () =>
-        httpLimit(ctx, {
-          id: `limit-${size}`,
-          title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, no database`,
-          rows,
-        }),
-    ]);
-    plan.push([
-      `limit-db-${size}`,
-      () =>
-        httpLimit(ctx, {
-          id: `limit-db-${size}`,
-          title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, with an outbox's claims and completions beside it`,
-          rows,
-          outboxWork: true,
-        }),
-    ]);
-    plan.push([
-      `qb-a-${size}`,
-      () =>
-        queueboxThroughput(ctx, {
-          id: `qb-a-${size}`,
-          title: `(a) ${n} rows, null keys`,
-          keys: 0,
-          rows,
-        }),
-    ]);
+    add(`limit-${size}`, httpLimit, {
+      title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, no database`,
+      rows,
+    });
+    add(`limit-db-${size}`, httpLimit, {
+      title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, with an outbox's claims and completions beside it`,
+      rows,
+      outboxWork: true,
+    });
+    add(`qb-a-${size}`, queueboxThroughput, { title: `(a) ${n} rows, null keys`, keys: 0, rows });
     // Tracing on at a sampler of 1.0 (apps/queuebox observability/tracing.ts): only when named,
     // e.g. `--only limit-30k,qb-a-30k,qb-a-otel-30k`, so (a) with and without run in one session.
     if (onlyGiven(options))
-      plan.push([
-        `qb-a-otel-${size}`,
-        () =>
-          queueboxThroughput(ctx, {
-            id: `qb-a-otel-${size}`,
-            title: `(a) ${n} rows, null keys, tracing on (OTLP/HTTP protobuf, sampler always_on)`,
-            keys: 0,
-            rows,
-            tracing: true,
-          }),
-      ]);
-    plan.push([
-      `qb-b-${size}`,
-      () =>
-        queueboxThroughput(ctx, {
-          id: `qb-b-${size}`,
-          title: `(b) ${n} rows, ${keys} keys, per-key order checked`,
-          keys,
-          rows,
-        }),
-    ]);
-    for (const r of PG_BOSS_RUNS) {
-      const id = pgBossId(r, size);
-      plan.push([
-        id,
-        () =>
-          pgBossThroughput(ctx, {
-            id,
-            title: `(a) ${n} rows, ${r.workers} × work(), batches of ${r.batchSize}`,
-            keys: 0,
-            rows,
-            ...r,
-          }),
-      ]);
-    }
-    for (const r of GRAPHILE_RUNS) {
-      const id = graphileId(r, size);
-      plan.push([
-        id,
-        () =>
-          graphileThroughput(ctx, {
-            id,
-            title: `(a) ${n} rows, concurrency ${r.concurrency}`,
-            keys: 0,
-            queuePerKey: false,
-            rows,
-            ...r,
-          }),
-      ]);
-    }
+      add(`qb-a-otel-${size}`, queueboxThroughput, {
+        title: `(a) ${n} rows, null keys, tracing on (OTLP/HTTP protobuf, sampler always_on)`,
+        keys: 0,
+        rows,
+        tracing: true,
+      });
+    add(`qb-b-${size}`, queueboxThroughput, {
+      title: `(b) ${n} rows, ${keys} keys, per-key order checked`,
+      keys,
+      rows,
+    });
+    for (const r of PG_BOSS_RUNS)
+      add(pgBossId(r, size), pgBossThroughput, {
+        title: `(a) ${n} rows, ${r.workers} × work(), batches of ${r.batchSize}`,
+        keys: 0,
+        rows,
+        ...r,
+      });
+    for (const r of GRAPHILE_RUNS)
+      add(graphileId(r, size), graphileThroughput, {
+        title: `(a) ${n} rows, concurrency ${r.concurrency}`,
+        keys: 0,
+        queuePerKey: false,
+        rows,
+        ...r,
+      });
     if (options['cpu-prof'])
-      plan.push([
-        `qb-a-prof-${size}`,
-        () =>
-          queueboxThroughput(ctx, {
-            id: `qb-a-prof-${size}`,
-            title: `(a) ${n} rows, null keys, QueueBox under --cpu-prof (figures not comparable)`,
-            keys: 0,
-            rows,
-            profile: true,
-          }),
-      ]);
+      add(`qb-a-prof-${size}`, queueboxThroughput, {
+        title: `(a) ${n} rows, null keys, QueueBox under --cpu-prof (figures not comparable)`,
+        keys: 0,
+        rows,
+        profile: true,
+      });
   }
   return plan;
 }
