@@ -10,14 +10,14 @@ import {
   fmtInt,
   fmtLoad,
   fmtRatio,
-  printConditions,
   printProfile,
   printRunEnd,
+  printRunStart,
   printTargets,
   resultHead,
+  saveResults,
   section,
   table,
-  writeResults,
 } from '../lib/report.mjs';
 import { round } from '../lib/util.mjs';
 import { ingestHttp, ingestRaw } from './ingest.mjs';
@@ -26,8 +26,7 @@ import { relayThroughput } from './relay.mjs';
 export async function runInbox(options) {
   const ctx = await createContext(options);
   const startedMs = Date.now();
-  section('inbox benchmark: conditions');
-  printConditions(ctx.conditions);
+  printRunStart('inbox', ctx.conditions);
   console.log(
     `(a) ${options.connections} connections, ${options.duration} s after ${options.warmup} s warm-up, body ≈ ${options['body-bytes']} B; (b) ${options.rows} rows over ${options.keys} aggregates`,
   );
@@ -54,8 +53,7 @@ export async function runInbox(options) {
   }
   const result = summarize(ctx, scenarios, startedMs);
   print(result);
-  const file = writeResults('inbox', result);
-  console.log(`\nJSON: ${file}`);
+  saveResults('inbox', result);
   return result;
 }
 

@@ -16,7 +16,7 @@
  */
 import { wanted } from './args.mjs';
 import { createContext, runScenarios } from './context.mjs';
-import { printConditions, printRunEnd, resultHead, section, writeResults } from './report.mjs';
+import { printRunEnd, printRunStart, resultHead, saveResults } from './report.mjs';
 
 export async function runBrokerBench(options, spec) {
   const ctx = await createContext(options);
@@ -25,8 +25,7 @@ export async function runBrokerBench(options, spec) {
   if (pid !== null) ctx.cpu.setRole(pid, spec.name);
   ctx.conditions[spec.name] = spec.conditions(handle, pid);
   const startedMs = Date.now();
-  section(`${spec.name} benchmark: conditions`);
-  printConditions(ctx.conditions);
+  printRunStart(spec.name, ctx.conditions);
   console.log(spec.where(handle, pid));
   console.log(`rows per scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, null keys${spec.rowsNote ?? ''}`);
   const chosen = spec.scenarios(ctx, handle).filter(([id]) => wanted(options, id));
@@ -51,6 +50,6 @@ export async function runBrokerBench(options, spec) {
   };
   spec.print(result);
   printRunEnd(result);
-  console.log(`\nJSON: ${writeResults(spec.name, result)}`);
+  saveResults(spec.name, result);
   return result;
 }

@@ -117,3 +117,14 @@ export function printProfile(profile, top) {
   );
   console.log(`  top functions: ${shares(profile.topFunctions.slice(0, top), '; ')}`);
 }
+
+/** A run's first lines: the conditions it starts under. */
+export function printRunStart(name, conditions) {
+  section(`${name} benchmark: conditions`);
+  printConditions(conditions);
+}
+
+/** Writes the run's JSON and says where. */
+export function saveResults(name, result) {
+  console.log(`\nJSON: ${writeResults(name, result)}`);
+}

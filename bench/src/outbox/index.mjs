@@ -17,14 +17,14 @@ import {
   fmtInt,
   fmtLoad,
   fmtRatio,
-  printConditions,
   printProfile,
   printRunEnd,
+  printRunStart,
   printTargets,
   resultHead,
+  saveResults,
   section,
   table,
-  writeResults,
 } from '../lib/report.mjs';
 import { log, round } from '../lib/util.mjs';
 import { captureAbTargets, printCaptureAb } from './capture-ab-report.mjs';
@@ -183,8 +183,7 @@ function otherPlan(ctx) {
 export async function runOutbox(options) {
   const ctx = await createContext(options);
   const startedMs = Date.now();
-  section('outbox benchmark: conditions');
-  printConditions(ctx.conditions);
+  printRunStart('outbox', ctx.conditions);
   console.log(
     `backlog sizes of the throughput comparison: ${options.sizeList.map((n) => n.toLocaleString('en-US')).join(', ')} rows; payload ≈ ${options['body-bytes']} B JSON, keys for (b): ${options.keys}, load batch ${options['load-batch']}; other scenarios: ${options.rows} rows${options.lock ? `; exclusive lock ${options.lock} taken around each scenario` : ''}`,
   );
@@ -203,8 +202,7 @@ export async function runOutbox(options) {
   }
   const result = summarize(ctx, scenarios, startedMs);
   print(result);
-  const file = writeResults('outbox', result);
-  console.log(`\nJSON: ${file}`);
+  saveResults('outbox', result);
   return result;
 }
 
