@@ -78,6 +78,23 @@ export function printRatiosAndTargets(result, issue) {
   printTargets(`targets (issue ${issue})`, result.targets);
 }
 
+/**
+ * What follows a broker's tables: the CPU footnote, the settings (QueueBox's, then each plain
+ * client scenario of `system` as `client` prints it), the failed scenarios, the ratios and the
+ * targets of `issue`.
+ */
+export function printBrokerTail(result, { issue, system, client }) {
+  const ok = result.scenarios.filter((s) => !s.error);
+  console.log(
+    'CPU% = percent of one core over the first→last window (client = QueueBox, or this process for the plain client).',
+  );
+  section('settings');
+  printQueueBoxSettings(ok);
+  for (const s of ok.filter((x) => x.system === system)) client(s);
+  for (const s of result.scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
+  printRatiosAndTargets(result, issue);
+}
+
 /** The source's targets, the same for every broker: its rate and its integrity. */
 export function sourceTargets(src, met) {
   return [
