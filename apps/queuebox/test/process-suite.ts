@@ -1,4 +1,4 @@
-import type { SinkHandler } from '@queuebox/testing';
+import type { FreshDatabase, SinkHandler } from '@queuebox/testing';
 import { afterAll, beforeAll } from 'vitest';
 import { databaseAndSink, freshDatabase, type DatabaseAndSink } from './database-and-sink.js';
 import { assertBuilt, databaseEnv, serveQueueBox, type QueueBoxProcess } from './process.js';
@@ -37,7 +37,7 @@ export function servedOnDatabase(
 }
 
 export interface CommandSuite {
-  readonly db: DatabaseAndSink['db'];
+  readonly db: FreshDatabase;
   /** The variables that point a `queuebox` command at the suite's database and `yaml`. */
   readonly env: Record<string, string>;
 }
