@@ -1,6 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { silentLogger, type Logger } from '@queuebox/core';
 import { runMigrations } from '@queuebox/postgres';
-import { createFreshDatabase, recordingLogger, type FreshDatabase } from '@queuebox/testing';
+import {
+  createFreshDatabase,
+  recordingLogger,
+  startHttpSink,
+  type FreshDatabase,
+  type HttpSink,
+} from '@queuebox/testing';
+import { afterAll, beforeAll } from 'vitest';
+import { eventually, startTestService } from './service.js';
 
 /**
  * Test support for the capture suites: a migrated database with the reference's publication,
@@ -76,3 +85,66 @@ export async function health(base: string): Promise<{ code: number; body: Health
 
 export const captureUp = async (base: string): Promise<boolean> =>
   (await health(base)).body.components['outbox-capture']?.status === 'up';
+
+export interface CaptureSuite {
+  readonly db: FreshDatabase;
+  readonly sink: HttpSink;
+  /** The running service; undefined once `stop` ran. */
+  readonly service: Awaited<ReturnType<typeof startTestService>> | undefined;
+  /** Stops the service before the suite ends, as a test that watches what a stop leaves does. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A suite's QueueBox with capture on, delivering to a real HTTP sink with a reconciliation every
+ * 10 s, started by its beforeAll once capture is up, and removed by its afterAll. `prepare` runs
+ * on the migrated database before the start, `release` after the stop and before the drop.
+ */
+export function captureSuite(
+  serverUrl: string,
+  options: {
+    readonly slot: string;
+    readonly logger?: Logger;
+    readonly prepare?: (db: FreshDatabase) => Promise<void>;
+    readonly release?: (db: FreshDatabase) => Promise<void>;
+  },
+): CaptureSuite {
+  let db: FreshDatabase | undefined;
+  let sink: HttpSink | undefined;
+  let service: Awaited<ReturnType<typeof startTestService>> | undefined;
+  beforeAll(async () => {
+    db = await captureDatabase(serverUrl);
+    await options.prepare?.(db);
+    sink = await startHttpSink();
+    service = await startTestService(
+      db,
+      captureYaml({ sinkUrl: sink.url, slot: options.slot, reconciliationIntervalMs: 10_000 }),
+      {},
+      options.logger ?? silentLogger,
+    );
+    await eventually(() => captureUp(service!.base), 20_000);
+  });
+  afterAll(async () => {
+    await service?.stop();
+    await sink?.close();
+    if (db) {
+      await options.release?.(db);
+      await db.drop();
+    }
+  });
+  return {
+    get db() {
+      return db!;
+    },
+    get sink() {
+      return sink!;
+    },
+    get service() {
+      return service;
+    },
+    async stop() {
+      await service?.stop();
+      service = undefined;
+    },
+  };
+}

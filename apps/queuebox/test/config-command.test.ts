@@ -1,9 +1,10 @@
 import { readdirSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCountingDatabase, type CountingDatabase } from './counting-database.js';
 import { assertBuilt, runQueueBox, writeConfig } from './process.js';
+import { HOOKS_SOURCE } from './yaml-pieces.js';
 
 /**
  * The operator's commands that need no database, run as the built process: help, version,
@@ -37,27 +38,21 @@ const problemsOf = (text: string) =>
     .filter((line) => line.startsWith('  - '))
     .map((line) => line.slice(4));
 
-let listener: Server;
-let connections = 0;
+let database: CountingDatabase;
 let databaseEnv: Record<string, string>;
 
 beforeAll(async () => {
   assertBuilt();
-  listener = createServer((socket) => {
-    connections++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-  const port = (listener.address() as AddressInfo).port;
+  database = await startCountingDatabase();
   databaseEnv = {
-    QUEUEBOX_DATABASE_URL: `jdbc:postgresql://127.0.0.1:${port}/queuebox`,
+    QUEUEBOX_DATABASE_URL: database.url,
     QUEUEBOX_DATABASE_USERNAME: 'queuebox',
     QUEUEBOX_DATABASE_PASSWORD: 'env-password-never-printed',
   };
 });
 
 afterAll(async () => {
-  await new Promise((resolve) => listener.close(resolve));
+  await database?.close();
 });
 
 describe('help and version', () => {
@@ -104,7 +99,7 @@ describe('queuebox config check', () => {
   });
 
   it.each(files)('passes %s or names exactly what this build lacks', async (file) => {
-    const before = connections;
+    const before = database.count();
     const result = await runQueueBox(
       ['config', 'check', '--config', join(REFERENCE, file)],
       databaseEnv,
@@ -113,11 +108,11 @@ describe('queuebox config check', () => {
     expect(problemsOf(result.stderr)).toEqual(expected);
     expect(result.code).toBe(expected.length === 0 ? 0 : 1);
     if (expected.length === 0) expect(result.stdout).toContain('The configuration has no problems');
-    expect(connections).toBe(before);
+    expect(database.count()).toBe(before);
   });
 
   it('lists every problem of a broken file at once and connects to nothing', async () => {
-    const before = connections;
+    const before = database.count();
     const file = writeConfig(`
 outbox:
   batchSzie: 5
@@ -142,11 +137,11 @@ routes:
     ]);
     expect(result.stderr).toContain('The configuration has 5 errors.');
     expect(result.stdout + result.stderr).not.toContain('env-password-never-printed');
-    expect(connections).toBe(before);
+    expect(database.count()).toBe(before);
   });
 
   it('lists the problems found after loading too: the database URL, transforms, publishers, sources', async () => {
-    const before = connections;
+    const before = database.count();
     const file = writeConfig(`
 destinations:
   sink:
@@ -177,7 +172,7 @@ sources:
       'destinations.sink.transform.expression: the JSONata expression does not compile: Expected ":" before end of expression (position 4)',
       'sources.hooks.idempotencyKeyExpression: the JSONata expression does not compile: Expected ":" before end of expression (position 4)',
     ]);
-    expect(connections).toBe(before);
+    expect(database.count()).toBe(before);
   });
 
   it.each([
@@ -236,12 +231,7 @@ destinations:
 routes:
   - topicPattern: "billing.*"
     destination: billing
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-    auth:
+${HOOKS_SOURCE}    auth:
       type: bearer
       token: yaml-bearer-token
 `);
@@ -281,7 +271,7 @@ sources:
     expect(line('database.url')).toContain('?password=***"');
     expect(line('inbox.relay.maxAttempts')).toMatch(/= 5 +# default: outbox\.maxAttempts$/);
     expect(result.stdout).toContain(`the file ${file}`);
-    expect(connections).toBe(0);
+    expect(database.count()).toBe(0);
   });
 
   it('prints the problems and exits 1 when the configuration does not load', async () => {

@@ -1,13 +1,9 @@
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, serveQueueBox, type QueueBoxProcess } from './process.js';
+import { requireService } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { servedOnDatabase } from './process-suite.js';
+import { everyOutboxRowSent } from './e2e-rows.js';
 import { eventually } from './service.js';
+import { RELAY_OFF, sinkRoute } from './yaml-pieces.js';
 
 const pg = await requireService('postgres', 'app: a replica killed mid-delivery');
 const pgUrl = pg.available ? pg.url : '';
@@ -24,50 +20,25 @@ const CLAIM_TIMEOUT_MS = 2_000;
  * X-Message-Id, and the rest of the key behind it in order.
  */
 describe.skipIf(!pg.available)('a replica killed with SIGKILL mid-delivery', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
   let muted = true;
-  const running: QueueBoxProcess[] = [];
-
-  beforeAll(async () => {
-    assertBuilt();
-    db = await createFreshDatabase(pgUrl, 'qb_crash');
-    // Until the first replica is killed, every delivery is taken and never answered (the replica
-    // dies holding it); after that, every one is accepted.
-    sink = await startHttpSink((_request, response) => {
+  // Until the first replica is killed, every delivery is taken and never answered (the replica
+  // dies holding it); after that, every one is accepted.
+  const h = servedOnDatabase(pgUrl, {
+    prefix: 'qb_crash',
+    answer: (_request, response) => {
       if (!muted) response.writeHead(200).end('ok');
-    });
-  });
-  afterAll(async () => {
-    for (const qb of running) if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
-    await sink?.close();
-    await db?.drop();
+    },
   });
 
-  function replica(): Promise<{ qb: QueueBoxProcess; base: string }> {
-    return serveQueueBox(
-      db,
-      `
+  const replica = () =>
+    h.serve(`
 outbox:
   pollIntervalMs: 50
   claimTimeoutMs: ${CLAIM_TIMEOUT_MS}
-inbox:
-  relay:
-    enabled: false
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
-    path: /events
-routes:
-  - topicPattern: "**"
-    destination: sink
-`,
-      running,
-    );
-  }
+${RELAY_OFF}${sinkRoute(h.sink.url, { path: '/events' })}`);
 
   it('delivers the rows a killed replica left in processing, again with the same message id and attempt', async () => {
+    const { db, sink } = h;
     const first = await replica();
     const ids: string[] = [];
     for (const [key, step] of [
@@ -98,11 +69,7 @@ routes:
     const heldAtKill = atKill.filter((r) => r.state === 'processing').map((r) => r.id);
 
     const second = await replica();
-    await eventually(async () => {
-      const [left] = await db.sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM outbox WHERE state <> 'sent'`;
-      return left!.n === 0;
-    }, 20_000);
+    await everyOutboxRowSent(db, 20_000);
 
     const deliveries = sink.requests.map((r) => ({
       id: String(r.headers['x-message-id']),

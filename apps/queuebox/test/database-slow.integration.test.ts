@@ -1,12 +1,6 @@
-import {
-  requireService,
-  type FaultProxy,
-  type FreshDatabase,
-  type HttpSink,
-  type RecordingLogger,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProxiedService, type ProxiedService } from './proxied-service.js';
+import { requireService } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { proxiedService } from './proxied-service.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: a database that answers slowly, under load';
@@ -28,39 +22,27 @@ const ROWS = 200;
  * deadlocked.
  */
 describe.skipIf(!pg.available)(SUITE, () => {
-  let qb: ProxiedService;
-  let db: FreshDatabase;
-  let proxy: FaultProxy;
-  let sink: HttpSink;
-  let logger: RecordingLogger;
-
-  beforeAll(async () => {
-    if (!pg.available) return;
-    qb = await startProxiedService(pg.url, 'qb_slow');
-    ({ db, proxy, sink, logger } = qb);
-  });
-  afterAll(async () => {
-    await qb?.close();
-  });
+  const qb = proxiedService(pg.available ? pg.url : '', 'qb_slow');
 
   const webhook = (id: string) => qb.webhook(id, 'slow-test');
   /** Outbox rows by state, read straight from the shared server (not through the proxy). */
   const sentRows = async () => {
-    const [row] = await db.sql<{ n: number }[]>`
+    const [row] = await qb.db.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM outbox WHERE state = 'sent'`;
     return row!.n;
   };
-  const deliveredWebhooks = () => sink.requests.filter((r) => r.body.includes('slow-test')).length;
+  const deliveredWebhooks = () =>
+    qb.sink.requests.filter((r) => r.body.includes('slow-test')).length;
 
   it('answers every request and keeps delivering while each packet takes 200 ms, then delivers everything', async () => {
     expect((await qb.timed('/health/ready')).status).toBe(200);
-    proxy.setLatency(LATENCY_MS);
-    const slowFrom = logger.lines.length;
+    qb.proxy.setLatency(LATENCY_MS);
+    const slowFrom = qb.logger.lines.length;
     const slowAt = performance.now();
 
     // The backlog: rows the application committed; then waves of webhooks, six times the pool
     // each, for as long as the database stays slow, with readiness asked beside them.
-    await db.sql`
+    await qb.db.sql`
       INSERT INTO outbox (topic, payload)
       SELECT 'rows.slow', jsonb_build_object('n', n) FROM generate_series(1, ${ROWS}) AS n`;
     const answers: { status: number; ms: number }[] = [];
@@ -76,8 +58,8 @@ describe.skipIf(!pg.available)(SUITE, () => {
     // Still slow: the poller and the relay move rows, neither stuck behind the other or the
     // webhooks (polled, since how far they get in a given time depends on the machine's load).
     await eventually(async () => (await sentRows()) > 0 && deliveredWebhooks() > 0, 30_000);
-    const slowLines = logger.lines.slice(slowFrom);
-    proxy.setLatency(0);
+    const slowLines = qb.logger.lines.slice(slowFrom);
+    qb.proxy.setLatency(0);
 
     const webhooks = answers.length;
     expect(webhooks).toBeGreaterThanOrEqual(2 * WAVE);
@@ -90,13 +72,15 @@ describe.skipIf(!pg.available)(SUITE, () => {
 
     await eventually(async () => (await sentRows()) === ROWS + webhooks, 20_000);
     expect(deliveredWebhooks()).toBe(webhooks);
-    expect(new Set(sink.requests.map((r) => r.headers['x-message-id'])).size).toBe(ROWS + webhooks);
-    const inbox = await db.sql<{ state: string; n: number }[]>`
+    expect(new Set(qb.sink.requests.map((r) => r.headers['x-message-id'])).size).toBe(
+      ROWS + webhooks,
+    );
+    const inbox = await qb.db.sql<{ state: string; n: number }[]>`
       SELECT state, count(*)::int AS n FROM inbox GROUP BY state`;
     expect(inbox).toEqual([{ state: 'processed', n: webhooks }]);
     expect((await qb.timed('/health/ready')).status).toBe(200);
     // Slow is not broken: no failed cycle, no connection or statement timeout, no lost claim.
     expect(slowLines.filter((l) => l.level === 'error' || l.level === 'warn')).toEqual([]);
-    expect(logger.at('error')).toEqual([]);
+    expect(qb.logger.at('error')).toEqual([]);
   }, 90_000);
 });

@@ -1,12 +1,6 @@
-import {
-  requireService,
-  type FaultProxy,
-  type FreshDatabase,
-  type HttpSink,
-  type RecordingLogger,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProxiedService, type ProxiedService } from './proxied-service.js';
+import { requireService } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { proxiedService } from './proxied-service.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: the database unreachable and back, with the default timeouts';
@@ -28,29 +22,16 @@ const RELAY_BACK = 'The relay cycle succeeded again';
  * 5 s of the database's return the same process stores, relays and delivers again.
  */
 describe.skipIf(!pg.available)(SUITE, () => {
-  let qb: ProxiedService;
-  let db: FreshDatabase;
-  let proxy: FaultProxy;
-  let sink: HttpSink;
-  let logger: RecordingLogger;
+  const qb = proxiedService(pg.available ? pg.url : '', 'qb_unreachable');
   let cutAt = 0;
-
-  beforeAll(async () => {
-    if (!pg.available) return;
-    qb = await startProxiedService(pg.url, 'qb_unreachable');
-    ({ db, proxy, sink, logger } = qb);
-  });
-  afterAll(async () => {
-    await qb?.close();
-  });
 
   const timed = (path: string, init?: RequestInit) => qb.timed(path, init);
   const ready = () => timed('/health/ready');
   const webhook = (id: string) => qb.webhook(id, 'outage-test');
-  const delivered = (marker: string) => sink.requests.some((r) => r.body.includes(marker));
+  const delivered = (marker: string) => qb.sink.requests.some((r) => r.body.includes(marker));
   const insertOutbox = async (phase: string, count: number): Promise<string[]> => {
     // Straight to the shared server, not through the proxy: the application's own writes.
-    const rows = await db.sql<{ id: string }[]>`
+    const rows = await qb.db.sql<{ id: string }[]>`
       INSERT INTO outbox (topic, payload)
       SELECT 'rows.' || ${phase}::text, jsonb_build_object('phase', ${phase}::text, 'n', n)
       FROM generate_series(1, ${count}) AS n
@@ -58,14 +39,14 @@ describe.skipIf(!pg.available)(SUITE, () => {
     return rows.map((row) => row.id);
   };
   const allSent = async (ids: readonly string[]) => {
-    const [row] = await db.sql<{ n: number }[]>`
+    const [row] = await qb.db.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM outbox WHERE state = 'sent' AND id::text = ANY(${ids as string[]})`;
     return row!.n === ids.length;
   };
   const attemptTimes = (prefix: string, from: number) =>
-    logger.timed(prefix).flatMap(({ atMs }) => (atMs >= from ? [atMs] : []));
+    qb.logger.timed(prefix).flatMap(({ atMs }) => (atMs >= from ? [atMs] : []));
   const errorsSince = (prefix: string, from: number) =>
-    logger
+    qb.logger
       .timed(prefix)
       .filter(({ line, atMs }) => line.level === 'error' && atMs >= from)
       .map(({ line }) => line.message);
@@ -76,8 +57,8 @@ describe.skipIf(!pg.available)(SUITE, () => {
     await eventually(() => delivered('"before"'));
 
     cutAt = performance.now();
-    proxy.refuse();
-    proxy.cut();
+    qb.proxy.refuse();
+    qb.proxy.cut();
 
     // Readiness: every answer within the check bound, the first 503 within 5 s of the cut.
     const answers: { status: number; ms: number }[] = [];
@@ -102,7 +83,7 @@ describe.skipIf(!pg.available)(SUITE, () => {
       expect(answer).toMatchObject({ status: 500, body: '{"error":"Storage failed"}' });
       expect(answer.ms).toBeLessThan(BOUND_MS);
     }
-    expect(proxy.stats().refused).toBeGreaterThan(0);
+    expect(qb.proxy.stats().refused).toBeGreaterThan(0);
   }, 30_000);
 
   it('logs one ERROR per loop for the outage and retries at growing intervals of at most 5 s', async () => {
@@ -125,7 +106,7 @@ describe.skipIf(!pg.available)(SUITE, () => {
   it('resumes within 5 s of the return in the same process: ready, webhooks stored and relayed, rows delivered', async () => {
     const rows = await insertOutbox('during', 20);
     const restoredAt = performance.now();
-    proxy.restore();
+    qb.proxy.restore();
 
     await eventually(async () => (await ready()).status === 200, BOUND_MS);
     const accepted = await eventually(async () => {
@@ -139,22 +120,22 @@ describe.skipIf(!pg.available)(SUITE, () => {
     expect(resumedMs).toBeLessThan(BOUND_MS);
     // Each loop said once that it works again; the failed webhooks were never stored.
     for (const prefix of [POLLER_BACK, RELAY_BACK]) {
-      const back = logger.timed(prefix).filter(({ atMs }) => atMs >= restoredAt);
+      const back = qb.logger.timed(prefix).filter(({ atMs }) => atMs >= restoredAt);
       expect(
         back.map(({ line }) => line.level),
         prefix,
       ).toEqual(['info']);
       expect(back[0]!.atMs - restoredAt, prefix).toBeLessThan(BOUND_MS);
     }
-    const [stored] = await db.sql<{ n: number }[]>`
+    const [stored] = await qb.db.sql<{ n: number }[]>`
       SELECT count(*)::int AS n FROM inbox WHERE idempotency_key LIKE 'during-%'`;
     expect(stored!.n).toBe(0);
   }, 30_000);
 
   it('logs a second outage again, once', async () => {
     const secondAt = performance.now();
-    proxy.refuse();
-    proxy.cut();
+    qb.proxy.refuse();
+    qb.proxy.cut();
     await eventually(
       () =>
         errorsSince(POLLER_FAILED, secondAt).length > 0 &&
@@ -162,7 +143,7 @@ describe.skipIf(!pg.available)(SUITE, () => {
       BOUND_MS,
     );
     await new Promise((resolve) => setTimeout(resolve, 1_500));
-    proxy.restore();
+    qb.proxy.restore();
     expect(
       await eventually(async () => (await webhook('second')).status === 202 || undefined, BOUND_MS),
     ).toBe(true);
@@ -174,8 +155,8 @@ describe.skipIf(!pg.available)(SUITE, () => {
   it('answers readiness 503 and a webhook 500 within 5 s when the database stops answering, and stores again once it answers', async () => {
     // A dead network: connections open, nothing comes back, nothing is reset. The pool alone
     // would hold a webhook for its 30 s connection timeout.
-    proxy.setLatency(600_000);
-    proxy.cut();
+    qb.proxy.setLatency(600_000);
+    qb.proxy.cut();
     const silentAt = performance.now();
     await eventually(async () => (await ready()).status === 503, BOUND_MS);
     expect(performance.now() - silentAt).toBeLessThan(BOUND_MS);
@@ -184,8 +165,8 @@ describe.skipIf(!pg.available)(SUITE, () => {
     expect(answer.ms).toBeLessThan(BOUND_MS);
 
     // The network is back; the connections it stalled are reset.
-    proxy.setLatency(0);
-    proxy.cut();
+    qb.proxy.setLatency(0);
+    qb.proxy.cut();
     const backAt = performance.now();
     await eventually(async () => (await webhook('answering')).status === 202, BOUND_MS);
     await eventually(() => delivered('"answering"'), BOUND_MS);

@@ -101,6 +101,16 @@ function privateCheckout(): { home: string; checkout: string } {
 
 const isRoot = process.getuid?.() === 0;
 
+/** A one-connection client on the printed URL, for the length of `use`. */
+async function withSql<T>(url: string, use: (sql: postgres.Sql) => Promise<T>): Promise<T> {
+  const sql = postgres(url, { max: 1, onnotice: () => undefined });
+  try {
+    return await use(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
 describe('queuebox dev', () => {
   const dirs: string[] = [];
   let httpPort: number;
@@ -110,8 +120,7 @@ describe('queuebox dev', () => {
 
   beforeAll(async () => {
     assertBuilt();
-    cwd = workDir();
-    dirs.push(cwd);
+    cwd = newDir();
     dataDir = join(cwd, '.queuebox', 'postgres');
     httpPort = await freePort();
     env = { QUEUEBOX_SERVER_HTTPPORT: String(httpPort) };
@@ -119,6 +128,25 @@ describe('queuebox dev', () => {
   afterAll(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
+  /** A working directory of this test's own, removed with the others at the end. */
+  const newDir = (): string => {
+    const dir = workDir();
+    dirs.push(dir);
+    return dir;
+  };
+  /** `queuebox dev` in a new directory while another listener holds a port. */
+  const devBesideTakenPort = async (
+    args: (port: number) => { argv: string[]; env: Record<string, string> },
+  ) => {
+    const blocker = await listen();
+    try {
+      const port = (blocker.address() as { port: number }).port;
+      const { argv, env: vars } = args(port);
+      return { port, result: await runQueueBox(argv, vars, { cwd: newDir() }) };
+    } finally {
+      blocker.close();
+    }
+  };
 
   it('delivers a webhook and an outbox row, stops clean, and keeps the data for the next start', async () => {
     const first = startQueueBox(['dev'], env, { cwd });
@@ -142,12 +170,11 @@ describe('queuebox dev', () => {
       });
       expect(posted.ok).toBe(true);
 
-      const sql = postgres(info.pgUrl, { max: 1, onnotice: () => undefined });
-      try {
-        await sql`INSERT INTO outbox (topic, payload) VALUES ('order.created', ${sql.json({ orderId: 42 })})`;
-      } finally {
-        await sql.end();
-      }
+      await withSql(
+        info.pgUrl,
+        (sql) =>
+          sql`INSERT INTO outbox (topic, payload) VALUES ('order.created', ${sql.json({ orderId: 42 })})`,
+      );
       await first.waitFor('Demo receiver got POST /webhook topic=order.created', 15_000);
       await first.waitFor('Demo receiver got POST /webhook topic=payment.created', 15_000);
       // Both payloads arrive as jsonb holds them (its own text, with a space after each colon).
@@ -174,8 +201,7 @@ describe('queuebox dev', () => {
       again = printed(second.output());
       expect(second.output()).not.toContain('Created a PostgreSQL');
       expect(again.pgUrl).toBe(info.pgUrl); // the free previous port is reused, so the URL holds
-      const sql = postgres(again.pgUrl, { max: 1, onnotice: () => undefined });
-      try {
+      await withSql(again.pgUrl, async (sql) => {
         const outbox = await sql<
           { topic: string; state: string }[]
         >`SELECT topic, state FROM outbox ORDER BY topic`;
@@ -189,9 +215,7 @@ describe('queuebox dev', () => {
         expect(inbox).toEqual([
           { source: 'stripe', idempotency_key: (JSON.parse(info.stripeBody) as { id: string }).id },
         ]);
-      } finally {
-        await sql.end();
-      }
+      });
 
       // While it runs, its data directory is refused to a second instance, by name.
       const held = await runQueueBox(
@@ -235,12 +259,11 @@ describe('queuebox dev', () => {
     let info: Printed | undefined;
     const first = await run('SIGTERM')(async (output) => {
       info = printed(output);
-      const sql = postgres(info.pgUrl, { max: 1, onnotice: () => undefined });
-      try {
-        await sql`INSERT INTO outbox (topic, payload) VALUES ('order.created', ${sql.json({ orderId: 7 })})`;
-      } finally {
-        await sql.end();
-      }
+      await withSql(
+        info.pgUrl,
+        (sql) =>
+          sql`INSERT INTO outbox (topic, payload) VALUES ('order.created', ${sql.json({ orderId: 7 })})`,
+      );
     });
     const dataDir = bannerDataDir(first.output);
     expect(first.output).toContain('Created a PostgreSQL cluster');
@@ -269,55 +292,37 @@ describe('queuebox dev', () => {
         const exe = readlinkSync(`/proc/${printed(output).postmasterPid}/exe`);
         expect(exe.startsWith(home)).toBe(false);
       }
-      const sql = postgres(printed(output).pgUrl, { max: 1, onnotice: () => undefined });
-      try {
+      await withSql(printed(output).pgUrl, async (sql) => {
         expect(await sql`SELECT topic FROM outbox`).toEqual([{ topic: 'order.created' }]);
-      } finally {
-        await sql.end();
-      }
+      });
     });
     expect(second.output).not.toContain('Created a PostgreSQL cluster');
     expect(leftovers(dataDir, second.pid)).toEqual([]);
   });
 
   it('names a PostgreSQL port that is in use', async () => {
-    const blocker = await listen();
-    try {
-      const port = (blocker.address() as { port: number }).port;
-      const dir = workDir();
-      dirs.push(dir);
-      const result = await runQueueBox(['dev', '--postgres-port', String(port)], env, { cwd: dir });
-      expect(result.code).toBe(1);
-      expect(result.stdout).toContain(
-        `Port ${port} on 127.0.0.1 is in use, so the embedded PostgreSQL cannot listen there.`,
-      );
-    } finally {
-      blocker.close();
-    }
+    const { port, result } = await devBesideTakenPort((taken) => ({
+      argv: ['dev', '--postgres-port', String(taken)],
+      env,
+    }));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      `Port ${port} on 127.0.0.1 is in use, so the embedded PostgreSQL cannot listen there.`,
+    );
   });
 
   it('names an HTTP port that is in use before PostgreSQL starts', async () => {
-    const blocker = await listen();
-    try {
-      const port = (blocker.address() as { port: number }).port;
-      const dir = workDir();
-      dirs.push(dir);
-      const result = await runQueueBox(
-        ['dev'],
-        { QUEUEBOX_SERVER_HTTPPORT: String(port) },
-        { cwd: dir },
-      );
-      expect(result.code).toBe(1);
-      expect(result.stdout).toContain(`Port ${port} (server.httpPort) on 127.0.0.1 is in use`);
-      expect(result.stdout).not.toContain('The embedded PostgreSQL');
-    } finally {
-      blocker.close();
-    }
+    const { port, result } = await devBesideTakenPort((taken) => ({
+      argv: ['dev'],
+      env: { QUEUEBOX_SERVER_HTTPPORT: String(taken) },
+    }));
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`Port ${port} (server.httpPort) on 127.0.0.1 is in use`);
+    expect(result.stdout).not.toContain('The embedded PostgreSQL');
   });
 
   it('runs a given configuration with its database settings replaced by the embedded database', async () => {
-    const dir = workDir();
-    dirs.push(dir);
+    const dir = newDir();
     writeFileSync(
       join(dir, 'mine.yml'),
       `
@@ -366,8 +371,7 @@ sources:
   });
 
   it('refuses a --config file that does not exist, and bad arguments', async () => {
-    const dir = workDir();
-    dirs.push(dir);
+    const dir = newDir();
     const missing = await runQueueBox(['dev', '--config', 'nope.yml'], env, { cwd: dir });
     expect(missing.code).toBe(1);
     expect(missing.stdout).toContain(

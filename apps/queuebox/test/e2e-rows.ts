@@ -83,6 +83,14 @@ export async function count(db: FreshDatabase, sql: string): Promise<number> {
   return first?.n ?? 0;
 }
 
+/** Waits until no outbox row is left unsent. */
+export const everyOutboxRowSent = (db: FreshDatabase, timeoutMs?: number) =>
+  eventually(
+    async () =>
+      (await count(db, "SELECT count(*)::int AS n FROM outbox WHERE state <> 'sent'")) === 0,
+    timeoutMs,
+  );
+
 /** `/health/ready`'s status and the status of one component. */
 /** The components of `GET /health/ready`, by name, in the order the service lists them. */
 export async function readyComponents(base: string): Promise<Record<string, { status: string }>> {

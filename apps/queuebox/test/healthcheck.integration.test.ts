@@ -1,13 +1,10 @@
 import { readFileSync } from 'node:fs';
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  type FreshDatabase,
-} from '@queuebox/testing';
+import { freePort, requireService } from '@queuebox/testing';
 import postgres from 'postgres';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, runQueueBox, startQueueBox, writeConfig } from './process.js';
+import { describe, expect, it } from 'vitest';
+import { runQueueBox, startQueueBox } from './process.js';
+import { commandsOnDatabase } from './process-suite.js';
+import { UNREACHABLE_SINK } from './yaml-pieces.js';
 
 const pg = await requireService('postgres', 'app: the image health command');
 const pgUrl = pg.available ? pg.url : '';
@@ -24,37 +21,13 @@ function imageHealthCommand(): string[] {
   return command.slice(2);
 }
 
-const MINIMAL = `
-destinations:
-  sink:
-    type: http
-    baseUrl: http://127.0.0.1:9
-routes:
-  - topicPattern: "**"
-    destination: sink
-`;
-
 describe.skipIf(!pg.available)('the image health command', () => {
-  let db: FreshDatabase;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    assertBuilt();
-    db = await createFreshDatabase(pgUrl);
-    env = {
-      QUEUEBOX_CONFIG_FILE: writeConfig(MINIMAL),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
-    };
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const h = commandsOnDatabase(pgUrl, UNREACHABLE_SINK);
 
   it('follows a management port and another data port: healthy while up, unhealthy once stopped', async () => {
     const args = imageHealthCommand();
     const withPorts = {
-      ...env,
+      ...h.env,
       QUEUEBOX_SERVER_HTTPPORT: String(await freePort()),
       QUEUEBOX_SERVER_MANAGEMENTPORT: String(await freePort()),
     };
@@ -82,7 +55,7 @@ describe.skipIf(!pg.available)('the image health command', () => {
 
   it('asks the data port when no management port is set, and reports a 503 as unhealthy', async () => {
     const port = String(await freePort());
-    const dataOnly = { ...env, QUEUEBOX_SERVER_HTTPPORT: port };
+    const dataOnly = { ...h.env, QUEUEBOX_SERVER_HTTPPORT: port };
     const qb = startQueueBox([], dataOnly);
     try {
       await qb.waitFor('is listening on port');
@@ -91,15 +64,15 @@ describe.skipIf(!pg.available)('the image health command', () => {
       expect(healthy.stdout).toContain(`http://127.0.0.1:${port}/health/ready answered 200`);
       // The database goes away under the running service: readiness answers 503.
       const admin = postgres(pgUrl, { max: 1, onnotice: () => undefined });
-      await admin`ALTER DATABASE ${admin(db.name)} WITH ALLOW_CONNECTIONS false`;
-      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${db.name}`;
+      await admin`ALTER DATABASE ${admin(h.db.name)} WITH ALLOW_CONNECTIONS false`;
+      await admin`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${h.db.name}`;
       try {
         const down = await runQueueBox(imageHealthCommand(), dataOnly);
         expect(down.code).toBe(1);
         expect(down.stderr).toContain('answered 503');
         expect(down.stderr).toContain('"database":{"status":"down"}');
       } finally {
-        await admin`ALTER DATABASE ${admin(db.name)} WITH ALLOW_CONNECTIONS true`;
+        await admin`ALTER DATABASE ${admin(h.db.name)} WITH ALLOW_CONNECTIONS true`;
         await admin.end();
       }
     } finally {
@@ -109,7 +82,7 @@ describe.skipIf(!pg.available)('the image health command', () => {
   });
 
   it('is unhealthy when the configuration does not load', async () => {
-    const result = await runQueueBox(['healthcheck'], { ...env, QUEUEBOX_SERVER_HTTPPORT: 'x' });
+    const result = await runQueueBox(['healthcheck'], { ...h.env, QUEUEBOX_SERVER_HTTPPORT: 'x' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('unhealthy: the configuration does not load.');
   });

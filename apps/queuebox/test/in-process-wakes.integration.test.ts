@@ -2,6 +2,7 @@ import { requireService } from '@queuebox/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
+import { HOOKS_SOURCE, sinkRoute } from './yaml-pieces.js';
 
 const pg = await requireService('postgres', 'app: in-process wakes');
 const pgUrl = pg.available ? pg.url : '';
@@ -20,19 +21,7 @@ inbox:
     pollIntervalMs: 60000
 outbox:
   pollIntervalMs: 60000
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
-routes:
-  - topicPattern: "**"
-    destination: sink
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-`,
+${sinkRoute(sinkUrl)}${HOOKS_SOURCE}`,
   );
   // Let the first cycles of the relay and the poller (at start) finish and go to sleep.
   beforeAll(() => new Promise((resolve) => setTimeout(resolve, 500)));

@@ -1,7 +1,8 @@
 import { connect } from 'node:net';
-import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService } from './service.js';
+import { requireService } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { serviceOnDatabase } from './sink-service.js';
+import { RELAY_OFF, UNREACHABLE_SINK } from './yaml-pieces.js';
 
 const pg = await requireService('postgres', 'app: inbox refusals');
 const pgUrl = pg.available ? pg.url : '';
@@ -15,25 +16,10 @@ const NUL_BODY =
  * leaves a row behind. What can be stored, up to each bound, is stored exactly.
  */
 describe.skipIf(!pg.available)('webhooks the inbox cannot store', () => {
-  let db: FreshDatabase;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    service = await startTestService(
-      db,
-      `
-inbox:
-  relay:
-    enabled: false
-destinations:
-  sink:
-    type: http
-    baseUrl: http://127.0.0.1:9
-routes:
-  - topicPattern: "**"
-    destination: sink
-sources:
+  const h = serviceOnDatabase(
+    pgUrl,
+    `
+${RELAY_OFF}${UNREACHABLE_SINK}sources:
   plain:
     path: /plain
     consumption: pull
@@ -52,19 +38,14 @@ sources:
     transform:
       expression: '{"note": $decodeUrlComponent(note)}'
 `,
-    );
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await db?.drop();
-  });
+  );
 
   const post = async (path: string, body: string | Uint8Array) => {
-    const res = await fetch(`${service.base}/inbox${path}`, { method: 'POST', body });
+    const res = await fetch(`${h.service.base}/inbox${path}`, { method: 'POST', body });
     return { status: res.status, body: await res.text() };
   };
   const rowCount = async () =>
-    (await db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM inbox`)[0]!.n;
+    (await h.db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM inbox`)[0]!.n;
   const error = (text: string) => JSON.stringify({ error: text });
   const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -151,11 +132,11 @@ sources:
     });
     expect(Date.now() - started).toBeLessThan(5_000);
     expect((await post('/plain', '{"id":"after-deep"}')).status).toBe(202);
-    await db.sql`DELETE FROM inbox`;
+    await h.db.sql`DELETE FROM inbox`;
   });
 
   it('leaves a NUL in a header to Node, which answers 400 before QueueBox sees it', async () => {
-    const url = new URL(service.base);
+    const url = new URL(h.service.base);
     const body = '{"id":"h1"}';
     const response = await new Promise<string>((resolve, reject) => {
       const socket = connect(Number(url.port), url.hostname, () => {
@@ -183,7 +164,9 @@ sources:
       '{"id":"escapes","s":"\\ud83d\\ude00\\u00e9\\\\u0000"}',
     ];
     for (const body of bodies) expect((await post('/plain', body)).status).toBe(202);
-    const rows = await db.sql<{ key: string; chars: number; type: string | null; text: string }[]>`
+    const rows = await h.db.sql<
+      { key: string; chars: number; type: string | null; text: string }[]
+    >`
       SELECT idempotency_key AS key, char_length(idempotency_key)::int AS chars,
              event_type AS type, payload::text AS text
       FROM inbox`;

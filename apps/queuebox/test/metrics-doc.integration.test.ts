@@ -1,13 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { silentLogger } from '@queuebox/core';
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  type FreshDatabase,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startService, type RunningService } from '../src/startup/service.js';
+import { requireService } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { serviceOnDatabase } from './sink-service.js';
 
 const pg = await requireService('postgres', 'app: metrics document');
 const pgUrl = pg.available ? pg.url : '';
@@ -25,38 +19,29 @@ function documentedFamilies(): Map<string, string> {
 }
 
 describe.skipIf(!pg.available)('docs/metrics.md against a real scrape', () => {
-  let db: FreshDatabase;
-  let service: RunningService;
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    const port = await freePort();
-    service = await startService({
-      logger: silentLogger,
-      hostname: '127.0.0.1',
-      env: {
-        QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-        QUEUEBOX_DATABASE_USERNAME: db.user,
-        QUEUEBOX_DATABASE_PASSWORD: 'unused',
-        QUEUEBOX_SERVER_HTTPPORT: String(port),
-        QUEUEBOX_DESTINATIONS_SINK_TYPE: 'http',
-        QUEUEBOX_DESTINATIONS_SINK_BASEURL: 'http://127.0.0.1:9',
-        // The circuit family exists only with a breaker configured.
-        QUEUEBOX_DESTINATIONS_SINK_CIRCUITBREAKER_FAILURETHRESHOLD: '5',
-        QUEUEBOX_ROUTES_0_TOPICPATTERN: '**',
-        QUEUEBOX_ROUTES_0_DESTINATION: 'sink',
-        QUEUEBOX_RETENTION_ENABLED: 'true',
-        QUEUEBOX_RETENTION_OUTBOX_POLICY: 'AGE',
-        QUEUEBOX_RETENTION_OUTBOX_MAXAGE: '7d',
-      },
-    });
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await db?.drop();
-  });
+  const h = serviceOnDatabase(
+    pgUrl,
+    `
+destinations:
+  sink:
+    type: http
+    baseUrl: http://127.0.0.1:9
+    # The circuit family exists only with a breaker configured.
+    circuitBreaker:
+      failureThreshold: 5
+routes:
+  - topicPattern: "**"
+    destination: sink
+retention:
+  enabled: true
+  outbox:
+    policy: AGE
+    maxAge: 7d
+`,
+  );
 
   it('documents exactly the families the service exposes, with their types', async () => {
-    const text = await (await fetch(`http://127.0.0.1:${service.dataPort}/metrics`)).text();
+    const text = await (await fetch(`${h.service.base}/metrics`)).text();
     const scraped = new Map<string, string>();
     for (const match of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) scraped.set(match[1]!, match[2]!);
     const documented = documentedFamilies();

@@ -2,18 +2,13 @@ import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
+import { createFreshDatabase, freePort, requireService } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '@queuebox/postgres';
+import { databaseAndSink } from './database-and-sink.js';
 import { MAIN, assertBuilt } from './process.js';
 import { eventually } from './service.js';
+import { HOOKS_SOURCE, sinkRoute } from './yaml-pieces.js';
 
 /** What `migrate` prints on an empty database: every bundled version. */
 const APPLIED_ALL = `Applied ${migrations.length} migration(s): ${migrations.map((m) => m.version).join(', ')}.`;
@@ -120,8 +115,8 @@ describe('docs/operations.md', () => {
 });
 
 describe.skipIf(!pg.available)('docs/operations.md, executed', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
+  beforeAll(assertBuilt);
+  const h = databaseAndSink(pgUrl);
   let work: string;
   let env: Record<string, string>;
   const token = 'ops-doc-admin-token';
@@ -153,18 +148,15 @@ describe.skipIf(!pg.available)('docs/operations.md, executed', () => {
     }
   };
   const sql = <T extends object = Record<string, unknown>>(text: string) =>
-    db.sql.unsafe<T[]>(text);
+    h.db.sql.unsafe<T[]>(text);
   const stateOf = async (table: 'outbox' | 'inbox', id: string) =>
-    (await db.sql<{ state: string }[]>`SELECT state FROM ${db.sql(table)} WHERE id = ${id}`)[0]
+    (await h.db.sql<{ state: string }[]>`SELECT state FROM ${h.db.sql(table)} WHERE id = ${id}`)[0]
       ?.state;
   const deadRow = (id: string, topic: string) =>
-    db.sql`INSERT INTO outbox (id, topic, payload, state, attempt, last_error)
-           VALUES (${id}, ${topic}, ${db.sql.json({ id })}, 'dead', 5, 'HTTP 503 from the sink')`;
+    h.db.sql`INSERT INTO outbox (id, topic, payload, state, attempt, last_error)
+           VALUES (${id}, ${topic}, ${h.db.sql.json({ id })}, 'dead', 5, 'HTTP 503 from the sink')`;
 
   beforeAll(async () => {
-    assertBuilt();
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink();
     work = mkdtempSync(join(tmpdir(), 'queuebox-ops-'));
     const bin = join(work, 'bin');
     mkdirSync(bin);
@@ -173,19 +165,7 @@ describe.skipIf(!pg.available)('docs/operations.md, executed', () => {
     writeFileSync(
       join(work, 'queuebox.yml'),
       `
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
-routes:
-  - topicPattern: "order.*"
-    destination: sink
-sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-admin:
+${sinkRoute(h.sink.url, { topicPattern: 'order.*' })}${HOOKS_SOURCE}admin:
   enabled: true
   auth:
     type: bearer
@@ -197,22 +177,20 @@ ${block('yaml retention')}`,
       PATH: `${bin}:${process.env.PATH ?? ''}`,
       HOME: process.env.HOME ?? work,
       QUEUEBOX_CONFIG_FILE: join(work, 'queuebox.yml'),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
+      QUEUEBOX_DATABASE_URL: h.db.jdbcUrl,
+      QUEUEBOX_DATABASE_USERNAME: h.db.user,
       QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
       QUEUEBOX_SERVER_HTTPPORT: String(port),
       QB: `http://127.0.0.1:${port}`,
       QB_ADMIN_TOKEN: token,
     };
   });
-  afterAll(async () => {
+  afterAll(() => {
     try {
       if (alive(pid())) process.kill(pid(), 'SIGKILL');
     } catch {
       // No pid file: the start block did not run.
     }
-    await sink?.close();
-    await db?.drop();
   });
 
   it(
@@ -262,31 +240,32 @@ ${block('yaml retention')}`,
       const listed = await sql<{ id: string; topic: string }>(block('sql dead-list'));
       expect(listed.map((row) => row.topic)).toEqual(['order.created', 'order.created']);
 
-      expect((await db.sql.unsafe(block('sql requeue-one'))).count).toBe(1);
-      expect((await db.sql.unsafe(block('sql requeue-topic'))).count).toBe(2);
+      expect((await h.db.sql.unsafe(block('sql requeue-one'))).count).toBe(1);
+      expect((await h.db.sql.unsafe(block('sql requeue-topic'))).count).toBe(2);
       const replay = await sh(block('replay'));
       expect(replay.code, replay.out).toBe(0);
       expect(JSON.parse(replay.out)).toEqual({ moved: 2 });
-      expect((await db.sql.unsafe(block('sql discard'))).count).toBe(1);
+      expect((await h.db.sql.unsafe(block('sql discard'))).count).toBe(1);
       expect(await stateOf('outbox', discarded)).toBeUndefined();
       // Requeued and replayed rows are delivered again.
       await eventually(async () => {
-        const [row] = await db.sql<{ sent: number }[]>`
+        const [row] = await h.db.sql<{ sent: number }[]>`
         SELECT count(*)::int AS sent FROM outbox WHERE state = 'sent'`;
         return row?.sent === 5;
       });
-      expect(sink.requests.length).toBe(5);
+      expect(h.sink.requests.length).toBe(5);
 
       // A dead inbox row goes back to pending and the relay forwards it.
       const inboxRow = '7f0c6c4e-3b1a-4f6e-9a59-0d3f4c2b1a03';
-      await db.sql`INSERT INTO inbox (id, source, idempotency_key, event_type, payload, state, attempt, last_error)
-      VALUES (${inboxRow}, 'hooks', 'evt-ops-1', 'order.inbound', ${db.sql.json({ id: 'evt-ops-1' })}, 'dead', 1, 'an earlier failure')`;
-      expect((await db.sql.unsafe(block('sql inbox-requeue'))).count).toBe(1);
+      await h.db
+        .sql`INSERT INTO inbox (id, source, idempotency_key, event_type, payload, state, attempt, last_error)
+      VALUES (${inboxRow}, 'hooks', 'evt-ops-1', 'order.inbound', ${h.db.sql.json({ id: 'evt-ops-1' })}, 'dead', 1, 'an earlier failure')`;
+      expect((await h.db.sql.unsafe(block('sql inbox-requeue'))).count).toBe(1);
       await eventually(async () => (await stateOf('inbox', inboxRow)) === 'processed');
-      await eventually(() => sink.requests.some((r) => r.headers['x-topic'] === 'order.inbound'));
+      await eventually(() => h.sink.requests.some((r) => r.headers['x-topic'] === 'order.inbound'));
 
       // Retention: what the next run deletes (rows older than 7 days).
-      await db.sql`UPDATE outbox SET updated_at = now() - interval '8 days' WHERE id = ${one}`;
+      await h.db.sql`UPDATE outbox SET updated_at = now() - interval '8 days' WHERE id = ${one}`;
       const due = await sql<{ state: string; rows: string }>(block('sql retention-due'));
       expect(due.map((row) => [row.state, Number(row.rows)])).toEqual([['sent', 1]]);
 

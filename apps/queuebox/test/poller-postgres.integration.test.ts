@@ -2,21 +2,9 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock, type Publisher } from '@queuebox/core';
+import { createPostgresOutboxStore, type TableNames } from '@queuebox/postgres';
 import {
-  DEFAULT_INBOX_COLUMNS,
-  DEFAULT_OUTBOX_COLUMNS,
-  systemClock,
-  type DatabaseConfig,
-  type Publisher,
-} from '@queuebox/core';
-import {
-  createPostgresOutboxStore,
-  runMigrations,
-  tableNamesFrom,
-  type TableNames,
-} from '@queuebox/postgres';
-import {
-  createFreshDatabase,
   createMemoryMetrics,
   type FreshDatabase,
   RecordingLogger,
@@ -33,6 +21,7 @@ import {
   validateRouting,
   type OutboxPollerConfig,
 } from '@queuebox/outbox-service';
+import { createMigratedDatabase } from './migrated-database.js';
 
 /**
  * The poller against real PostgreSQL (the @queuebox/postgres outbox store and migrations) and a
@@ -42,8 +31,6 @@ import {
 const SUITE = 'outbox-service: poller on PostgreSQL';
 const pg = await requireService('postgres', SUITE);
 const ready = pg.available;
-const postgresAdapter = { runMigrations, tableNamesFrom, createPostgresOutboxStore };
-const COLUMNS = { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS };
 
 interface Received {
   readonly headers: IncomingMessage['headers'];
@@ -92,13 +79,7 @@ describe.skipIf(!ready)(SUITE, () => {
 
   beforeAll(async () => {
     if (!pg.available) return;
-    db = await createFreshDatabase(pg.url, 'qb_poller');
-    await postgresAdapter.runMigrations(db.sql, { logger: new RecordingLogger() });
-    tables = postgresAdapter.tableNamesFrom({
-      outboxTableName: 'outbox',
-      inboxTableName: 'inbox',
-      columnMapping: COLUMNS,
-    } as DatabaseConfig);
+    ({ db, tables } = await createMigratedDatabase(pg.url, 'qb_poller'));
   });
 
   afterEach(async () => {
@@ -152,7 +133,7 @@ describe.skipIf(!ready)(SUITE, () => {
     ];
     const routing = validateRouting({ destinations, routes }, createJsonataTransformer());
     const poller = new OutboxPoller(fullConfig, {
-      store: postgresAdapter.createPostgresOutboxStore(db.sql, tables, systemClock),
+      store: createPostgresOutboxStore(db.sql, tables, systemClock),
       router: createMessageRouter(routing),
       pipeline: createTransformPipeline(),
       publishers: new PublisherRegistry([publisher]),

@@ -1,31 +1,17 @@
 import { createServer, type AddressInfo, type Socket } from 'node:net';
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFreshDatabase, freePort, requireService, startHttpSink } from '@queuebox/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { migrations } from '@queuebox/postgres';
 import { assertBuilt, runQueueBox, startQueueBox, writeConfig } from './process.js';
+import { commandsOnDatabase } from './process-suite.js';
 import { eventually } from './service.js';
+import { RELAY_OFF, UNREACHABLE_SINK } from './yaml-pieces.js';
 
 /** What `migrate` prints on an empty database: every bundled version. */
 const APPLIED_ALL = `Applied ${migrations.length} migration(s): ${migrations.map((m) => m.version).join(', ')}.`;
 
 const pg = await requireService('postgres', 'app: the real process');
 const pgUrl = pg.available ? pg.url : '';
-
-const MINIMAL = `
-destinations:
-  sink:
-    type: http
-    baseUrl: http://127.0.0.1:9
-routes:
-  - topicPattern: "**"
-    destination: sink
-`;
 
 describe('the queuebox command without a database', () => {
   beforeAll(assertBuilt);
@@ -43,7 +29,7 @@ describe('the queuebox command without a database', () => {
   });
 
   it('stops on a typo in the YAML file with the suggestion', async () => {
-    const file = writeConfig(`${MINIMAL}\noutbox:\n  batchSzie: 5\n`);
+    const file = writeConfig(`${UNREACHABLE_SINK}\noutbox:\n  batchSzie: 5\n`);
     const result = await runQueueBox([], {
       QUEUEBOX_CONFIG_FILE: file,
       QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://127.0.0.1:5432/test',
@@ -56,7 +42,7 @@ describe('the queuebox command without a database', () => {
 
   it('fails a start whose database never answers with one line and no password', async () => {
     const closed = await freePort();
-    const file = writeConfig(`${MINIMAL}\ndatabase:\n  startupTimeoutMs: 1200\n`);
+    const file = writeConfig(`${UNREACHABLE_SINK}\ndatabase:\n  startupTimeoutMs: 1200\n`);
     const result = await runQueueBox([], {
       QUEUEBOX_CONFIG_FILE: file,
       QUEUEBOX_DATABASE_URL: `jdbc:postgresql://127.0.0.1:${closed}/test`,
@@ -73,31 +59,16 @@ describe('the queuebox command without a database', () => {
 });
 
 describe.skipIf(!pg.available)('the queuebox command on a real database', () => {
-  let db: FreshDatabase;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    assertBuilt();
-    if (!pg.available) return;
-    db = await createFreshDatabase(pgUrl);
-    env = {
-      QUEUEBOX_CONFIG_FILE: writeConfig(MINIMAL),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
-    };
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const h = commandsOnDatabase(pgUrl, UNREACHABLE_SINK);
 
   it('migrates an empty database, then finds nothing to apply', async () => {
-    const first = await runQueueBox(['migrate'], env);
+    const first = await runQueueBox(['migrate'], h.env);
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(APPLIED_ALL);
-    const second = await runQueueBox(['migrate'], env);
+    const second = await runQueueBox(['migrate'], h.env);
     expect(second.code).toBe(0);
     expect(second.stdout).not.toContain('Applied');
-    const [row] = await db.sql<
+    const [row] = await h.db.sql<
       { n: number }[]
     >`SELECT count(*)::int AS n FROM flyway_schema_history WHERE success`;
     expect(row?.n).toBe(migrations.length);
@@ -106,7 +77,7 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
   it('serves health, metrics and root, then drains and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const qb = startQueueBox([], {
-      ...env,
+      ...h.env,
       QUEUEBOX_SERVER_HTTPPORT: String(port),
       LOG_FORMAT: 'json',
     });
@@ -139,7 +110,7 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
     const port = await freePort();
     const management = await freePort();
     const qb = startQueueBox([], {
-      ...env,
+      ...h.env,
       QUEUEBOX_SERVER_HTTPPORT: String(port),
       QUEUEBOX_SERVER_MANAGEMENTPORT: String(management),
     });
@@ -159,7 +130,7 @@ describe.skipIf(!pg.available)('the queuebox command on a real database', () => 
   it('takes sqlserver-cdc capture to the SQL Server provider: a closed port is a connection error, not a missing build', async () => {
     const port = await freePort();
     const file = writeConfig(
-      `${MINIMAL}
+      `${UNREACHABLE_SINK}
 outbox:
   capture:
     enabled: true
@@ -168,7 +139,7 @@ outbox:
 `,
     );
     const qb = startQueueBox([], {
-      ...env,
+      ...h.env,
       QUEUEBOX_CONFIG_FILE: file,
       QUEUEBOX_SERVER_HTTPPORT: String(port),
       QUEUEBOX_DATABASE_TYPE: 'sqlserver',
@@ -193,7 +164,7 @@ outbox:
       await custom.sql`CREATE TABLE orders_outbox (id uuid PRIMARY KEY, subject text NOT NULL)`;
       await custom.sql`CREATE TABLE orders_inbox (id uuid PRIMARY KEY)`;
       const file = writeConfig(
-        `${MINIMAL}
+        `${UNREACHABLE_SINK}
 database:
   migrate: false
   outboxTableName: orders_outbox
@@ -204,7 +175,7 @@ database:
 `,
       );
       const result = await runQueueBox(['migrate'], {
-        ...env,
+        ...h.env,
         QUEUEBOX_CONFIG_FILE: file,
         QUEUEBOX_DATABASE_URL: custom.jdbcUrl,
       });
@@ -235,16 +206,13 @@ database:
     const shutdownTimeoutMs = 1000;
     const port = await freePort();
     const qb = startQueueBox([], {
-      ...env,
+      ...h.env,
       QUEUEBOX_SERVER_HTTPPORT: String(port),
       QUEUEBOX_CONFIG_FILE: writeConfig(`
 outbox:
   pollIntervalMs: 50
   shutdownTimeoutMs: ${shutdownTimeoutMs}
-inbox:
-  relay:
-    enabled: false
-destinations:
+${RELAY_OFF}destinations:
   mute:
     type: http
     baseUrl: ${mute.url}
@@ -263,7 +231,7 @@ routes:
     let killer: NodeJS.Timeout | undefined;
     try {
       await qb.waitFor('is listening on port');
-      await db.sql`INSERT INTO outbox (topic, payload)
+      await h.db.sql`INSERT INTO outbox (topic, payload)
         SELECT t, '{}' FROM unnest(ARRAY['mute.a', 'mute.b', 'tls.a', 'tls.b']) AS t`;
       await eventually(() => mute.requests.length >= 2 && sockets.size >= 2);
       const started = performance.now();
@@ -276,7 +244,7 @@ routes:
       expect(result.stdout).toContain('Shutdown complete');
       expect(elapsed).toBeLessThan(5000 + 2 * shutdownTimeoutMs);
       // Abandoned, not lost: the rows wait for the reclaim step.
-      const states = await db.sql<{ state: string }[]>`SELECT DISTINCT state FROM outbox`;
+      const states = await h.db.sql<{ state: string }[]>`SELECT DISTINCT state FROM outbox`;
       expect(states.map((row) => row.state)).toEqual(['processing']);
     } finally {
       clearTimeout(killer);
@@ -284,7 +252,7 @@ routes:
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
       await mute.close();
-      await db.sql`DELETE FROM outbox`;
+      await h.db.sql`DELETE FROM outbox`;
     }
   });
 
@@ -293,7 +261,7 @@ routes:
     try {
       await bare.sql`CREATE TABLE outbox (id uuid PRIMARY KEY)`;
       const result = await runQueueBox(['migrate'], {
-        ...env,
+        ...h.env,
         QUEUEBOX_DATABASE_URL: bare.jdbcUrl,
       });
       expect(result.code).toBe(1);

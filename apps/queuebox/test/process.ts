@@ -121,9 +121,26 @@ export function writeConfig(yaml: string): string {
 }
 
 /**
- * Serves `yaml` against a test database (the local server trusts the user, so the password is a
- * placeholder) on a free data port, once the process says it is listening; the process is added
- * to `running`, so the file's afterAll can kill what a failed test left behind.
+ * The variables that start QueueBox on a test database with `yaml` as its file. The local server
+ * trusts the user, so the password is a placeholder unless a test needs one it can look for.
+ */
+export function databaseEnv(
+  database: { readonly jdbcUrl: string; readonly user: string },
+  yaml: string,
+  password = 'unused-by-trust-auth',
+): Record<string, string> {
+  return {
+    QUEUEBOX_CONFIG_FILE: writeConfig(yaml),
+    QUEUEBOX_DATABASE_URL: database.jdbcUrl,
+    QUEUEBOX_DATABASE_USERNAME: database.user,
+    QUEUEBOX_DATABASE_PASSWORD: password,
+  };
+}
+
+/**
+ * Serves `yaml` against a test database on a free data port, once the process says it is
+ * listening; the process is added to `running`, so the file's afterAll can kill what a failed
+ * test left behind.
  */
 export async function serveQueueBox(
   database: { readonly jdbcUrl: string; readonly user: string },
@@ -132,10 +149,7 @@ export async function serveQueueBox(
 ): Promise<{ qb: QueueBoxProcess; base: string }> {
   const port = await freePort();
   const qb = startQueueBox([], {
-    QUEUEBOX_CONFIG_FILE: writeConfig(yaml),
-    QUEUEBOX_DATABASE_URL: database.jdbcUrl,
-    QUEUEBOX_DATABASE_USERNAME: database.user,
-    QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
+    ...databaseEnv(database, yaml),
     QUEUEBOX_SERVER_HTTPPORT: String(port),
   });
   running.push(qb);

@@ -58,47 +58,26 @@ describe('provider registry on the production install', () => {
     );
   });
 
-  it('fails naming the broker and its package when @queuebox/rabbitmq is missing', () => {
-    rmSync(join(target, 'node_modules/@queuebox/rabbitmq'), { recursive: true, force: true });
-    const result = check();
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain(
-      "The provider 'rabbitmq' is missing: add the package @queuebox/rabbitmq to the QueueBox runtime install.",
-    );
-    expect(result.stderr).not.toContain("'postgresql'");
-  });
-
-  it('fails naming the broker and its package when @queuebox/nats is missing', () => {
-    rmSync(join(target, 'node_modules/@queuebox/nats'), { recursive: true, force: true });
-    const result = check();
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain(
-      "The provider 'nats' is missing: add the package @queuebox/nats to the QueueBox runtime install.",
-    );
-    expect(result.stderr).not.toContain("'postgresql'");
-  });
-
-  it('fails naming the broker and its package when @queuebox/kafka is missing', () => {
-    rmSync(join(target, 'node_modules/@queuebox/kafka'), { recursive: true, force: true });
-    const result = check();
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain(
-      "The provider 'kafka' is missing: add the package @queuebox/kafka to the QueueBox runtime install.",
-    );
-    expect(result.stderr).not.toContain("'postgresql'");
-  });
-
-  it('fails naming the database and its package when @queuebox/sqlserver is missing', () => {
-    rmSync(join(target, 'node_modules/@queuebox/sqlserver'), { recursive: true, force: true });
-    const result = check();
-    expect(result.status).toBe(1);
-    expect(result.stderr).toContain(
-      "The provider 'sqlserver' is missing: add the package @queuebox/sqlserver to the QueueBox runtime install.",
-    );
-    expect(result.stderr).toContain(
-      "The provider 'sqlserver-cdc' is missing: add the package @queuebox/sqlserver to the QueueBox runtime install.",
-    );
-  });
+  // Each case removes one more package, so the later cases lack the earlier ones too; postgresql,
+  // still installed, is never named.
+  it.each([
+    { kind: 'broker', pkg: 'rabbitmq', providers: ['rabbitmq'] },
+    { kind: 'broker', pkg: 'nats', providers: ['nats'] },
+    { kind: 'broker', pkg: 'kafka', providers: ['kafka'] },
+    { kind: 'database', pkg: 'sqlserver', providers: ['sqlserver', 'sqlserver-cdc'] },
+  ])(
+    'fails naming the $kind and its package when @queuebox/$pkg is missing',
+    ({ pkg, providers }) => {
+      rmSync(join(target, `node_modules/@queuebox/${pkg}`), { recursive: true, force: true });
+      const result = check();
+      expect(result.status).toBe(1);
+      for (const provider of providers)
+        expect(result.stderr).toContain(
+          `The provider '${provider}' is missing: add the package @queuebox/${pkg} to the QueueBox runtime install.`,
+        );
+      expect(result.stderr).not.toContain("'postgresql'");
+    },
+  );
 
   it('fails naming the provider and the package when the package is missing', () => {
     rmSync(join(target, 'node_modules/@queuebox/postgres'), { recursive: true, force: true });

@@ -1,23 +1,14 @@
 import {
-  DEFAULT_INBOX_COLUMNS,
-  DEFAULT_OUTBOX_COLUMNS,
   JsonPayload,
   silentLogger,
-  type DatabaseConfig,
   type InboxStore,
   type NewInboxMessage,
   type RelayConfig,
   type SourceConfig,
 } from '@queuebox/core';
 import { InboxRelay } from '@queuebox/inbox-service';
+import { createPostgresInboxStore, type TableNames } from '@queuebox/postgres';
 import {
-  createPostgresInboxStore,
-  runMigrations,
-  tableNamesFrom,
-  type TableNames,
-} from '@queuebox/postgres';
-import {
-  createFreshDatabase,
   createMemoryMetrics,
   inboxMessage,
   mutableClock,
@@ -26,6 +17,7 @@ import {
   type FreshDatabase,
 } from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createMigratedDatabase } from './migrated-database.js';
 
 // The relay of inbox-service on the PostgreSQL inbox store: here in the app's tests because
 // inbox-service never depends on an adapter (services talk through core's ports).
@@ -54,13 +46,7 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
 
   beforeAll(async () => {
     if (!pg.available) return;
-    db = await createFreshDatabase(pg.url);
-    await runMigrations(db.sql, { logger: silentLogger });
-    names = tableNamesFrom({
-      outboxTableName: 'outbox',
-      inboxTableName: 'inbox',
-      columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
-    } as DatabaseConfig);
+    ({ db, tables: names } = await createMigratedDatabase(pg.url));
     store = createPostgresInboxStore(db.sql, names, clock);
   });
 
@@ -79,6 +65,15 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     while (!(await condition())) {
       if (Date.now() > end) throw new Error('condition not met in time');
       await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  /** Runs a relay until no push row is left to forward, then closes it. */
+  const relayUntilForwarded = async (relay: InboxRelay) => {
+    relay.start();
+    try {
+      await waitFor(async () => (await pendingPush()) === 0);
+    } finally {
+      await relay.close();
     }
   };
   const pendingPush = async () =>
@@ -129,19 +124,9 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     const [blank] = await storeAll([inboxMessage({ source: 'payments', eventType: null })]);
 
     const metrics = createMemoryMetrics().relay;
-    const relay = new InboxRelay({
-      store,
-      relay: RELAY,
-      sources: SOURCES,
-      metrics,
-      logger: silentLogger,
-    });
-    relay.start();
-    try {
-      await waitFor(async () => (await pendingPush()) === 0);
-    } finally {
-      await relay.close();
-    }
+    await relayUntilForwarded(
+      new InboxRelay({ store, relay: RELAY, sources: SOURCES, metrics, logger: silentLogger }),
+    );
 
     await expectKeyOrderEqualsCreatedOrder();
     const outbox = await db.sql`SELECT * FROM outbox ORDER BY sequence`;
@@ -258,19 +243,10 @@ describe.skipIf(!pg.available)('InboxRelay on PostgreSQL', () => {
     const orphaned = await store.claimForRelay(10, 200);
     expect(orphaned).toHaveLength(3);
     const metrics = createMemoryMetrics().relay;
-    const relay = new InboxRelay({
-      store,
-      relay: { ...RELAY, claimTimeoutMs: 500 },
-      sources: SOURCES,
-      metrics,
-      logger: silentLogger,
-    });
-    relay.start();
-    try {
-      await waitFor(async () => (await pendingPush()) === 0);
-    } finally {
-      await relay.close();
-    }
+    const relay = { ...RELAY, claimTimeoutMs: 500 };
+    await relayUntilForwarded(
+      new InboxRelay({ store, relay, sources: SOURCES, metrics, logger: silentLogger }),
+    );
     // The dead relay wakes up and tries to finish its work: the fence refuses all of it.
     const late = await store.forward(
       orphaned.map((m) => ({

@@ -2,7 +2,7 @@ import { silentLogger, type Logger } from '@queuebox/core';
 import { freePort, type FreshDatabase } from '@queuebox/testing';
 import type { ProviderRegistry } from '../src/providers.js';
 import { startService, type RunningService } from '../src/startup/service.js';
-import { writeConfig } from './process.js';
+import { databaseEnv } from './process.js';
 
 /**
  * Starts the real service in this process on a test database with the given YAML; `providers`
@@ -21,10 +21,7 @@ export async function startTestService(
     hostname: '127.0.0.1',
     ...(providers === undefined ? {} : { providers }),
     env: {
-      QUEUEBOX_CONFIG_FILE: writeConfig(yaml),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
+      ...databaseEnv(db, yaml),
       QUEUEBOX_SERVER_HTTPPORT: String(port),
       ...env,
     },

@@ -1,16 +1,12 @@
 import { connect, type Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-  type SinkRequest,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, serveQueueBox, terminateQueueBox, type QueueBoxProcess } from './process.js';
+import { requireService, type SinkRequest } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { terminateQueueBox, type QueueBoxProcess } from './process.js';
+import { servedOnDatabase } from './process-suite.js';
+import { everyOutboxRowSent } from './e2e-rows.js';
 import { eventually } from './service.js';
+import { ORDERS_SOURCE, RELAY_OFF, sinkRoute } from './yaml-pieces.js';
 
 const pg = await requireService('postgres', 'app: SIGTERM with HTTP work in flight (spec §17.2)');
 
@@ -31,56 +27,21 @@ const STUCK_BOUND_MS = 5000 + Math.max(SHUTDOWN_TIMEOUT_MS, 5000) + SHUTDOWN_TIM
  * still streaming its body (it completes; a request that arrives during the drain gets 503).
  */
 describe.skipIf(!pg.available)('SIGTERM with HTTP work in flight', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  const running: QueueBoxProcess[] = [];
+  const h = servedOnDatabase(pg.available ? pg.url : '', { prefix: 'qb_shutdown_http' });
 
-  beforeAll(async () => {
-    assertBuilt();
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_shutdown_http');
-    sink = await startHttpSink();
-  });
-  afterAll(async () => {
-    for (const qb of running) if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
-    await sink?.close();
-    await db?.drop();
-  });
-
-  function start(): Promise<{ qb: QueueBoxProcess; base: string }> {
-    return serveQueueBox(
-      db,
-      `
+  const start = () =>
+    h.serve(`
 outbox:
   pollIntervalMs: 50
   concurrency: 8
   claimTimeoutMs: ${CLAIM_TIMEOUT_MS}
   shutdownTimeoutMs: ${SHUTDOWN_TIMEOUT_MS}
-inbox:
-  relay:
-    enabled: false
-destinations:
-  slow:
-    type: http
-    baseUrl: ${sink.url}
-    path: /events
-    timeoutMs: 60000
-routes:
-  - topicPattern: "**"
-    destination: slow
-sources:
-  orders:
-    type: http
-    path: /orders
-    idempotencyKeyPath: $.id
-    topic: "{{ source }}"
-`,
-      running,
-    );
-  }
+${RELAY_OFF}${sinkRoute(h.sink.url, { name: 'slow', path: '/events', timeoutMs: 60000 })}${ORDERS_SOURCE}`);
 
   const terminate = (qb: QueueBoxProcess) => terminateQueueBox(qb, 2 * STUCK_BOUND_MS);
 
   it('marks the deliveries that finish during the wait sent, leaves the rest processing, and a second start delivers them', async () => {
+    const { db, sink } = h;
     const held: { request: SinkRequest; response: ServerResponse }[] = [];
     sink.handle((request, response) => {
       held.push({ request, response });
@@ -120,11 +81,7 @@ sources:
       response.writeHead(200).end('ok');
     });
     const second = await start();
-    await eventually(async () => {
-      const [left] = await db.sql<{ n: number }[]>`
-        SELECT count(*)::int AS n FROM outbox WHERE state <> 'sent'`;
-      return left!.n === 0;
-    }, 30_000);
+    await everyOutboxRowSent(db, 30_000);
     // A finished delivery is never repeated; an abandoned one comes once more, after its lease.
     const deliveries = (id: string) =>
       sink.requests.filter((request) => request.headers['x-message-id'] === id).length;
@@ -134,6 +91,7 @@ sources:
   }, 60_000);
 
   it('lets a webhook that is still sending its body finish, and answers a request during the drain with 503 JSON', async () => {
+    const { db } = h;
     const { qb, base } = await start();
     const body = JSON.stringify({ id: 'slow-webhook', padding: 'x'.repeat(2000) });
     const half = body.length / 2;
@@ -174,6 +132,7 @@ sources:
   }, 60_000);
 
   it('gives a webhook that never finishes its body 5 s, logs how many were still running, and exits 0', async () => {
+    const { db } = h;
     const { qb, base } = await start();
     const socket = connect(Number(new URL(base).port), '127.0.0.1');
     socket.on('error', () => undefined);

@@ -1,17 +1,15 @@
 import {
-  createFreshDatabase,
   createRabbitKit,
   requireService,
-  startFaultProxy,
   startHttpSink,
-  type FaultProxy,
-  type FreshDatabase,
   type HttpSink,
   type RabbitKit,
 } from '@queuebox/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuilt, serveQueueBox, terminateQueueBox, type QueueBoxProcess } from './process.js';
+import { startProxiedDatabase, type ProxiedDatabase } from './proxied-service.js';
 import { eventually } from './service.js';
+import { ORDERS_SOURCE, RELAY_OFF, sinkRoute } from './yaml-pieces.js';
 
 const SUITE = 'app: SIGTERM while the inbox side is busy (spec §17.2)';
 const pg = await requireService('postgres', SUITE);
@@ -30,8 +28,7 @@ const DATABASE_LATENCY_MS = 15;
  * each case then starts QueueBox again and checks that everything arrives exactly once.
  */
 describe.skipIf(!pg.available)(SUITE, () => {
-  let db: FreshDatabase;
-  let proxy: FaultProxy;
+  let database: ProxiedDatabase | undefined;
   let sink: HttpSink;
   const running: QueueBoxProcess[] = [];
 
@@ -40,36 +37,27 @@ describe.skipIf(!pg.available)(SUITE, () => {
   });
   afterEach(async () => {
     for (const qb of running.splice(0)) if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
-    await proxy?.close();
+    await database?.close();
+    database = undefined;
     await sink?.close();
-    await db?.drop();
   });
 
+  /** The case's database and its proxy, once setUp made them. */
+  const db = () => database!.db;
+  const proxy = () => database!.proxy;
   async function setUp(prefix: string): Promise<void> {
-    db = await createFreshDatabase(pg.available ? pg.url : '', prefix);
-    proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
+    database = await startProxiedDatabase(pg.available ? pg.url : '', prefix);
     sink = await startHttpSink();
   }
 
   async function start(yaml: string): Promise<QueueBoxProcess> {
-    const database = {
-      jdbcUrl: `jdbc:postgresql://${proxy.host}:${proxy.port}/${db.name}`,
-      user: db.user,
-    };
     const { qb } = await serveQueueBox(
-      database,
+      database!.via,
       `
 outbox:
   pollIntervalMs: 50
   shutdownTimeoutMs: ${SHUTDOWN_TIMEOUT_MS}
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
-routes:
-  - topicPattern: "**"
-    destination: sink
-${yaml}`,
+${sinkRoute(sink.url)}${yaml}`,
       running,
     );
     return qb;
@@ -99,10 +87,7 @@ ${yaml}`,
       for (let i = 0; i < total; i++)
         await kit.sendToQueue(queue, JSON.stringify({ id: `m-${i}` }), { persistent: true });
       const source = `
-inbox:
-  relay:
-    enabled: false
-sources:
+${RELAY_OFF}sources:
   orders:
     type: rabbitmq
     queueName: ${queue}
@@ -111,9 +96,9 @@ sources:
 `;
       const stored = () =>
         count(
-          db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM inbox WHERE source = 'orders'`,
+          db().sql<{ n: number }[]>`SELECT count(*)::int AS n FROM inbox WHERE source = 'orders'`,
         );
-      proxy.setLatency(DATABASE_LATENCY_MS);
+      proxy().setLatency(DATABASE_LATENCY_MS);
       const first = await start(source);
       await eventually(async () => (await stored()) >= 20, 30_000);
       await terminate(first);
@@ -127,13 +112,13 @@ sources:
       }, 10_000);
       expect(storedAtExit + ready).toBeGreaterThanOrEqual(total);
 
-      proxy.setLatency(0);
+      proxy().setLatency(0);
       const second = await start(source);
       await eventually(async () => (await stored()) === total, 30_000);
       await eventually(async () => (await kit.messageCount(queue)) === 0, 10_000);
       await terminate(second);
       // Nothing was acknowledged without its row: every message has exactly one.
-      const keys = await db.sql<{ key: string }[]>`
+      const keys = await db().sql<{ key: string }[]>`
         SELECT idempotency_key AS key FROM inbox WHERE source = 'orders'`;
       expect(new Set(keys.map((row) => row.key))).toEqual(
         new Set(Array.from({ length: total }, (_, i) => `m-${i}`)),
@@ -148,21 +133,15 @@ inbox:
   relay:
     pollIntervalMs: 50
     claimTimeoutMs: 2000
-sources:
-  orders:
-    type: http
-    path: /orders
-    idempotencyKeyPath: $.id
-    topic: "{{ source }}"
-`;
+${ORDERS_SOURCE}`;
     const total = 1000;
     const first = await start(relay);
-    proxy.setLatency(DATABASE_LATENCY_MS);
-    await db.sql`
+    proxy().setLatency(DATABASE_LATENCY_MS);
+    await db().sql`
       INSERT INTO inbox (source, idempotency_key, event_type, payload, consumption)
       SELECT 'orders', 'k-' || n, 'order.placed', jsonb_build_object('n', n), 'push'
       FROM generate_series(1, ${total}) AS n`;
-    const forwarded = () => count(db.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`);
+    const forwarded = () => count(db().sql<{ n: number }[]>`SELECT count(*)::int AS n FROM outbox`);
     await eventually(async () => (await forwarded()) > 0, 30_000);
     await terminate(first);
 
@@ -170,24 +149,24 @@ sources:
     // inbox row processed in the same transaction.
     const outboxAtExit = await forwarded();
     expect(outboxAtExit).toBeLessThan(total);
-    const twice = await db.sql`
+    const twice = await db().sql`
       SELECT headers->>'x-inbox-id' AS id FROM outbox GROUP BY 1 HAVING count(*) > 1`;
     expect(twice).toEqual([]);
     expect(
-      await count(db.sql<{ n: number }[]>`
+      await count(db().sql<{ n: number }[]>`
         SELECT count(*)::int AS n FROM inbox WHERE state = 'processed'`),
     ).toBe(outboxAtExit);
 
-    proxy.setLatency(0);
+    proxy().setLatency(0);
     const second = await start(relay);
     await eventually(async () => {
-      const [left] = await db.sql<{ n: number }[]>`
+      const [left] = await db().sql<{ n: number }[]>`
         SELECT (SELECT count(*) FROM inbox WHERE state <> 'processed')::int
              + (SELECT count(*) FROM outbox WHERE state <> 'sent')::int AS n`;
       return left!.n === 0;
     }, 40_000);
     await terminate(second);
-    const links = await db.sql<{ outbox: number; inbox: number; linked: number }[]>`
+    const links = await db().sql<{ outbox: number; inbox: number; linked: number }[]>`
       SELECT count(*)::int AS outbox,
              count(DISTINCT headers->>'x-inbox-id')::int AS inbox,
              count(*) FILTER (WHERE headers->>'x-inbox-id' IN (SELECT id::text FROM inbox))::int AS linked

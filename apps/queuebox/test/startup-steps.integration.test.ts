@@ -1,13 +1,7 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  startFaultProxy,
-  startHttpSink,
-  type FreshDatabase,
-} from '@queuebox/testing';
+import { createServer, type AddressInfo } from 'node:net';
+import { freePort, requireService, startFaultProxy, startHttpSink } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCountingDatabase, type CountingDatabase } from './counting-database.js';
 import {
   assertBuilt,
   runQueueBox,
@@ -16,22 +10,14 @@ import {
   writeConfig,
   type ProcessResult,
 } from './process.js';
+import { commandsOnDatabase } from './process-suite.js';
 import { eventually } from './service.js';
+import { RELAY_OFF, UNREACHABLE_SINK, sinkRoute } from './yaml-pieces.js';
 
 const pg = await requireService('postgres', 'app: startup steps (spec §17.1)');
 const rabbit = await requireService('rabbitmq', 'app: startup steps (spec §17.1)');
 
 const PASSWORD = 'hunter2-startup-secret';
-const SINK = `
-destinations:
-  sink:
-    type: http
-    baseUrl: http://127.0.0.1:9
-routes:
-  - topicPattern: "**"
-    destination: sink
-`;
-
 /** The ERROR records of a plain-text log, without their timestamp and logger prefix. */
 const errorLines = (result: ProcessResult) =>
   result.stdout
@@ -40,39 +26,16 @@ const errorLines = (result: ProcessResult) =>
     .map((line) => line.replace(/^.* - /, ''));
 
 /**
- * A "database" that only counts the connections it is offered (and drops them): a start that
- * stops before spec §17.1 step 5 must leave it at 0.
- */
-async function countingDatabase(): Promise<{
-  url: string;
-  count: () => number;
-  close(): Promise<void>;
-}> {
-  let count = 0;
-  const server: Server = createServer((socket) => {
-    count++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `jdbc:postgresql://127.0.0.1:${port}/queuebox`,
-    count: () => count,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-/**
  * Spec §17.1: each step of 2-8 is wrapped as "QueueBox could not <step>. Reason: <sanitized>",
  * the checks that need no database (steps 2-4) stop the start before the pool opens (step 5),
  * and a failure in step 10 runs the shutdown sequence and exits with one sanitized line. Each
  * case runs the built app as a real process.
  */
 describe('startup steps that stop before the database', () => {
-  let database: Awaited<ReturnType<typeof countingDatabase>>;
+  let database: CountingDatabase;
   beforeAll(async () => {
     assertBuilt();
-    database = await countingDatabase();
+    database = await startCountingDatabase();
   });
   afterAll(async () => {
     await database?.close();
@@ -106,7 +69,7 @@ routes:
     ],
     [
       'an HTTP source transform',
-      `${SINK}
+      `${UNREACHABLE_SINK}
 sources:
   orders:
     type: http
@@ -120,7 +83,7 @@ sources:
     ],
     [
       'a RabbitMQ source expression',
-      `${SINK}
+      `${UNREACHABLE_SINK}
 sources:
   rabbit:
     type: rabbitmq
@@ -147,7 +110,7 @@ sources:
 
   it('stops on an AMQP URI that is not valid without printing it, before it touches the database', async () => {
     const before = database.count();
-    const result = await start(`${SINK}
+    const result = await start(`${UNREACHABLE_SINK}
 sources:
   rabbit:
     type: rabbitmq
@@ -168,28 +131,19 @@ sources:
 });
 
 describe.skipIf(!pg.available)('startup steps on a real database', () => {
-  let db: FreshDatabase;
-  let env: Record<string, string>;
-  beforeAll(async () => {
-    assertBuilt();
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_startup');
-    env = {
-      QUEUEBOX_CONFIG_FILE: writeConfig(SINK),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: PASSWORD,
-    };
-    expect((await runQueueBox(['migrate'], env)).code).toBe(0);
+  const h = commandsOnDatabase(pg.available ? pg.url : '', UNREACHABLE_SINK, {
+    prefix: 'qb_startup',
+    password: PASSWORD,
   });
-  afterAll(async () => {
-    await db?.drop();
+  beforeAll(async () => {
+    expect((await runQueueBox(['migrate'], h.env)).code).toBe(0);
   });
 
   it('stops at the schema guard (step 7) on an inbox without headers, naming the ALTER TABLE', async () => {
-    await db.sql`ALTER TABLE inbox DROP COLUMN headers`;
+    await h.db.sql`ALTER TABLE inbox DROP COLUMN headers`;
     try {
       const result = await runQueueBox([], {
-        ...env,
+        ...h.env,
         QUEUEBOX_DATABASE_MIGRATE: 'false',
         QUEUEBOX_SERVER_HTTPPORT: String(await freePort()),
       });
@@ -199,7 +153,7 @@ describe.skipIf(!pg.available)('startup steps on a real database', () => {
       ]);
       expect(result.stdout).not.toContain('is listening on port');
     } finally {
-      await db.sql`ALTER TABLE inbox ADD COLUMN headers JSONB NOT NULL DEFAULT '{}'`;
+      await h.db.sql`ALTER TABLE inbox ADD COLUMN headers JSONB NOT NULL DEFAULT '{}'`;
     }
   });
 
@@ -208,7 +162,7 @@ describe.skipIf(!pg.available)('startup steps on a real database', () => {
     await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
     const { port } = taken.address() as AddressInfo;
     try {
-      const result = await runQueueBox([], { ...env, QUEUEBOX_SERVER_HTTPPORT: String(port) });
+      const result = await runQueueBox([], { ...h.env, QUEUEBOX_SERVER_HTTPPORT: String(port) });
       expect(result.code).toBe(1);
       const errors = errorLines(result);
       expect(errors).toHaveLength(1);
@@ -240,25 +194,15 @@ describe.skipIf(!pg.available)('startup steps on a real database', () => {
       });
       proxy.setLatency(400);
       const sink = await startHttpSink();
-      await db.sql`INSERT INTO outbox (topic, payload) VALUES ('order.placed', '{}')`;
+      await h.db.sql`INSERT INTO outbox (topic, payload) VALUES ('order.placed', '{}')`;
       broker.host = `${proxy.host}:${proxy.port}`;
       const qb = startQueueBox([], {
-        ...env,
+        ...h.env,
         QUEUEBOX_CONFIG_FILE: writeConfig(`
 outbox:
   pollIntervalMs: 50
   shutdownTimeoutMs: 2000
-inbox:
-  relay:
-    enabled: false
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
-routes:
-  - topicPattern: "**"
-    destination: sink
-sources:
+${RELAY_OFF}${sinkRoute(sink.url)}sources:
   slow:
     type: rabbitmq
     queueName: qb-startup-${Date.now()}
@@ -275,13 +219,13 @@ sources:
         expect(result.stdout).toContain('Shutting down QueueBox...');
         expect(result.stdout).toContain('Shutdown complete');
         expect(errorLines(result)).toEqual([]);
-        const [row] = await db.sql<{ state: string }[]>`SELECT state FROM outbox`;
+        const [row] = await h.db.sql<{ state: string }[]>`SELECT state FROM outbox`;
         expect(row?.state).toBe('sent');
       } finally {
         if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
         await sink.close();
         await proxy.close();
-        await db.sql`DELETE FROM outbox`;
+        await h.db.sql`DELETE FROM outbox`;
       }
     },
     45_000,

@@ -13,7 +13,7 @@ import { createContext, runScenarios } from '../lib/context.mjs';
 import { runQueueBox } from '../lib/broker-run.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
 import { startQueueBox, toYaml } from '../lib/queuebox.mjs';
-import { printConditions, section, table, writeResults } from '../lib/report.mjs';
+import { printRunStart, saveResults, section, table } from '../lib/report.mjs';
 import { round, sleep, waitFor } from '../lib/util.mjs';
 import { RABBITMQ_URL, maskedUrl, openBroker, publishConfirmed } from '../rabbitmq/broker.mjs';
 import { NATS_URL, openServer, publishAcked } from '../nats/server.mjs';
@@ -112,8 +112,7 @@ async function scenario(ctx, id, spec) {
 
 export async function runBurst(options) {
   const ctx = await createContext(options);
-  section('burst benchmark: conditions');
-  printConditions(ctx.conditions);
+  printRunStart('burst', ctx.conditions);
   const plan = Object.entries(SCENARIOS)
     .filter(([id]) => !options.only || options.only.split(',').includes(id))
     .map(([id, spec]) => [id, () => scenario(ctx, id, spec)]);
@@ -134,6 +133,6 @@ export async function runBurst(options) {
   );
   for (const s of ok) console.log(`${s.id}: YAML:\n${toYaml(s.settings.yaml, 4)}\n  ${s.settings.note}`);
   for (const s of scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
-  console.log(`\nJSON: ${writeResults('burst', result)}`);
+  saveResults('burst', result);
   return result;
 }

@@ -13,7 +13,7 @@ import { runMigrations } from '@queuebox/postgres';
 import { wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
-import { fmtInt, fmtRatio, printConditions, section, table, writeResults } from '../lib/report.mjs';
+import { fmtInt, fmtRatio, printRunStart, saveResults, section, table } from '../lib/report.mjs';
 import { round } from '../lib/util.mjs';
 import { manyRows, singleRows } from './enqueue.mjs';
 import { commitRate, pullSqlRate, pullThroughput } from './pull.mjs';
@@ -34,8 +34,7 @@ export async function runClient(options) {
   const ctx = await createContext(options);
   const o = ctx.options;
   const keep = o['keep-db'];
-  section('client benchmark: conditions');
-  printConditions(ctx.conditions);
+  printRunStart('client', ctx.conditions);
   console.log(
     `${o.rows} rows of ${o['body-bytes']} B, null keys; enqueue from ${o['client-connections']} connections; enqueueMany ${o['many-rows']} rows a call from ${o['many-connections']}; pull: ${o['pull-workers']} workers, batchSize ${o['pull-batch']}, maxConcurrency ${o['pull-concurrency']}; commit rate from ${o['commit-connections']} connections over ${o.duration} s`,
   );
@@ -106,7 +105,6 @@ export async function runClient(options) {
       result.targets.map((t) => [t.target, fmtRatio(t.value), t.met === null ? '—' : t.met ? 'yes' : 'NO']),
     ),
   );
-  const file = writeResults('client', result);
-  console.log(`\nJSON: ${file}`);
+  saveResults('client', result);
   return result;
 }

@@ -7,24 +7,26 @@ import { wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 import {
-  distCheck,
   fmtInt,
   fmtLoad,
   fmtRatio,
-  printConditions,
+  printProfile,
+  printRunEnd,
+  printRunStart,
+  printTargets,
+  resultHead,
+  saveResults,
   section,
   table,
-  writeResults,
 } from '../lib/report.mjs';
-import { log, round } from '../lib/util.mjs';
+import { round } from '../lib/util.mjs';
 import { ingestHttp, ingestRaw } from './ingest.mjs';
 import { relayThroughput } from './relay.mjs';
 
 export async function runInbox(options) {
   const ctx = await createContext(options);
   const startedMs = Date.now();
-  section('inbox benchmark: conditions');
-  printConditions(ctx.conditions);
+  printRunStart('inbox', ctx.conditions);
   console.log(
     `(a) ${options.connections} connections, ${options.duration} s after ${options.warmup} s warm-up, body ≈ ${options['body-bytes']} B; (b) ${options.rows} rows over ${options.keys} aggregates`,
   );
@@ -51,8 +53,7 @@ export async function runInbox(options) {
   }
   const result = summarize(ctx, scenarios, startedMs);
   print(result);
-  const file = writeResults('inbox', result);
-  console.log(`\nJSON: ${file}`);
+  saveResults('inbox', result);
   return result;
 }
 
@@ -65,13 +66,7 @@ function summarize(ctx, scenarios, startedMs) {
   const ratio = accepted && rawRate ? round(accepted / rawRate, 2) : null;
   const relay = b?.figures.relayRowsPerSecond ?? null;
   return {
-    benchmark: 'inbox',
-    startedAt: ctx.startedAt,
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
-    options: Object.fromEntries(Object.entries(ctx.options).filter(([k]) => k !== 'onlySet')),
-    conditions: ctx.conditions,
-    scenarios,
+    ...resultHead('inbox', ctx, startedMs, scenarios),
     ratios: { 'QueueBox HTTP accepted/s ÷ raw INSERT/s': ratio },
     targets: [
       {
@@ -144,20 +139,7 @@ function where(s, nproc) {
         `    database by statement: ${JSON.stringify(s.deliveryWindow.database.busyBackendsByStatement)}`,
       );
   }
-  if (s.profile?.byPackage) {
-    console.log(
-      `  --cpu-prof: event loop busy ${s.profile.busyPercent}% of ${s.profile.seconds} s; self time by package: ${s.profile.byPackage.map((p) => `${p.name} ${p.percent}%`).join(', ')}`,
-    );
-    console.log(
-      `  self time attributed to the nearest library frame (who caused it): ${s.profile.byCausingPackage.map((p) => `${p.name} ${p.percent}%`).join(', ')}`,
-    );
-    console.log(
-      `  top functions: ${s.profile.topFunctions
-        .slice(0, 14)
-        .map((p) => `${p.name} ${p.percent}%`)
-        .join('; ')}`,
-    );
-  }
+  if (s.profile?.byPackage) printProfile(s.profile, 14);
 }
 
 function print(result) {
@@ -286,19 +268,6 @@ function print(result) {
   }
   for (const s of result.scenarios.filter((x) => x.error))
     console.log(`\n${s.id} FAILED: ${s.error}`);
-  section('targets (issue 5)');
-  console.log(
-    table(
-      ['target', 'measured', 'met'],
-      result.targets.map((t) => [
-        t.target,
-        t.value,
-        t.met === null ? 'not run' : t.met ? 'yes' : 'NO',
-      ]),
-    ),
-  );
-  section('conditions at the end');
-  printConditions(result.conditions);
-  distCheck(result.scenarios);
-  log(`inbox benchmark took ${result.runtimeSeconds} s`);
+  printTargets('targets (issue 5)', result.targets);
+  printRunEnd(result);
 }

@@ -10,12 +10,11 @@
  * is the broker, the database and the records the contract allows in hand.
  */
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS, JsonPayload, silentLogger, systemClock } from '@queuebox/core';
-import { createPostgresInboxStore, runMigrations, tableNamesFrom } from '@queuebox/postgres';
-import { storedSpan } from '../lib/broker-run.mjs';
+import { JsonPayload } from '@queuebox/core';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
-import { log, now, round, sleep } from '../lib/util.mjs';
+import { plainInboxStore, storedFigures } from '../lib/plain-consumer.mjs';
+import { log, now } from '../lib/util.mjs';
 import { produceBatches } from './broker.mjs';
 
 const IN_HAND = 100;
@@ -52,13 +51,7 @@ export async function plainSource(ctx, broker, { id }) {
       const sql = connect(db, { max: 10 });
       const consumer = broker.kafka.consumer({ groupId: `${scratch.topic}.plain`, maxWaitTimeInMs: 500 });
       try {
-        await runMigrations(sql, { logger: silentLogger });
-        const tables = tableNamesFrom({
-          outboxTableName: 'outbox',
-          inboxTableName: 'inbox',
-          columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
-        });
-        const store = createPostgresInboxStore(sql, tables, systemClock);
+        const store = await plainInboxStore(sql);
         const hand = slots(IN_HAND);
         const loadBefore = loadAverage();
         let stored = 0;
@@ -114,10 +107,7 @@ export async function plainSource(ctx, broker, { id }) {
           },
         });
         await done;
-        await sleep(500);
-        const [count] = await sql`select count(*)::int as n, count(distinct idempotency_key)::int as keys from inbox`;
-        // Timed by the rows, as the QueueBox source is (lib/broker-run.mjs storedSpan).
-        const seconds = await storedSpan(sql);
+        const figures = await storedFigures(sql, rows);
         return {
           id,
           system: 'kafkajs',
@@ -127,13 +117,7 @@ export async function plainSource(ctx, broker, { id }) {
           settings: {
             client: `kafkajs consumer, auto-commit off, ${PARTITIONS_AT_ONCE} partitions at once, ${IN_HAND} records in hand, each stored by QueueBox's inbox store (grouped INSERT), offsets committed after the batch's commits; nothing else`,
           },
-          figures: {
-            storedPerSecond: round(rows / seconds, 0),
-            firstToLastSeconds: round(seconds, 2),
-            stored: count.n,
-            lost: Math.max(0, rows - count.keys),
-            storedTwice: count.n - count.keys,
-          },
+          figures,
           loadAverage: { before: loadBefore, after: loadAverage() },
           cpu: ctx.cpu.window(first, last),
         };

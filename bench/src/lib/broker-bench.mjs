@@ -16,8 +16,7 @@
  */
 import { wanted } from './args.mjs';
 import { createContext, runScenarios } from './context.mjs';
-import { distCheck, printConditions, section, writeResults } from './report.mjs';
-import { log, round } from './util.mjs';
+import { printRunEnd, printRunStart, resultHead, saveResults } from './report.mjs';
 
 export async function runBrokerBench(options, spec) {
   const ctx = await createContext(options);
@@ -26,8 +25,7 @@ export async function runBrokerBench(options, spec) {
   if (pid !== null) ctx.cpu.setRole(pid, spec.name);
   ctx.conditions[spec.name] = spec.conditions(handle, pid);
   const startedMs = Date.now();
-  section(`${spec.name} benchmark: conditions`);
-  printConditions(ctx.conditions);
+  printRunStart(spec.name, ctx.conditions);
   console.log(spec.where(handle, pid));
   console.log(`rows per scenario: ${options.rows}, payload ≈ ${options['body-bytes']} B JSON, null keys${spec.rowsNote ?? ''}`);
   const chosen = spec.scenarios(ctx, handle).filter(([id]) => wanted(options, id));
@@ -47,20 +45,11 @@ export async function runBrokerBench(options, spec) {
     await ctx.close();
   }
   const result = {
-    benchmark: spec.name,
-    startedAt: ctx.startedAt,
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
-    options: Object.fromEntries(Object.entries(ctx.options).filter(([k]) => k !== 'onlySet')),
-    conditions: ctx.conditions,
-    scenarios,
+    ...resultHead(spec.name, ctx, startedMs, scenarios),
     ...spec.summarize(ctx, scenarios),
   };
   spec.print(result);
-  section('conditions at the end');
-  printConditions(result.conditions);
-  distCheck(result.scenarios);
-  log(`${spec.name} benchmark took ${result.runtimeSeconds} s`);
-  console.log(`\nJSON: ${writeResults(spec.name, result)}`);
+  printRunEnd(result);
+  saveResults(spec.name, result);
   return result;
 }

@@ -4,7 +4,7 @@
  * { role, count: [figure key, header], left: [figure key, header], cpu: 'broker' | 'server' }.
  */
 import { toYaml } from './queuebox.mjs';
-import { fmtInt, fmtLoad, fmtRatio, section, table } from './report.mjs';
+import { fmtInt, fmtLoad, fmtRatio, printTargets, section, table } from './report.mjs';
 import { round } from './util.mjs';
 
 /** Rates, ratios and "met" over one run's scenarios. */
@@ -75,13 +75,24 @@ export function printQueueBoxSettings(ok) {
 export function printRatiosAndTargets(result, issue) {
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section(`targets (issue ${issue})`);
+  printTargets(`targets (issue ${issue})`, result.targets);
+}
+
+/**
+ * What follows a broker's tables: the CPU footnote, the settings (QueueBox's, then each plain
+ * client scenario of `system` as `client` prints it), the failed scenarios, the ratios and the
+ * targets of `issue`.
+ */
+export function printBrokerTail(result, { issue, system, client }) {
+  const ok = result.scenarios.filter((s) => !s.error);
   console.log(
-    table(
-      ['target', 'measured', 'met'],
-      result.targets.map((t) => [t.target, t.value, t.met === null ? 'not run' : t.met ? 'yes' : 'NO']),
-    ),
+    'CPU% = percent of one core over the first→last window (client = QueueBox, or this process for the plain client).',
   );
+  section('settings');
+  printQueueBoxSettings(ok);
+  for (const s of ok.filter((x) => x.system === system)) client(s);
+  for (const s of result.scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
+  printRatiosAndTargets(result, issue);
 }
 
 /** The source's targets, the same for every broker: its rate and its integrity. */

@@ -1,7 +1,7 @@
 /** Printing (aligned tables) and the JSON file in bench/results/<timestamp>-<name>.json. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RESULTS_DIR } from './util.mjs';
+import { log, RESULTS_DIR, round } from './util.mjs';
 
 export function table(headers, rows) {
   const cells = [headers, ...rows].map((r) =>
@@ -66,3 +66,65 @@ export const fmtInt = (x) =>
   x === null || x === undefined ? '—' : Math.round(x).toLocaleString('en-US');
 export const fmtRatio = (x) =>
   x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(2);
+
+/**
+ * The fields every benchmark's JSON starts with: its name, when it ran and for how long, the
+ * options it was given (without the parser's bookkeeping in `omit`), the conditions and the
+ * scenarios.
+ */
+export function resultHead(name, ctx, startedMs, scenarios, omit = ['onlySet']) {
+  return {
+    benchmark: name,
+    startedAt: ctx.startedAt,
+    finishedAt: new Date().toISOString(),
+    runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
+    options: Object.fromEntries(Object.entries(ctx.options).filter(([k]) => !omit.includes(k))),
+    conditions: ctx.conditions,
+    scenarios,
+  };
+}
+
+/** The targets table under `title`: each target, what was measured, and whether it was met. */
+export function printTargets(title, targets) {
+  section(title);
+  console.log(
+    table(
+      ['target', 'measured', 'met'],
+      targets.map((t) => [t.target, t.value, t.met === null ? 'not run' : t.met ? 'yes' : 'NO']),
+    ),
+  );
+}
+
+/** A run's last lines: the conditions at its end, the build it measured, how long it took. */
+export function printRunEnd(result) {
+  section('conditions at the end');
+  printConditions(result.conditions);
+  distCheck(result.scenarios);
+  log(`${result.benchmark} benchmark took ${result.runtimeSeconds} s`);
+}
+
+/**
+ * A scenario's --cpu-prof summary: how busy the event loop was, self time by package and by the
+ * package that caused it, and the `top` functions.
+ */
+export function printProfile(profile, top) {
+  const shares = (list, joiner) => list.map((p) => `${p.name} ${p.percent}%`).join(joiner);
+  console.log(
+    `  --cpu-prof: event loop busy ${profile.busyPercent}% of ${profile.seconds} s; self time by package: ${shares(profile.byPackage, ', ')}`,
+  );
+  console.log(
+    `  self time attributed to the nearest library frame (who caused it): ${shares(profile.byCausingPackage, ', ')}`,
+  );
+  console.log(`  top functions: ${shares(profile.topFunctions.slice(0, top), '; ')}`);
+}
+
+/** A run's first lines: the conditions it starts under. */
+export function printRunStart(name, conditions) {
+  section(`${name} benchmark: conditions`);
+  printConditions(conditions);
+}
+
+/** Writes the run's JSON and says where. */
+export function saveResults(name, result) {
+  console.log(`\nJSON: ${writeResults(name, result)}`);
+}

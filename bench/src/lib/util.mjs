@@ -48,3 +48,14 @@ export function log(...parts) {
   const t = new Date().toISOString().slice(11, 19);
   console.log(`[${t}]`, ...parts);
 }
+
+/** Runs the cleanups last-registered first, each whatever the others did, logging failures. */
+export async function runCleanups(cleanups) {
+  for (const cleanup of cleanups.reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      log(`cleanup: ${error.message}`);
+    }
+  }
+}

@@ -9,15 +9,13 @@
 import { runBrokerBench } from '../lib/broker-bench.mjs';
 import {
   figuresOf,
+  printBrokerTail,
   printOutboxTable,
-  printQueueBoxSettings,
-  printRatiosAndTargets,
   printSourceTable,
   sourceTargets,
 } from '../lib/broker-report.mjs';
 import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import { queueboxPublish, queueboxSource } from '../lib/queuebox-broker.mjs';
-import { section } from '../lib/report.mjs';
 import { natsAdapter } from './adapter.mjs';
 import { plainThroughput } from './plain.mjs';
 import { NATS_URL, openServer, serverPid } from './server.mjs';
@@ -94,14 +92,13 @@ function print(result) {
   printOutboxTable('nats', ok, LABELS);
   const src = ok.find((s) => s.id === 'nats-src');
   if (src) printSourceTable('nats', src, LABELS);
-  console.log('CPU% = percent of one core over the first→last window (client = QueueBox, or this process for the plain client).');
-  section('settings');
-  printQueueBoxSettings(ok);
-  for (const s of ok.filter((x) => x.system === 'nats.js')) {
-    console.log(`${s.id}: ${s.settings.client}${s.settings.outboxWork ? `; beside it ${s.settings.outboxWork}` : ''}`);
-    const work = outboxWorkLine(s.figures);
-    if (work) console.log(`  ${work}`);
-  }
-  for (const s of result.scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
-  printRatiosAndTargets(result, 20);
+  printBrokerTail(result, {
+    issue: 20,
+    system: 'nats.js',
+    client: (s) => {
+      console.log(`${s.id}: ${s.settings.client}${s.settings.outboxWork ? `; beside it ${s.settings.outboxWork}` : ''}`);
+      const work = outboxWorkLine(s.figures);
+      if (work) console.log(`  ${work}`);
+    },
+  });
 }

@@ -182,3 +182,16 @@ function cpuPerMessage(window, delivered, roles) {
     sink: per(window.percentOfOneCore.sink ?? 0),
   };
 }
+
+/**
+ * measureDelivery for a peer's own worker process (the peers' HTTP client included): measured
+ * under the scenario's id, its CPU as the peer worker's, bounded by `--timeout`.
+ */
+export function measurePeerDelivery(ctx, database, { id, ...options }) {
+  return measureDelivery(ctx, database, {
+    label: id,
+    role: 'peer worker',
+    timeoutMs: ctx.options.timeout * 1000,
+    ...options,
+  });
+}

@@ -13,18 +13,16 @@ import {
   withOutboxWork,
 } from '../lib/outbox-ceiling.mjs';
 import { startPeer } from '../lib/peer-process.mjs';
-import { measureDelivery } from './delivery.mjs';
+import { measurePeerDelivery } from './delivery.mjs';
 import { log } from '../lib/util.mjs';
 
 export async function httpLimit(ctx, { id, title, rows, outboxWork = false }) {
   const { options } = ctx;
   log(`${id}: ${title}`);
   const measure = (database, onResponses) =>
-    measureDelivery(ctx, database, {
-      label: id,
+    measurePeerDelivery(ctx, database, {
+      id,
       rows,
-      role: 'peer worker',
-      timeoutMs: options.timeout * 1000,
       start: () =>
         startPeer(
           'http-limit-runner.mjs',

@@ -15,14 +15,17 @@ import { onlyGiven, sizeLabel, wanted } from '../lib/args.mjs';
 import { createContext, runScenarios } from '../lib/context.mjs';
 import { outboxWorkLine } from '../lib/outbox-ceiling.mjs';
 import {
-  distCheck,
   fmtInt,
   fmtLoad,
   fmtRatio,
-  printConditions,
+  printProfile,
+  printRunEnd,
+  printRunStart,
+  printTargets,
+  resultHead,
+  saveResults,
   section,
   table,
-  writeResults,
 } from '../lib/report.mjs';
 import { nodeOfMajor } from '../lib/machine.mjs';
 import { log, round } from '../lib/util.mjs';
@@ -69,144 +72,79 @@ function throughputPlan(ctx) {
   const { options } = ctx;
   const keys = options.keys;
   const plan = [];
+  /** A scenario of the plan: `run(ctx, { id, ...fields })` under its id. */
+  const add = (id, run, fields) => plan.push([id, () => run(ctx, { id, ...fields })]);
   for (const rows of options.sizeList) {
     const size = sizeLabel(rows);
     const n = rows.toLocaleString('en-US');
-    plan.push([
-      `limit-${size}`,
-      () =>
-        httpLimit(ctx, {
-          id: `limit-${size}`,
-          title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, no database`,
-          rows,
-        }),
-    ]);
-    plan.push([
-      `limit-db-${size}`,
-      () =>
-        httpLimit(ctx, {
-          id: `limit-db-${size}`,
-          title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, with an outbox's claims and completions beside it`,
-          rows,
-          outboxWork: true,
-        }),
-    ]);
-    plan.push([
-      `qb-a-${size}`,
-      () =>
-        queueboxThroughput(ctx, {
-          id: `qb-a-${size}`,
-          title: `(a) ${n} rows, null keys`,
-          keys: 0,
-          rows,
-        }),
-    ]);
+    add(`limit-${size}`, httpLimit, {
+      title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, no database`,
+      rows,
+    });
+    add(`limit-db-${size}`, httpLimit, {
+      title: `HTTP limit, ${n} bodies, ${options['peer-sockets']} sockets, with an outbox's claims and completions beside it`,
+      rows,
+      outboxWork: true,
+    });
+    add(`qb-a-${size}`, queueboxThroughput, { title: `(a) ${n} rows, null keys`, keys: 0, rows });
     // QueueBox on Node.js 20 (what CI's test run uses), beside the Node.js 24 figures.
     const node20 = nodeOfMajor(20);
     if (node20 !== null)
-      plan.push([
-        `qb-a-node20-${size}`,
-        () =>
-          queueboxThroughput(ctx, {
-            id: `qb-a-node20-${size}`,
-            title: `(a) ${n} rows, null keys, QueueBox on Node.js ${node20.version}`,
-            keys: 0,
-            rows,
-            execPath: node20.path,
-          }),
-      ]);
+      add(`qb-a-node20-${size}`, queueboxThroughput, {
+        title: `(a) ${n} rows, null keys, QueueBox on Node.js ${node20.version}`,
+        keys: 0,
+        rows,
+        execPath: node20.path,
+      });
     // Tracing on at a sampler of 1.0 (apps/queuebox observability/tracing.ts): only when named,
     // e.g. `--only limit-30k,qb-a-30k,qb-a-otel-30k`, so (a) with and without run in one session.
     if (onlyGiven(options))
-      plan.push([
-        `qb-a-otel-${size}`,
-        () =>
-          queueboxThroughput(ctx, {
-            id: `qb-a-otel-${size}`,
-            title: `(a) ${n} rows, null keys, tracing on (OTLP/HTTP protobuf, sampler always_on)`,
-            keys: 0,
-            rows,
-            tracing: true,
-          }),
-      ]);
-    plan.push([
-      `qb-b-${size}`,
-      () =>
-        queueboxThroughput(ctx, {
-          id: `qb-b-${size}`,
-          title: `(b) ${n} rows, ${keys} keys, per-key order checked`,
-          keys,
-          rows,
-        }),
-    ]);
-    for (const r of PG_BOSS_RUNS) {
-      const id = pgBossId(r, size);
-      plan.push([
-        id,
-        () =>
-          pgBossThroughput(ctx, {
-            id,
-            title: `(a) ${n} rows, ${r.workers} × work(), batches of ${r.batchSize}`,
-            keys: 0,
-            rows,
-            ...r,
-          }),
-      ]);
-    }
-    for (const r of GRAPHILE_RUNS) {
-      const id = graphileId(r, size);
-      plan.push([
-        id,
-        () =>
-          graphileThroughput(ctx, {
-            id,
-            title: `(a) ${n} rows, concurrency ${r.concurrency}`,
-            keys: 0,
-            queuePerKey: false,
-            rows,
-            ...r,
-          }),
-      ]);
-    }
-    for (const processes of LIMIT_PROCESS_COUNTS) {
-      const id = replicaLimitId(processes, size);
-      plan.push([
-        id,
-        () =>
-          replicaLimit(ctx, {
-            id,
-            title: `HTTP limit, ${n} bodies from ${processes} process${processes > 1 ? 'es' : ''} of ${options['peer-sockets']} sockets each, no database`,
-            processes,
-            rows,
-          }),
-      ]);
-    }
-    for (const replicas of REPLICA_COUNTS) {
-      const id = replicaId(replicas, size);
-      plan.push([
-        id,
-        () =>
-          queueboxReplicas(ctx, {
-            id,
-            title: `${replicas} replica${replicas > 1 ? 's' : ''}, ${n} rows, ${keys} keys, per-key order checked`,
-            replicas,
-            keys,
-            rows,
-          }),
-      ]);
-    }
+      add(`qb-a-otel-${size}`, queueboxThroughput, {
+        title: `(a) ${n} rows, null keys, tracing on (OTLP/HTTP protobuf, sampler always_on)`,
+        keys: 0,
+        rows,
+        tracing: true,
+      });
+    add(`qb-b-${size}`, queueboxThroughput, {
+      title: `(b) ${n} rows, ${keys} keys, per-key order checked`,
+      keys,
+      rows,
+    });
+    for (const r of PG_BOSS_RUNS)
+      add(pgBossId(r, size), pgBossThroughput, {
+        title: `(a) ${n} rows, ${r.workers} × work(), batches of ${r.batchSize}`,
+        keys: 0,
+        rows,
+        ...r,
+      });
+    for (const r of GRAPHILE_RUNS)
+      add(graphileId(r, size), graphileThroughput, {
+        title: `(a) ${n} rows, concurrency ${r.concurrency}`,
+        keys: 0,
+        queuePerKey: false,
+        rows,
+        ...r,
+      });
+    for (const processes of LIMIT_PROCESS_COUNTS)
+      add(replicaLimitId(processes, size), replicaLimit, {
+        title: `HTTP limit, ${n} bodies from ${processes} process${processes > 1 ? 'es' : ''} of ${options['peer-sockets']} sockets each, no database`,
+        processes,
+        rows,
+      });
+    for (const replicas of REPLICA_COUNTS)
+      add(replicaId(replicas, size), queueboxReplicas, {
+        title: `${replicas} replica${replicas > 1 ? 's' : ''}, ${n} rows, ${keys} keys, per-key order checked`,
+        replicas,
+        keys,
+        rows,
+      });
     if (options['cpu-prof'])
-      plan.push([
-        `qb-a-prof-${size}`,
-        () =>
-          queueboxThroughput(ctx, {
-            id: `qb-a-prof-${size}`,
-            title: `(a) ${n} rows, null keys, QueueBox under --cpu-prof (figures not comparable)`,
-            keys: 0,
-            rows,
-            profile: true,
-          }),
-      ]);
+      add(`qb-a-prof-${size}`, queueboxThroughput, {
+        title: `(a) ${n} rows, null keys, QueueBox under --cpu-prof (figures not comparable)`,
+        keys: 0,
+        rows,
+        profile: true,
+      });
   }
   return plan;
 }
@@ -277,8 +215,7 @@ function otherPlan(ctx) {
 export async function runOutbox(options) {
   const ctx = await createContext(options);
   const startedMs = Date.now();
-  section('outbox benchmark: conditions');
-  printConditions(ctx.conditions);
+  printRunStart('outbox', ctx.conditions);
   console.log(
     `backlog sizes of the throughput comparison: ${options.sizeList.map((n) => n.toLocaleString('en-US')).join(', ')} rows; payload ≈ ${options['body-bytes']} B JSON, keys for (b): ${options.keys}, load batch ${options['load-batch']}; other scenarios: ${options.rows} rows${options.lock ? `; exclusive lock ${options.lock} taken around each scenario` : ''}`,
   );
@@ -305,8 +242,7 @@ export async function runOutbox(options) {
   }
   const result = summarize(ctx, scenarios, startedMs);
   print(result);
-  const file = writeResults('outbox', result);
-  console.log(`\nJSON: ${file}`);
+  saveResults('outbox', result);
   return result;
 }
 
@@ -491,15 +427,7 @@ function summarize(ctx, scenarios, startedMs) {
       ab.ratios?.commitsPerSecond ?? null;
   }
   return {
-    benchmark: 'outbox',
-    startedAt: ctx.startedAt,
-    finishedAt: new Date().toISOString(),
-    runtimeSeconds: round((Date.now() - startedMs) / 1000, 0),
-    options: Object.fromEntries(
-      Object.entries(ctx.options).filter(([k]) => k !== 'onlySet' && k !== 'sizeList'),
-    ),
-    conditions: ctx.conditions,
-    scenarios,
+    ...resultHead('outbox', ctx, startedMs, scenarios, ['onlySet', 'sizeList']),
     comparisons,
     replicaComparisons: replicaRuns,
     ratios,
@@ -718,38 +646,12 @@ function print(result) {
       );
     if (s.queueboxMetrics && Object.keys(s.queueboxMetrics).length)
       console.log(`  QueueBox /metrics at the end: ${JSON.stringify(s.queueboxMetrics)}`);
-    if (s.profile?.byPackage) {
-      console.log(
-        `  --cpu-prof: event loop busy ${s.profile.busyPercent}% of ${s.profile.seconds} s; self time by package: ${s.profile.byPackage.map((p) => `${p.name} ${p.percent}%`).join(', ')}`,
-      );
-      console.log(
-        `  self time attributed to the nearest library frame (who caused it): ${s.profile.byCausingPackage.map((p) => `${p.name} ${p.percent}%`).join(', ')}`,
-      );
-      console.log(
-        `  top functions: ${s.profile.topFunctions
-          .slice(0, 12)
-          .map((p) => `${p.name} ${p.percent}%`)
-          .join('; ')}`,
-      );
-    }
+    if (s.profile?.byPackage) printProfile(s.profile, 12);
   }
   for (const s of result.scenarios.filter((x) => x.error))
     console.log(`\n${s.id} FAILED: ${s.error}`);
   section('ratios');
   for (const [k, v] of Object.entries(result.ratios)) console.log(`${k}: ${fmtRatio(v)}`);
-  section('targets (issues 4, 14, 18 and 39)');
-  console.log(
-    table(
-      ['target', 'measured', 'met'],
-      result.targets.map((t) => [
-        t.target,
-        t.value,
-        t.met === null ? 'not run' : t.met ? 'yes' : 'NO',
-      ]),
-    ),
-  );
-  section('conditions at the end');
-  printConditions(result.conditions);
-  distCheck(result.scenarios);
-  log(`outbox benchmark took ${result.runtimeSeconds} s`);
+  printTargets('targets (issues 4, 14, 18 and 39)', result.targets);
+  printRunEnd(result);
 }

@@ -7,7 +7,7 @@
 import { runPeerStep, startPeer } from '../lib/peer-process.mjs';
 import { connect, connectionString, withDatabase } from '../lib/pg.mjs';
 import { log, round } from '../lib/util.mjs';
-import { measureDelivery } from './delivery.mjs';
+import { measurePeerDelivery } from './delivery.mjs';
 import { loadGraphile } from './load.mjs';
 
 /** The installed versions: `module` is the package name (or alias) the runner imports. */
@@ -67,11 +67,9 @@ export async function graphileThroughput(
         analyze: !options['no-analyze'],
       });
       log(`  loaded ${rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`);
-      const result = await measureDelivery(ctx, db, {
-        label: id,
+      const result = await measurePeerDelivery(ctx, db, {
+        id,
         rows,
-        role: 'peer worker',
-        timeoutMs: options.timeout * 1000,
         capSeconds: queuePerKey ? options['gw-b-seconds'] : null,
         start: () =>
           startPeer(
@@ -187,11 +185,9 @@ export async function pgBossThroughput(
         statement: `boss.insert(…) of pg-boss ${version} — ${options['load-batch']} jobs per call (in a process of its own, its start and schema creation included); ${analyze ? 'then ANALYZE pgboss.job' : 'no ANALYZE'}`,
       };
       log(`  loaded ${rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`);
-      const result = await measureDelivery(ctx, db, {
-        label: id,
+      const result = await measurePeerDelivery(ctx, db, {
+        id,
         rows,
-        role: 'peer worker',
-        timeoutMs: options.timeout * 1000,
         start: () =>
           startPeer(
             'pgboss-runner.mjs',

@@ -9,14 +9,13 @@ import { runBrokerBench } from '../lib/broker-bench.mjs';
 import {
   cpuCell,
   figuresOf,
+  printBrokerTail,
   printOutboxTable,
-  printQueueBoxSettings,
-  printRatiosAndTargets,
   printSourceTable,
   sourceTargets,
 } from '../lib/broker-report.mjs';
 import { queueboxPublish, queueboxSource } from '../lib/queuebox-broker.mjs';
-import { fmtInt, section } from '../lib/report.mjs';
+import { fmtInt } from '../lib/report.mjs';
 import { round } from '../lib/util.mjs';
 import { rabbitmqAdapter } from './adapter.mjs';
 import { brokerPid, maskedUrl, openBroker } from './broker.mjs';
@@ -112,10 +111,9 @@ function print(result) {
     console.log(`\nmq-src-plain (${plainSrc.title}): ${fmtInt(f.storedPerSecond)} stored/s, ${f.lost} lost, ${f.storedTwice} twice, ${f.leftInQueue} left, CPU% ${cpuCell(LABELS.role)(plainSrc)}`);
   }
   if (src) printSourceTable('rabbitmq', src, LABELS);
-  console.log('CPU% = percent of one core over the first→last window (client = QueueBox, or this process for the plain client).');
-  section('settings');
-  printQueueBoxSettings(ok);
-  for (const s of ok.filter((x) => x.system === 'amqplib')) console.log(`${s.id}: ${s.settings.client}`);
-  for (const s of result.scenarios.filter((x) => x.error)) console.log(`\n${s.id} FAILED: ${s.error}`);
-  printRatiosAndTargets(result, 13);
+  printBrokerTail(result, {
+    issue: 13,
+    system: 'amqplib',
+    client: (s) => console.log(`${s.id}: ${s.settings.client}`),
+  });
 }

@@ -8,12 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { connect as amqpConnect } from 'amqplib';
-import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS, JsonPayload, silentLogger, systemClock } from '@queuebox/core';
-import { createPostgresInboxStore, runMigrations, tableNamesFrom } from '@queuebox/postgres';
-import { storedSpan } from '../lib/broker-run.mjs';
+import { JsonPayload } from '@queuebox/core';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, withDatabase } from '../lib/pg.mjs';
-import { log, now, round, sleep } from '../lib/util.mjs';
+import { plainInboxStore, storedFigures } from '../lib/plain-consumer.mjs';
+import { log, now } from '../lib/util.mjs';
 import { RABBITMQ_URL, publishConfirmed } from './broker.mjs';
 
 const PREFETCH = 10;
@@ -35,13 +34,7 @@ export async function plainSource(ctx, broker, { id }) {
       const sql = connect(db, { max: 10 });
       const connection = await amqpConnect(RABBITMQ_URL);
       try {
-        await runMigrations(sql, { logger: silentLogger });
-        const tables = tableNamesFrom({
-          outboxTableName: 'outbox',
-          inboxTableName: 'inbox',
-          columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
-        });
-        const store = createPostgresInboxStore(sql, tables, systemClock);
+        const store = await plainInboxStore(sql);
         const channel = await connection.createChannel();
         await channel.prefetch(PREFETCH);
         const loadBefore = loadAverage();
@@ -77,10 +70,7 @@ export async function plainSource(ctx, broker, { id }) {
           });
         });
         await done;
-        await sleep(500);
-        const [count] = await sql`select count(*)::int as n, count(distinct idempotency_key)::int as keys from inbox`;
-        // Timed by the rows, as the QueueBox source is (lib/broker-run.mjs storedSpan).
-        const seconds = await storedSpan(sql);
+        const figures = await storedFigures(sql, rows);
         return {
           id,
           system: 'amqplib',
@@ -90,14 +80,7 @@ export async function plainSource(ctx, broker, { id }) {
           settings: {
             client: `amqplib consumer, prefetch ${PREFETCH}, each delivery stored by QueueBox's inbox store (grouped INSERT) and acked after its commit; nothing else`,
           },
-          figures: {
-            storedPerSecond: round(rows / seconds, 0),
-            firstToLastSeconds: round(seconds, 2),
-            stored: count.n,
-            lost: Math.max(0, rows - count.keys),
-            storedTwice: count.n - count.keys,
-            leftInQueue: await scratch.depth(),
-          },
+          figures: { ...figures, leftInQueue: await scratch.depth() },
           loadAverage: { before: loadBefore, after: loadAverage() },
           cpu: ctx.cpu.window(first, last),
         };

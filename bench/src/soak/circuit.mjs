@@ -19,7 +19,7 @@ import { startFaultProxy, startHttpSink } from '@queuebox/testing';
 import { loadAverage } from '../lib/machine.mjs';
 import { connect, createDatabase, dropDatabase } from '../lib/pg.mjs';
 import { migrate, startQueueBox, writeConfig } from '../lib/queuebox.mjs';
-import { freePort, log, round, sleep, waitFor } from '../lib/util.mjs';
+import { freePort, log, round, runCleanups, sleep, waitFor } from '../lib/util.mjs';
 
 const PARTNER_PER_SECOND = 20;
 const OTHER_BACKLOG = 2000;
@@ -151,13 +151,7 @@ export async function runCircuitSoak(argv) {
     const load = (l) => `${l.one} ${l.five} ${l.fifteen}`;
     log(`load average: ${load(loadBefore)} before, ${load(loadAverage())} after`);
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        log(`cleanup: ${error.message}`);
-      }
-    }
+    await runCleanups(cleanups);
   }
   const failed = checks.filter(([, ok]) => !ok);
   console.log(failed.length > 0 ? `CIRCUIT SOAK FAILED: ${failed.length} of ${checks.length} checks` : `CIRCUIT SOAK PASSED: ${checks.length} checks`);

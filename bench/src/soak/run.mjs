@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAverage } from '../lib/machine.mjs';
-import { log, round, sleep } from '../lib/util.mjs';
+import { log, round, runCleanups, sleep } from '../lib/util.mjs';
 import { expectedDeliveries, waitForDrain } from './drain.mjs';
 import { runFaults } from './faults.mjs';
 import { insertOutbox, postWebhooks } from './load.mjs';
@@ -132,13 +132,7 @@ async function main() {
       console.log(`SOAK PASSED: ${checks.length} checks`);
     }
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        log(`cleanup: ${error.message}`);
-      }
-    }
+    await runCleanups(cleanups);
     if (!options.keep) rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -1,15 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
+import { freePort, requireService } from '@queuebox/testing';
 import { load } from 'js-yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { databaseAndSink } from '../database-and-sink.js';
 import { eventually } from '../service.js';
 import { IMAGE, ROOT, containerName, engine, engineOk, inspect, runDetached } from './engine.js';
 
@@ -79,18 +73,10 @@ describe('docker/compose.yml', () => {
   });
 
   describe.skipIf(!pg.available)('its queuebox service', () => {
-    let db: FreshDatabase;
-    let sink: HttpSink;
-    beforeAll(async () => {
-      db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_image_compose');
-      sink = await startHttpSink();
-    });
-    afterAll(async () => {
-      await sink?.close();
-      await db?.drop();
-    });
+    const h = databaseAndSink(pg.available ? pg.url : '', { prefix: 'qb_image_compose' });
 
     it('runs on the demo configuration it mounts, stores and relays a webhook, and stops in its grace period', async () => {
+      const { db, sink } = h;
       const { services } = load(composeConfig().output) as {
         services: Record<string, ComposeService>;
       };

@@ -12,6 +12,7 @@ import {
   inspect,
   runOptions,
 } from './engine.js';
+import { UNREACHABLE_SINK } from '../yaml-pieces.js';
 
 /**
  * What the image carries and says about itself, read from the image: only the production
@@ -162,14 +163,7 @@ server:
   bogusKey: 1
 database:
   url: jdbc:postgresql://127.0.0.1:5432/queuebox
-destinations:
-  sink:
-    type: http
-    baseUrl: http://127.0.0.1:9
-routes:
-  - topicPattern: "**"
-    destination: sink
-`;
+${UNREACHABLE_SINK}`;
     const config = configFile(yaml);
     const name = containerName('wrong-config');
     // Detached, then its log: the container's own output, without the engine's messages.

@@ -123,6 +123,19 @@ sources:
     await db?.drop();
   });
 
+  /** Serves the image detached on a read-only root file system, with `args` before the image. */
+  const serve = (name: string, args: readonly string[] = []) =>
+    engineOk([
+      'run',
+      '--detach',
+      '--read-only',
+      '--tmpfs',
+      '/tmp',
+      ...args,
+      ...runOptions(config, name),
+      IMAGE,
+    ]);
+
   const migrate = async () => {
     const name = containerName(`migrate-${started.length}`);
     started.push(name);
@@ -143,15 +156,7 @@ sources:
 
   it('serves as a non-root user on a read-only root file system, and answers its health routes and HEALTHCHECK', async () => {
     started.push(serving);
-    await engineOk([
-      'run',
-      '--detach',
-      '--read-only',
-      '--tmpfs',
-      '/tmp',
-      ...runOptions(config, serving),
-      IMAGE,
-    ]);
+    await serve(serving);
     await eventually(
       async () => (await fetch(`http://127.0.0.1:${port}/health/ready`).catch(() => null))?.ok,
       60_000,
@@ -234,18 +239,11 @@ sources:
     const managementPort = await freePort();
     const name = containerName('ports');
     started.push(name);
-    await engineOk([
-      'run',
-      '--detach',
-      '--read-only',
-      '--tmpfs',
-      '/tmp',
+    await serve(name, [
       '-e',
       `QUEUEBOX_SERVER_HTTPPORT=${dataPort}`,
       '-e',
       `QUEUEBOX_SERVER_MANAGEMENTPORT=${managementPort}`,
-      ...runOptions(config, name),
-      IMAGE,
     ]);
     await eventually(
       async () =>
