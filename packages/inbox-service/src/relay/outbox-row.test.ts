@@ -44,12 +44,13 @@ describe('relayTopic', () => {
 });
 
 describe('relayHeaders', () => {
-  /** The four relay headers of the `claimed()` row. */
+  /** The four relay headers: the `claimed()` row's id, source, key and correlation id. */
+  const row = claimed();
   const RELAY_HEADERS = {
-    'x-inbox-id': '00000000-0000-4000-8000-000000000001',
-    'x-source': 'orders',
-    'x-idempotency-key': 'key-1',
-    'X-Correlation-Id': 'corr-1',
+    'x-inbox-id': row.id,
+    'x-source': row.source,
+    'x-idempotency-key': row.idempotencyKey,
+    'X-Correlation-Id': row.correlationId,
   };
 
   it('keeps the received headers and adds the four relay headers', () => {
