@@ -23,6 +23,7 @@ import {
   JsonPayload,
   sanitize,
   sanitizeError,
+  setOwn,
   toError,
   type DeliveryHandler,
   type DeliveryVerdict,
@@ -301,12 +302,7 @@ function storableHeaders(headers: Headers): Headers {
   const kept: Headers = {};
   for (const [name, value] of Object.entries(headers)) {
     if (unstorableCharacter(name) !== null || unstorableCharacter(value) !== null) continue;
-    Object.defineProperty(kept, name, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(kept, name, value);
   }
   return kept;
 }
