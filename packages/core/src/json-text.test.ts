@@ -80,23 +80,34 @@ describe('findJsonPath', () => {
 });
 
 describe('jsonNumberText', () => {
+  /** Each number token is written as the text given with it (null: none). */
+  const expectWritten = (texts: Readonly<Record<string, string | null>>) => {
+    for (const [token, text] of Object.entries(texts))
+      expect(jsonNumberText(token), token).toBe(text);
+  };
+
   it('keeps every digit of an integer token', () => {
-    expect(jsonNumberText('12345678901234567890')).toBe('12345678901234567890');
-    expect(jsonNumberText('9007199254740993')).toBe('9007199254740993');
-    expect(jsonNumberText('-9007199254740993')).toBe('-9007199254740993');
-    expect(jsonNumberText(`1${'0'.repeat(400)}`)).toBe(`1${'0'.repeat(400)}`);
-    expect(jsonNumberText('0')).toBe('0');
-    expect(jsonNumberText('-0')).toBe('0');
+    const longInteger = `1${'0'.repeat(400)}`;
+    expectWritten({
+      '12345678901234567890': '12345678901234567890',
+      '9007199254740993': '9007199254740993',
+      '-9007199254740993': '-9007199254740993',
+      [longInteger]: longInteger,
+      '0': '0',
+      '-0': '0',
+    });
   });
 
   it('writes any other number in its JavaScript JSON form (spec §7.2)', () => {
-    expect(jsonNumberText('1.50')).toBe('1.5');
-    expect(jsonNumberText('515725.0')).toBe('515725');
-    expect(jsonNumberText('1e30')).toBe('1e+30');
-    expect(jsonNumberText('1E2')).toBe('100');
-    expect(jsonNumberText('-0.0')).toBe('0');
-    expect(jsonNumberText('12345678901234567890.5')).toBe('12345678901234567000');
-    expect(jsonNumberText('1e400')).toBeNull();
+    expectWritten({
+      '1.50': '1.5',
+      '515725.0': '515725',
+      '1e30': '1e+30',
+      '1E2': '100',
+      '-0.0': '0',
+      '12345678901234567890.5': '12345678901234567000',
+      '1e400': null,
+    });
   });
 });
 

@@ -42,8 +42,8 @@ export interface NewOutboxMessage {
   readonly scheduledAt?: Date;
 }
 
-/** One inbox row. */
-export interface InboxMessage {
+/** What an inbox row holds from its receipt on: a new message and a stored row alike. */
+export interface InboxMessageFields {
   readonly id: string;
   readonly source: string;
   readonly idempotencyKey: string;
@@ -53,6 +53,10 @@ export interface InboxMessage {
   readonly headers: Headers;
   readonly correlationId: string | null;
   readonly consumption: Consumption;
+}
+
+/** One inbox row. */
+export interface InboxMessage extends InboxMessageFields {
   readonly state: InboxState;
   readonly createdAt: Date;
   readonly scheduledAt: Date;
@@ -71,20 +75,12 @@ export interface ClaimedInboxMessage extends InboxMessage {
 export type RelayClaimedMessage = Omit<ClaimedInboxMessage, 'payload'>;
 
 /** A message a source accepted, before it is stored. */
-export interface NewInboxMessage {
-  readonly id: string;
-  readonly source: string;
-  readonly idempotencyKey: string;
-  readonly aggregateId: string | null;
-  readonly eventType: string | null;
+export interface NewInboxMessage extends InboxMessageFields {
   /**
    * The received JSON text when no source transform ran (stored as the database parses it, so
    * no number passes through a double), else the transform's result.
    */
   readonly payload: JsonPayload;
-  readonly headers: Headers;
-  readonly correlationId: string | null;
-  readonly consumption: Consumption;
   /** Publish time read from the message; the store takes LEAST(DB now, publishTime). */
   readonly publishTime: Date | null;
 }

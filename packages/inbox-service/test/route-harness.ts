@@ -4,6 +4,7 @@
  */
 import type { Json, SourceConfig } from '@queuebox/core';
 import { Hono } from 'hono';
+import { expect } from 'vitest';
 import {
   createMemoryMetrics,
   fakeTransformer,
@@ -81,4 +82,11 @@ export function chunked(chunks: string[]): ReadableStream<Uint8Array> {
       controller.close();
     },
   });
+}
+
+/** The answer's status and body text exactly; a body is JSON and says so. */
+export async function expectAnswer(res: Response, status: number, body: string) {
+  expect(res.status).toBe(status);
+  expect(await res.text()).toBe(body);
+  if (body !== '') expect(res.headers.get('content-type')).toBe('application/json');
 }

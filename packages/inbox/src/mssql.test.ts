@@ -8,6 +8,7 @@ import {
   retryAfter,
   type InboxConnectionSource,
   type InboxMessage,
+  type InboxStatements,
 } from './index.js';
 
 /**
@@ -198,22 +199,7 @@ describe('the worker on SQL Server', () => {
 
   it('keeps delays and leases within the INT that DATEADD takes on SQL Server', async () => {
     const sql = inboxSql('sqlserver');
-    const sent: { text: string; params: readonly unknown[] | undefined }[] = [];
-    let claims = 0;
-    const source: InboxConnectionSource = {
-      connect: () =>
-        Promise.resolve({
-          query: (text: string, params?: readonly unknown[]) => {
-            sent.push({ text, params });
-            const first = text === sql.claim.text && ++claims === 1;
-            return Promise.resolve({ rows: first ? [row('A', 'B')] : [], rowCount: 1 });
-          },
-          begin: () => Promise.resolve(),
-          commit: () => Promise.resolve(),
-          rollback: () => Promise.resolve(),
-          release: () => undefined,
-        }),
-    };
+    const { source, sent } = claimingOnce(sql, row('A', 'B'));
     const stop = new AbortController();
     const options = { source: 'orders', dialect: 'sqlserver', pollIntervalMs: 10 } as const;
     expect(() => new InboxWorker(source, { ...options, leaseMs: 2 ** 31 })).toThrow(
@@ -234,23 +220,8 @@ describe('the worker on SQL Server', () => {
     const sql = inboxSql('sqlserver');
     const id = 'A1B2C3D4-0000-4000-8000-00000000000F';
     const token = 'F00DF00D-0000-4000-8000-000000000001';
-    const sent: { text: string; params: readonly unknown[] | undefined }[] = [];
     const seen: InboxMessage[] = [];
-    let claims = 0;
-    const source: InboxConnectionSource = {
-      connect: () =>
-        Promise.resolve({
-          query: (text: string, params?: readonly unknown[]) => {
-            sent.push({ text, params });
-            const first = text === sql.claim.text && ++claims === 1;
-            return Promise.resolve({ rows: first ? [row(id, token)] : [], rowCount: 1 });
-          },
-          begin: () => Promise.resolve(),
-          commit: () => Promise.resolve(),
-          rollback: () => Promise.resolve(),
-          release: () => undefined,
-        }),
-    };
+    const { source, sent } = claimingOnce(sql, row(id, token));
     const stop = new AbortController();
     const worker = new InboxWorker(source, {
       source: 'orders',
@@ -282,6 +253,30 @@ describe('the worker on SQL Server', () => {
     ]);
   });
 });
+
+/**
+ * A connection source whose first claim returns `claimed` and every later one nothing; it
+ * records each statement sent, with its parameters.
+ */
+function claimingOnce(sql: InboxStatements, claimed: Record<string, unknown>) {
+  const sent: { text: string; params: readonly unknown[] | undefined }[] = [];
+  let claims = 0;
+  const source: InboxConnectionSource = {
+    connect: () =>
+      Promise.resolve({
+        query: (text: string, params?: readonly unknown[]) => {
+          sent.push({ text, params });
+          const first = text === sql.claim.text && ++claims === 1;
+          return Promise.resolve({ rows: first ? [claimed] : [], rowCount: 1 });
+        },
+        begin: () => Promise.resolve(),
+        commit: () => Promise.resolve(),
+        rollback: () => Promise.resolve(),
+        release: () => undefined,
+      }),
+  };
+  return { source, sent };
+}
 
 /** A claimed row as mssql returns it: upper-case uniqueidentifiers, JSON as NVARCHAR text. */
 function row(id: string, token: string): Record<string, unknown> {

@@ -34,7 +34,7 @@ describe('options', () => {
     expect(() => o.logger.info('x')).not.toThrow();
   });
 
-  it.each([
+  it.each<[object, ErrorConstructor, string]>([
     [{ source: '' }, TypeError, 'The source is mandatory.'],
     [{ source: '  ' }, TypeError, 'The source is mandatory.'],
     [{}, TypeError, 'The source is mandatory.'],
@@ -57,31 +57,22 @@ describe('options', () => {
     ],
     [{ source: 's', pollIntervalMs: 0 }, RangeError, 'The pollIntervalMs must be positive.'],
     [{ source: 's', shutdownGraceMs: -1 }, RangeError, 'The shutdownGraceMs must not be negative.'],
-    [
-      { source: 's', schema: { table: 'inbox; DROP TABLE users' } },
-      TypeError,
-      "The schema name 'table' is not a plain SQL identifier.",
-    ],
-    [
-      { source: 's', schema: { id: 'in"box' } },
-      TypeError,
-      "The schema name 'id' is not a plain SQL identifier.",
-    ],
-    [
-      { source: 's', schema: { state: 'in]box' } },
-      TypeError,
-      "The schema name 'state' is not a plain SQL identifier.",
-    ],
-    [
-      { source: 's', schema: { payload: '' } },
-      TypeError,
-      "The schema name 'payload' is not a plain SQL identifier.",
-    ],
-    [
-      { source: 's', schema: { headers: 'h'.repeat(64) } },
-      TypeError,
-      "The schema name 'headers' is not a plain SQL identifier.",
-    ],
+    ...(
+      [
+        ['table', 'inbox; DROP TABLE users'],
+        ['id', 'in"box'],
+        ['state', 'in]box'],
+        ['payload', ''],
+        ['headers', 'h'.repeat(64)],
+      ] as const
+    ).map(
+      ([name, value]) =>
+        [
+          { source: 's', schema: { [name]: value } },
+          TypeError,
+          `The schema name '${name}' is not a plain SQL identifier.`,
+        ] as [object, ErrorConstructor, string],
+    ),
   ])('refuses %j', (options, type, text) => {
     expect(() => resolveOptions(options as never)).toThrow(type);
     expect(() => resolveOptions(options as never)).toThrow(text);

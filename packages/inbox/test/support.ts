@@ -1,3 +1,4 @@
+import { eventually as eventuallyWithin } from '@queuebox/testing';
 import {
   InboxWorker,
   type InboxConnectionSource,
@@ -75,17 +76,12 @@ export function start(
   };
 }
 
-export async function eventually<T>(
+/** Polls `check` until it returns a value; a worker's test waits up to 15 s by default. */
+export function eventually<T>(
   check: () => T | undefined | false | Promise<T | undefined | false>,
   timeoutMs = 15_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await sleep(20);
-  }
+  return eventuallyWithin(check, timeoutMs);
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

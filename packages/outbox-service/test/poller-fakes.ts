@@ -11,6 +11,19 @@ import type { TransformStage } from '../src/transform/transform-stage.js';
 
 export type FakeRoute = Partial<RoutingResult> & { readonly destination: string };
 
+/** What a route to a plain HTTP destination resolves to: no transform, key or address. */
+export function plainHttpRouting(destination: string): RoutingResult {
+  return {
+    destination,
+    destinationType: 'http',
+    routeTransform: null,
+    destinationTransform: null,
+    routingKey: null,
+    address: null,
+    addressProblem: null,
+  };
+}
+
 /** Routes by exact topic; `*` is the fallback; a topic with neither has no route. */
 export function fakeRouter(routes: Readonly<Record<string, FakeRoute>>): MessageRouter {
   const resolve = (topic: string): FakeRoute | undefined => routes[topic] ?? routes['*'];
@@ -18,15 +31,7 @@ export function fakeRouter(routes: Readonly<Record<string, FakeRoute>>): Message
     route(message: OutboxMessage): RoutingResult | null {
       const route = resolve(message.topic);
       if (!route) return null;
-      return {
-        destinationType: 'http',
-        routeTransform: null,
-        destinationTransform: null,
-        routingKey: null,
-        address: null,
-        addressProblem: null,
-        ...route,
-      };
+      return { ...plainHttpRouting(route.destination), ...route };
     },
     destinationOf: (topic) => resolve(topic)?.destination ?? null,
   };

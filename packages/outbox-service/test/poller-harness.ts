@@ -78,9 +78,14 @@ export function pollerHarness(options: HarnessOptions = {}) {
     return [...store.rows.keys()].filter((id) => !before.has(id));
   }
 
+  /** The publishes to `destination` the metrics counted with `outcome`. */
+  const destinationCount = (outcome: 'success' | 'failure', destination = 'orders'): number =>
+    metrics.destinationMessages.value({ destination, outcome });
+
   return {
     store,
     metrics,
+    destinationCount,
     logger,
     publisher: publishers[0]!,
     publishers,

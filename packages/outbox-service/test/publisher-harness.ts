@@ -8,7 +8,8 @@ import type {
   PublishOutcome,
   Publisher,
 } from '@queuebox/core';
-import { outboxMessage } from '@queuebox/testing';
+import { outboxMessage, startHttpSink, type HttpSink } from '@queuebox/testing';
+import { afterEach, beforeEach } from 'vitest';
 import { createHttpPublisher } from '../src/http/http-publisher.js';
 import type { HttpStatusClass } from '../src/http/status-class.js';
 
@@ -33,6 +34,38 @@ export function testPublisher(
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.onResponse === undefined ? {} : { onResponse: options.onResponse }),
   });
+}
+
+/** A real HTTP sink for each test, and the publisher a test opens on it. */
+export interface SinkPerTest {
+  /** The current test's sink. */
+  readonly sink: HttpSink;
+  /** Keeps `publisher` to close after the test, before its sink; returns it. */
+  keep<P extends Publisher>(publisher: P): P;
+}
+
+/** Opens a sink before each test; after it, closes the kept publisher, then the sink. */
+export function sinkPerTest(): SinkPerTest {
+  let sink: HttpSink | undefined;
+  let publisher: Publisher | undefined;
+  beforeEach(async () => {
+    sink = await startHttpSink();
+  });
+  afterEach(async () => {
+    await publisher?.close();
+    publisher = undefined;
+    await sink?.close();
+  });
+  return {
+    get sink() {
+      if (sink === undefined) throw new Error('The sink is open only while a test runs.');
+      return sink;
+    },
+    keep(opened) {
+      publisher = opened;
+      return opened;
+    },
+  };
 }
 
 export function send(

@@ -1,16 +1,9 @@
 import { silentLogger } from '@queuebox/core';
 import { runMigrations } from '@queuebox/postgres';
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
+import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_KINDS, openClient, type TestClient } from '../test/clients.js';
-import { startQueueBox, type QueueBoxProcess } from '../test/queuebox-process.js';
+import { startRelayToSink, type RelayToSink } from '../test/relay-to-sink.js';
 import { createOutbox, enqueue, enqueueMany } from './index.js';
 
 const pg = await requireService('postgres', 'outbox client: enqueue on each client library');
@@ -169,42 +162,16 @@ describe.skipIf(!pg.available).each(CLIENT_KINDS.map((kind) => ({ kind })))(
  * to a real HTTP sink, and a number past 2^53 in payloadJson arrives with every digit.
  */
 describe.skipIf(!pg.available)('rows committed through each client reach QueueBox', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let queuebox: QueueBoxProcess;
+  let relay: RelayToSink;
   const clients: TestClient[] = [];
 
   beforeAll(async () => {
-    db = await createFreshDatabase(pg.available ? pg.url : '');
-    await runMigrations(db.sql, { logger: silentLogger });
-    sink = await startHttpSink();
-    queuebox = startQueueBox(
-      db,
-      `database:
-  migrate: false
-outbox:
-  pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: false
-destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
-    path: /events
-routes:
-  - topicPattern: "client.*"
-    destination: sink
-`,
-      await freePort(),
-    );
-    for (const kind of CLIENT_KINDS) clients.push(openClient(kind, db.url));
+    relay = await startRelayToSink(pg.available ? pg.url : '', 'client.*');
+    for (const kind of CLIENT_KINDS) clients.push(openClient(kind, relay.db.url));
   });
   afterAll(async () => {
-    await queuebox?.stop();
     for (const client of clients) await client.close();
-    await sink?.close();
-    await db?.drop();
+    await relay?.close();
   });
 
   it('delivers every committed row and none that rolled back, payloadJson exact', async () => {
@@ -227,11 +194,11 @@ routes:
       sent.set(id, client.kind);
     }
     const deadline = Date.now() + 20_000;
-    while (sink.requests.length < sent.size && Date.now() < deadline) {
+    while (relay.sink.requests.length < sent.size && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    expect(sink.requests.length, queuebox.output()).toBe(sent.size);
-    for (const request of sink.requests) {
+    expect(relay.sink.requests.length, relay.queuebox.output()).toBe(sent.size);
+    for (const request of relay.sink.requests) {
       const kind = sent.get(String(request.headers['x-message-id']));
       expect(kind).toBeDefined();
       expect(request.body).toMatch(/"amount":\s*12345678901234567890[,}]/);
@@ -242,7 +209,7 @@ routes:
     }
     // Nothing else arrives: the rolled-back rows were never there.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(sink.requests.length).toBe(sent.size);
+    expect(relay.sink.requests.length).toBe(sent.size);
   });
 });
 

@@ -21,18 +21,13 @@ import {
   type AttributeMessage,
   type AttributeStep,
 } from './attribute-chain.js';
+import type { ExtractedAttributes } from './extracted-attributes.js';
 import { parsePublishTime } from './publish-time.js';
 
 /** A source of any broker kind: every source but the HTTP webhook receiver. */
 export type BrokerSourceConfig = Exclude<SourceConfig, { readonly type: 'http' }>;
 
-export interface BrokerAttributes {
-  readonly idempotencyKey: string;
-  readonly aggregateId: string | null;
-  readonly eventType: string | null;
-  /** Null when the source reads no publish time, or when none of its places held one. */
-  readonly publishTime: Date | null;
-}
+export type BrokerAttributes = ExtractedAttributes;
 
 export interface BrokerExtraction {
   extract(

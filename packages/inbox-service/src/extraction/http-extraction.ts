@@ -18,15 +18,10 @@ import {
   type AttributeMessage,
   type AttributeStep,
 } from './attribute-chain.js';
+import type { ExtractedAttributes } from './extracted-attributes.js';
 import { parsePublishTime } from './publish-time.js';
 
-export interface HttpAttributes {
-  readonly idempotencyKey: string;
-  readonly aggregateId: string | null;
-  readonly eventType: string | null;
-  /** Null when the source reads no publish time, or when none of its places held a time. */
-  readonly publishTime: Date | null;
-}
+export type HttpAttributes = ExtractedAttributes;
 
 export type HttpExtractionResult =
   | { readonly kind: 'extracted'; readonly attributes: HttpAttributes }

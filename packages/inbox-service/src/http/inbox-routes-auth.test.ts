@@ -2,13 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { httpSource } from '@queuebox/testing';
-import { NOW, setup, stripe, chunked } from '../../test/route-harness.js';
-
-async function expectAnswer(res: Response, status: number, body: string) {
-  expect(res.status).toBe(status);
-  expect(await res.text()).toBe(body);
-  if (body !== '') expect(res.headers.get('content-type')).toBe('application/json');
-}
+import { expectAnswer, NOW, setup, stripe, chunked } from '../../test/route-harness.js';
 
 describe('401', () => {
   const sign = (secret: string, body: string, algorithm = 'sha256') =>

@@ -1,13 +1,7 @@
 import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { httpSource } from '@queuebox/testing';
-import { NOW, chunked, setup, stripe } from '../../test/route-harness.js';
-
-async function expectAnswer(res: Response, status: number, body: string) {
-  expect(res.status).toBe(status);
-  expect(await res.text()).toBe(body);
-  if (body !== '') expect(res.headers.get('content-type')).toBe('application/json');
-}
+import { expectAnswer, NOW, chunked, setup, stripe } from '../../test/route-harness.js';
 
 describe('413', () => {
   it('refuses a declared Content-Length over the cap before reading', async () => {

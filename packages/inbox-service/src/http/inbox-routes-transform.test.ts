@@ -1,13 +1,7 @@
 import { JsonPayload } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { fakeTransformer } from '@queuebox/testing';
-import { setup, stripe } from '../../test/route-harness.js';
-
-async function expectAnswer(res: Response, status: number, body: string) {
-  expect(res.status).toBe(status);
-  expect(await res.text()).toBe(body);
-  if (body !== '') expect(res.headers.get('content-type')).toBe('application/json');
-}
+import { expectAnswer, setup, stripe } from '../../test/route-harness.js';
 
 describe('422 transform', () => {
   const withTransform = (onError: 'Fail' | 'Skip' | 'Dead', expression = 'fails') =>

@@ -2,6 +2,7 @@ import { JsonPayload, QueueBoxError, Secret, type SourceConfig } from '@queuebox
 import { describe, expect, it } from 'vitest';
 import { httpSource, inMemoryInboxStore } from '@queuebox/testing';
 import {
+  expectAnswer,
   UUID,
   KEY_MISSING,
   transformer,
@@ -9,12 +10,6 @@ import {
   stripe,
   chunked,
 } from '../../test/route-harness.js';
-
-async function expectAnswer(res: Response, status: number, body: string) {
-  expect(res.status).toBe(status);
-  expect(await res.text()).toBe(body);
-  if (body !== '') expect(res.headers.get('content-type')).toBe('application/json');
-}
 
 describe('202 new message', () => {
   it('stores the message and answers with the inbox row id', async () => {

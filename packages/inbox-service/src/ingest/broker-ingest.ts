@@ -23,18 +23,15 @@ import {
   JsonPayload,
   sanitize,
   sanitizeError,
+  setOwn,
   toError,
-  type Clock,
   type DeliveryHandler,
   type DeliveryVerdict,
   type Headers,
-  type InboxMetrics,
-  type InboxStore,
   type Logger,
   type NewInboxMessage,
   type SourceDelivery,
   type StoreOptions,
-  type Transformer,
   type TraceSpan,
   type Tracing,
   withTraceContext,
@@ -55,21 +52,14 @@ import {
 import { declaredEncoding } from '../validation/body-encoding.js';
 import { deadRowText, type InputProblem } from '../validation/input-problem.js';
 import { readReceivedJson } from '../validation/received-json.js';
-import { transformResultPayload } from '../validation/transform-result.js';
 import { brokerLogTexts } from './broker-log-texts.js';
 import { ByteGate } from './byte-gate.js';
+import type { IngestDeps } from './ingest-deps.js';
 import { ReceivedHeaders } from './received-headers.js';
 import { endBrokerReceiveSpan, receiveSpan } from './receive-span.js';
-import { compileSourceTransform, sourceBindings } from './source-transform.js';
+import { compileSourceTransform, runSourceTransform } from './source-transform.js';
 
-export interface BrokerIngestDeps {
-  readonly store: InboxStore;
-  readonly transformer: Transformer;
-  readonly logger: Logger;
-  readonly metrics: InboxMetrics;
-  readonly clock: Clock;
-  /** New inbox row ids and fallback correlation ids: random UUIDs. */
-  readonly newId: () => string;
+export interface BrokerIngestDeps extends IngestDeps {
   /** `inbox.maxBodyBytes`: a larger broker message becomes a dead row without its body. */
   readonly maxBodyBytes?: number;
   /** Present only while tracing is on: then each delivery gets a `receive <source>` span. */
@@ -213,18 +203,14 @@ export function createBrokerIngest(
     };
     if (transform === null) return store(message, storeOptions, logger);
 
-    const bindings = sourceBindings({
-      messageId: id,
-      source: sourceName,
-      receivedAt,
-      headers: sentHeaders,
-      idempotencyKey: attributes.idempotencyKey,
-      eventType: attributes.eventType,
-    });
-    const outcome = await transform.run(received.value, bindings);
-    const result = outcome.ok ? transformResultPayload(outcome.value) : outcome;
+    const result = await runSourceTransform(
+      transform,
+      received.value,
+      { messageId: id, source: sourceName, receivedAt, headers: sentHeaders },
+      attributes,
+    );
     if (result.ok) return store({ ...message, payload: result.payload }, storeOptions, logger);
-    const reason = sanitize(result.reason);
+    const { reason } = result;
     if (transform.onError === 'Skip') {
       logger.warn(brokerLogTexts.transformSkipped(sourceName, reason));
       return store(message, storeOptions, logger);
@@ -318,12 +304,7 @@ function storableHeaders(headers: Headers): Headers {
   const kept: Headers = {};
   for (const [name, value] of Object.entries(headers)) {
     if (unstorableCharacter(name) !== null || unstorableCharacter(value) !== null) continue;
-    Object.defineProperty(kept, name, {
-      value,
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    setOwn(kept, name, value);
   }
   return kept;
 }

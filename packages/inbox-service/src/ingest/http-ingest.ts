@@ -13,14 +13,9 @@ import {
   LazyChildLogger,
   CORRELATION_ID_HEADER,
   JsonPayload,
-  sanitize,
   sanitizeError,
-  type Clock,
   type HttpSourceConfig,
-  type InboxMetrics,
-  type InboxStore,
   type Logger,
-  type Transformer,
   type TraceSpan,
   type Tracing,
   withTraceContext,
@@ -33,28 +28,21 @@ import { compileHeaderFilter, type HeaderFilter } from '../filter/header-filter.
 import { ingestLogTexts } from './log-texts.js';
 import { endReceiveSpan, receiveSpan } from './receive-span.js';
 import { STORE_ANSWER_BOUND_MS, storedWithin } from './store-bound.js';
+import type { IngestDeps } from './ingest-deps.js';
 import type { ReceivedHeaders } from './received-headers.js';
 import {
   compileSourceTransform,
-  sourceBindings,
+  runSourceTransform,
   type SourceTransform,
 } from './source-transform.js';
 import { checkAttributes, checkHeaders } from '../validation/attribute-check.js';
 import { problemText, type InputProblem } from '../validation/input-problem.js';
 import { readReceivedJson } from '../validation/received-json.js';
-import { transformResultPayload } from '../validation/transform-result.js';
 
 export const KEY_MISSING_ERROR =
   'The request body does not carry the idempotency key that this source needs.';
 
-export interface HttpIngestDeps {
-  readonly store: InboxStore;
-  readonly transformer: Transformer;
-  readonly logger: Logger;
-  readonly metrics: InboxMetrics;
-  readonly clock: Clock;
-  /** New inbox row ids and fallback correlation ids: random UUIDs. */
-  readonly newId: () => string;
+export interface HttpIngestDeps extends IngestDeps {
   /** Called after a new push row that is due at once was stored: the app wakes the relay. */
   readonly onPushStored?: () => void;
   /** Longest wait for the store before the answer is 500; `STORE_ANSWER_BOUND_MS` by default. */
@@ -182,20 +170,16 @@ export function createHttpIngest(
     // stored: PostgreSQL parses the sender's digits, no double in between.
     let payload = JsonPayload.fromText(received.text);
     if (transform !== null) {
-      const bindings = sourceBindings({
-        messageId: id,
-        source: sourceName,
-        receivedAt,
-        headers: sentHeaders,
-        idempotencyKey: attributes.idempotencyKey,
-        eventType: attributes.eventType,
-      });
-      const outcome = await transform.run(received.value, bindings);
-      const result = outcome.ok ? transformResultPayload(outcome.value) : outcome;
+      const result = await runSourceTransform(
+        transform,
+        received.value,
+        { messageId: id, source: sourceName, receivedAt, headers: sentHeaders },
+        attributes,
+      );
       if (result.ok) {
         payload = result.payload;
       } else {
-        const reason = sanitize(result.reason);
+        const { reason } = result;
         if (transform.onError === 'Skip') {
           logger.warn(ingestLogTexts.transformSkipped(sourceName, reason));
         } else {

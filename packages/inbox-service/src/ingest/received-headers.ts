@@ -2,7 +2,7 @@
  * The headers of one received request, read once: lookups in any letter case, the last value of
  * a repeated name (spec §7.3, §7.5), and the stored copy without credential headers.
  */
-import type { Headers } from '@queuebox/core';
+import { setOwn, type Headers } from '@queuebox/core';
 
 interface Entry {
   /** The name as the sender wrote it (of the last occurrence). */
@@ -46,12 +46,7 @@ export class ReceivedHeaders {
     for (const [lower, { name, value }] of this.#byLowerName) {
       if (excluded.has(lower)) continue;
       // A header named `__proto__` must stay data, never become the prototype.
-      Object.defineProperty(headers, name, {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      setOwn(headers, name, value);
     }
     return headers;
   }

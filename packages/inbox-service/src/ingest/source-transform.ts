@@ -5,6 +5,7 @@
 import {
   compileConfigured,
   limitsOf,
+  sanitize,
   toError,
   type Headers,
   type Json,
@@ -14,6 +15,10 @@ import {
   type TransformOutcome,
   type Transformer,
 } from '@queuebox/core';
+import {
+  transformResultPayload,
+  type TransformResultPayload,
+} from '../validation/transform-result.js';
 
 export interface SourceTransform {
   readonly onError: TransformOnError;
@@ -65,4 +70,21 @@ export function sourceBindings(values: SourceBindingValues): TransformBindings {
     idempotencyKey: values.idempotencyKey,
     eventType: values.eventType,
   };
+}
+
+/**
+ * Runs the source transform on a received body: the payload to store, or why it failed,
+ * sanitized for the log and `last_error`. What a failure leads to is the caller's (`onError`).
+ */
+export async function runSourceTransform(
+  transform: SourceTransform,
+  body: Json,
+  receipt: Omit<SourceBindingValues, 'idempotencyKey' | 'eventType'>,
+  attributes: Pick<SourceBindingValues, 'idempotencyKey' | 'eventType'>,
+): Promise<TransformResultPayload> {
+  const { idempotencyKey, eventType } = attributes;
+  const bindings = sourceBindings({ ...receipt, idempotencyKey, eventType });
+  const outcome = await transform.run(body, bindings);
+  const result = outcome.ok ? transformResultPayload(outcome.value) : outcome;
+  return result.ok ? result : { ok: false, reason: sanitize(result.reason) };
 }

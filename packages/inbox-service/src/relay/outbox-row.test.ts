@@ -44,13 +44,19 @@ describe('relayTopic', () => {
 });
 
 describe('relayHeaders', () => {
+  /** The four relay headers: the `claimed()` row's id, source, key and correlation id. */
+  const row = claimed();
+  const RELAY_HEADERS = {
+    'x-inbox-id': row.id,
+    'x-source': row.source,
+    'x-idempotency-key': row.idempotencyKey,
+    'X-Correlation-Id': row.correlationId,
+  };
+
   it('keeps the received headers and adds the four relay headers', () => {
     expect(relayHeaders(claimed())).toEqual({
       'content-type': 'application/json',
-      'x-inbox-id': '00000000-0000-4000-8000-000000000001',
-      'x-source': 'orders',
-      'x-idempotency-key': 'key-1',
-      'X-Correlation-Id': 'corr-1',
+      ...RELAY_HEADERS,
     });
   });
 
@@ -66,13 +72,7 @@ describe('relayHeaders', () => {
         },
       }),
     );
-    expect(headers).toEqual({
-      'x-other': 'kept',
-      'x-inbox-id': '00000000-0000-4000-8000-000000000001',
-      'x-source': 'orders',
-      'x-idempotency-key': 'key-1',
-      'X-Correlation-Id': 'corr-1',
-    });
+    expect(headers).toEqual({ 'x-other': 'kept', ...RELAY_HEADERS });
   });
 
   it('sets X-Correlation-Id only when the row has one, and still drops a sent one', () => {

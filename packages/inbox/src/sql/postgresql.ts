@@ -1,4 +1,5 @@
 import type { InboxSchema } from '../schema.js';
+import { claimOrder, quoteAll, type QuotedSchema } from './quoted-schema.js';
 import { PARAMS, type InboxStatements, type StatementOptions } from './statement.js';
 
 export type { InboxStatement, InboxStatements, StatementOptions } from './statement.js';
@@ -14,7 +15,7 @@ export function postgresqlStatements(
   schema: InboxSchema,
   options: StatementOptions = {},
 ): InboxStatements {
-  const q = quoteAll(schema);
+  const q = quoteAll(schema, (name) => `"${name}"`);
   const t = q.table;
   // `(state = 'processing') IS TRUE` says what `state = 'processing'` says (both pass only a
   // processing row), but the planner cannot match it to the partial indexes on processing rows
@@ -75,20 +76,8 @@ ${fenced(2, 3)}
   };
 }
 
-function quoteAll(schema: InboxSchema): Record<keyof InboxSchema, string> {
-  const quoted = {} as Record<keyof InboxSchema, string>;
-  for (const key of Object.keys(schema) as (keyof InboxSchema)[]) quoted[key] = `"${schema[key]}"`;
-  return quoted;
-}
-
-function claim(q: Record<keyof InboxSchema, string>, strict: boolean): string {
-  // `strict`: an aggregate's messages run in receipt order (created_at, id), and one waiting for
-  // its retry (or its delay) holds back the later ones. Without it (the reference's rule) the
-  // order is scheduled_at, created_at, id, so a retry gives up its place in its aggregate.
-  const order = (a: string) =>
-    strict
-      ? `${a}.${q.createdAt}, ${a}.${q.id}`
-      : `${a}.${q.scheduledAt}, ${a}.${q.createdAt}, ${a}.${q.id}`;
+function claim(q: QuotedSchema, strict: boolean): string {
+  const order = claimOrder(q, strict);
   const earlier = (a: string) =>
     strict
       ? `

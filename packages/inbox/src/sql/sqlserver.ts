@@ -1,4 +1,5 @@
 import type { InboxSchema } from '../schema.js';
+import { claimOrder, quoteAll, type QuotedSchema } from './quoted-schema.js';
 import { PARAMS, type InboxStatements, type StatementOptions } from './statement.js';
 
 /**
@@ -12,7 +13,7 @@ export function sqlserverStatements(
   schema: InboxSchema,
   options: StatementOptions = {},
 ): InboxStatements {
-  const q = quoteAll(schema);
+  const q = quoteAll(schema, (name) => `[${name}]`);
   const t = q.table;
   const fence = (id: number, token: number) => `WHERE ${q.id} = @p${id}
   AND ${q.consumption} = 'pull'
@@ -60,22 +61,11 @@ ${fence(2, 3)}`,
   };
 }
 
-function quoteAll(schema: InboxSchema): Record<keyof InboxSchema, string> {
-  const quoted = {} as Record<keyof InboxSchema, string>;
-  // Safe without escaping `]`: every name passed the plain-identifier rule (schema.ts).
-  for (const key of Object.keys(schema) as (keyof InboxSchema)[]) quoted[key] = `[${schema[key]}]`;
-  return quoted;
-}
-
-function claim(q: Record<keyof InboxSchema, string>, strict: boolean): string {
-  // `strict`: as on PostgreSQL, an aggregate's messages run in receipt order (created_at, id),
-  // and one waiting for its retry holds back the later ones. T-SQL has no row-value comparison,
-  // so "earlier" is spelled out; uniqueidentifier comparison is SQL Server's own order, the one
-  // ORDER BY [id] uses, so the rank and the check agree.
-  const order = (a: string) =>
-    strict
-      ? `${a}.${q.createdAt}, ${a}.${q.id}`
-      : `${a}.${q.scheduledAt}, ${a}.${q.createdAt}, ${a}.${q.id}`;
+function claim(q: QuotedSchema, strict: boolean): string {
+  // `strict` (see claimOrder): T-SQL has no row-value comparison, so "earlier" is spelled out;
+  // uniqueidentifier comparison is SQL Server's own order, the one ORDER BY [id] uses, so the
+  // rank and the check agree.
+  const order = claimOrder(q, strict);
   const earlier = (a: string, indent: string) =>
     strict
       ? `

@@ -18,6 +18,13 @@ import { RENAMED, type WorkerHarness, type WorkerTarget } from './harness.js';
  * through one adapter: the same tests on PostgreSQL and on SQL Server. Every test uses a source
  * of its own, so the tests share one database without seeing each other.
  */
+/** A handler that fails once its claim is gone, and the line the worker logs for it. */
+interface LostClaimCase {
+  readonly options: Partial<InboxOptions>;
+  readonly handler: InboxHandler;
+  readonly line: string;
+}
+
 export function pullWorkerContract(target: WorkerTarget): void {
   const title = `the pull worker contract: ${target.label}`;
   describe.skipIf(Boolean(target.skip))(skipTitle(title, target.skip), () => {
@@ -497,45 +504,43 @@ export function pullWorkerContract(target: WorkerTarget): void {
         expect(await h.rowOf(id)).toMatchObject({ state: 'processing', attempt: 0 });
       });
 
-      it('changes nothing when a failure comes after the claim was lost', async () => {
+      const lostClaimCases: [string, LostClaimCase][] = [
+        [
+          'changes nothing when a failure comes after the claim was lost',
+          {
+            options: {},
+            handler: async (message) => {
+              await h.stealClaim(message.id);
+              throw new Error('failed after someone else took it');
+            },
+            line: 'The failure changed nothing, because the claim was lost.',
+          },
+        ],
+        [
+          'writes nothing when the handler fails after the renewal found the lease lost',
+          {
+            options: { leaseMs: 300 },
+            handler: async (message, _tx, signal) => {
+              await h.stealClaim(message.id);
+              await new Promise<void>((resolve) =>
+                signal.addEventListener('abort', () => resolve()),
+              );
+              throw signal.reason;
+            },
+            line: 'The lease was lost, so nothing was written.',
+          },
+        ],
+      ];
+      it.each(lostClaimCases)('%s', async (_behaviour, { options, handler, line }) => {
         const source = newSource();
         const id = await h.insertPull({ source });
         const logger = recordingLogger();
         const worker = run(
           h.connections,
-          { source, pollIntervalMs: 30, logger },
-          async (message) => {
-            await h.stealClaim(message.id);
-            throw new Error('failed after someone else took it');
-          },
+          { source, pollIntervalMs: 30, ...options, logger },
+          handler,
         );
-        await eventually(() =>
-          logger.messages().includes('The failure changed nothing, because the claim was lost.'),
-        );
-        await worker.stop();
-        expect(await h.rowOf(id)).toMatchObject({
-          state: 'processing',
-          attempt: 0,
-          last_error: null,
-        });
-      });
-
-      it('writes nothing when the handler fails after the renewal found the lease lost', async () => {
-        const source = newSource();
-        const id = await h.insertPull({ source });
-        const logger = recordingLogger();
-        const worker = run(
-          h.connections,
-          { source, pollIntervalMs: 30, leaseMs: 300, logger },
-          async (message, _tx, signal) => {
-            await h.stealClaim(message.id);
-            await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve()));
-            throw signal.reason;
-          },
-        );
-        await eventually(() =>
-          logger.messages().includes('The lease was lost, so nothing was written.'),
-        );
+        await eventually(() => logger.messages().includes(line));
         await worker.stop();
         expect(await h.rowOf(id)).toMatchObject({
           state: 'processing',

@@ -1,32 +1,19 @@
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JsonPayload, Secret, type Headers, type Publisher } from '@queuebox/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { JsonPayload, Secret, type Headers } from '@queuebox/core';
 import {
   httpDestination,
-  type HttpSink,
   outboxMessage,
   RecordingLogger,
   type SinkRequest,
-  startHttpSink,
 } from '@queuebox/testing';
-import { rawValues, send, testPublisher } from '../../test/publisher-harness.js';
+import { rawValues, send, sinkPerTest, testPublisher } from '../../test/publisher-harness.js';
 
 /**
  * The headers a row carries never decide how the request is framed, never make undici refuse
  * it, and (on a relayed row) never replace the destination's credentials. Real sink, real undici.
  */
-let sink: HttpSink;
-let publisher: Publisher | undefined;
-
-beforeEach(async () => {
-  sink = await startHttpSink();
-});
-
-afterEach(async () => {
-  await publisher?.close();
-  publisher = undefined;
-  await sink.close();
-});
+const http = sinkPerTest();
 
 /** Every framing or hop-by-hop header a stored webhook (or an application's row) may carry. */
 const FRAMING_ROWS: readonly Headers[] = [
@@ -59,7 +46,7 @@ const FRAMING_NAMES = [
 ];
 
 function expectOwnFraming(request: SinkRequest): void {
-  expect(request.headers.host).toBe(`127.0.0.1:${sink.port}`);
+  expect(request.headers.host).toBe(`127.0.0.1:${http.sink.port}`);
   expect(rawValues(request.rawHeaders, 'host')).toHaveLength(1);
   expect(rawValues(request.rawHeaders, 'content-length')).toEqual([
     String(Buffer.byteLength(request.body)),
@@ -71,10 +58,12 @@ function expectOwnFraming(request: SinkRequest): void {
 
 describe('HTTP publisher: framing headers of a row', () => {
   it('delivers rows carrying each framing header with its own framing, and loses no connection', async () => {
-    const target = (publisher = testPublisher(
-      { receiver: httpDestination({ baseUrl: sink.url, timeoutMs: 2000 }) },
-      { connections: 2 },
-    ));
+    const target = http.keep(
+      testPublisher(
+        { receiver: httpDestination({ baseUrl: http.sink.url, timeoutMs: 2000 }) },
+        { connections: 2 },
+      ),
+    );
     // Three rounds against two sockets: a connection lost per refusal would starve the rest.
     for (let round = 0; round < 3; round++) {
       for (const headers of FRAMING_ROWS) {
@@ -96,18 +85,20 @@ describe('HTTP publisher: framing headers of a row', () => {
       ),
     );
     expect(ordinary).toEqual(Array.from({ length: 10 }, () => ({ ok: true })));
-    expect(sink.requests).toHaveLength(3 * FRAMING_ROWS.length + 10);
-    for (const request of sink.requests) expectOwnFraming(request);
+    expect(http.sink.requests).toHaveLength(3 * FRAMING_ROWS.length + 10);
+    for (const request of http.sink.requests) expectOwnFraming(request);
     // The row's `Connection: close` was not obeyed: the two sockets were kept alive.
-    expect(sink.connections()).toBeLessThanOrEqual(2);
+    expect(http.sink.connections()).toBeLessThanOrEqual(2);
   });
 });
 
 describe('HTTP publisher: header values and names', () => {
   it('sends a value outside Latin-1 or with a control character as percent-encoded UTF-8', async () => {
-    const target = (publisher = testPublisher({
-      receiver: httpDestination({ baseUrl: sink.url, timeoutMs: 2000 }),
-    }));
+    const target = http.keep(
+      testPublisher({
+        receiver: httpDestination({ baseUrl: http.sink.url, timeoutMs: 2000 }),
+      }),
+    );
     const headers = {
       'x-idempotency-key': '订单-1',
       'X-Mixed': '100% café 🚀',
@@ -121,7 +112,7 @@ describe('HTTP publisher: header values and names', () => {
       outboxMessage({ topic: '订单.created', key: '客户-7', headers }),
     );
     expect(outcome).toEqual({ ok: true });
-    const { rawHeaders, headers: seen } = sink.requests[0]!;
+    const { rawHeaders, headers: seen } = http.sink.requests[0]!;
     expect(rawValues(rawHeaders, 'x-idempotency-key')).toEqual(['%E8%AE%A2%E5%8D%95-1']);
     expect(rawValues(rawHeaders, 'x-mixed')).toEqual(['100%25%20caf%C3%A9%20%F0%9F%9A%80']);
     expect(rawValues(rawHeaders, 'x-broken')).toEqual(['a%0D%0AX-Injected%3A%201']);
@@ -139,15 +130,17 @@ describe('HTTP publisher: header values and names', () => {
 
   it('leaves out a header whose name is not a token, says so, and sends the rest', async () => {
     const logger = new RecordingLogger();
-    const target = (publisher = testPublisher(
-      { receiver: httpDestination({ baseUrl: sink.url, timeoutMs: 2000 }) },
-      { logger },
-    ));
+    const target = http.keep(
+      testPublisher(
+        { receiver: httpDestination({ baseUrl: http.sink.url, timeoutMs: 2000 }) },
+        { logger },
+      ),
+    );
     const message = outboxMessage({
       headers: { 'bad name': 'x', 'X-Split\r\nX-Injected': 'y', '': 'z', 'X-Good': 'ok' },
     });
     expect(await send(target, message)).toEqual({ ok: true });
-    const { headers } = sink.requests[0]!;
+    const { headers } = http.sink.requests[0]!;
     expect(headers['x-good']).toBe('ok');
     expect(headers).not.toHaveProperty('x-injected');
     expect(headers).not.toHaveProperty('bad name');
@@ -159,13 +152,15 @@ describe('HTTP publisher: header values and names', () => {
   });
 
   it('sends a JSON value that is not a string as its JSON text', async () => {
-    const target = (publisher = testPublisher({
-      receiver: httpDestination({ baseUrl: sink.url }),
-    }));
+    const target = http.keep(
+      testPublisher({
+        receiver: httpDestination({ baseUrl: http.sink.url }),
+      }),
+    );
     const headers = { 'X-Num': 5, 'X-Bool': true, 'X-Null': null, 'X-Obj': { a: 1 } };
     const outcome = await send(target, outboxMessage({ headers: headers as unknown as Headers }));
     expect(outcome).toEqual({ ok: true });
-    const seen = sink.requests[0]!.headers;
+    const seen = http.sink.requests[0]!.headers;
     expect([seen['x-num'], seen['x-bool'], seen['x-null'], seen['x-obj']]).toEqual([
       '5',
       'true',
@@ -203,12 +198,18 @@ describe('HTTP publisher: credentials on a relayed row', () => {
   ])(
     'the destination $kind and static headers win over the headers of a row the relay wrote',
     async ({ auth, name, expected }) => {
-      const target = (publisher = testPublisher({
-        receiver: httpDestination({ baseUrl: sink.url, headers: { 'X-Static': 'static' }, auth }),
-      }));
+      const target = http.keep(
+        testPublisher({
+          receiver: httpDestination({
+            baseUrl: http.sink.url,
+            headers: { 'X-Static': 'static' },
+            auth,
+          }),
+        }),
+      );
       const relayed = outboxMessage({ headers: { ...forged, 'x-inbox-id': 'inbox-1' } });
       expect(await send(target, relayed)).toEqual({ ok: true });
-      const { rawHeaders } = sink.requests[0]!;
+      const { rawHeaders } = http.sink.requests[0]!;
       expect(rawValues(rawHeaders, name)).toEqual([expected]);
       expect(rawValues(rawHeaders, 'x-static')).toEqual(['static']);
       // Headers the destination does not set still travel.
@@ -217,7 +218,7 @@ describe('HTTP publisher: credentials on a relayed row', () => {
 
       // An application's own row (no x-inbox-id) keeps the last word, as spec §6 says.
       expect(await send(target, outboxMessage({ headers: forged }))).toEqual({ ok: true });
-      const own = sink.requests[1]!.rawHeaders;
+      const own = http.sink.requests[1]!.rawHeaders;
       expect(rawValues(own, 'x-static')).toEqual(['forged-static']);
       expect(rawValues(own, name)).toEqual([
         name === 'x-api-key' ? 'forged-key' : forged.authorization,
@@ -226,11 +227,13 @@ describe('HTTP publisher: credentials on a relayed row', () => {
   );
 
   it('recognises a relayed row by x-inbox-id in any letter case', async () => {
-    const target = (publisher = testPublisher({
-      receiver: httpDestination({ baseUrl: sink.url, headers: { 'X-Static': 'static' } }),
-    }));
+    const target = http.keep(
+      testPublisher({
+        receiver: httpDestination({ baseUrl: http.sink.url, headers: { 'X-Static': 'static' } }),
+      }),
+    );
     await send(target, outboxMessage({ headers: { 'X-Inbox-Id': 'i-1', 'x-static': 'forged' } }));
-    expect(rawValues(sink.requests[0]!.rawHeaders, 'x-static')).toEqual(['static']);
+    expect(rawValues(http.sink.requests[0]!.rawHeaders, 'x-static')).toEqual(['static']);
   });
 });
 
@@ -250,9 +253,11 @@ describe('HTTP publisher: the headers QueueBox owns', () => {
   it.each(rows)(
     'sends one line of each, with the row values, whatever $kind carries',
     async ({ extra }) => {
-      const target = (publisher = testPublisher({
-        receiver: httpDestination({ baseUrl: sink.url, headers: { 'X-Static': 'static' } }),
-      }));
+      const target = http.keep(
+        testPublisher({
+          receiver: httpDestination({ baseUrl: http.sink.url, headers: { 'X-Static': 'static' } }),
+        }),
+      );
       const message = outboxMessage({
         topic: 'orders.paid',
         key: 'order-7',
@@ -260,7 +265,7 @@ describe('HTTP publisher: the headers QueueBox owns', () => {
         headers: { ...forged, ...extra, 'X-Tenant': 't-1' },
       });
       expect(await send(target, message)).toEqual({ ok: true });
-      const { rawHeaders } = sink.requests[0]!;
+      const { rawHeaders } = http.sink.requests[0]!;
       expect(rawValues(rawHeaders, 'x-message-id')).toEqual([message.id]);
       expect(rawValues(rawHeaders, 'x-topic')).toEqual(['orders.paid']);
       expect(rawValues(rawHeaders, 'x-attempt')).toEqual(['2']);
@@ -270,12 +275,14 @@ describe('HTTP publisher: the headers QueueBox owns', () => {
   );
 
   it('sends no row copy of X-Message-Key when the row has no key', async () => {
-    const target = (publisher = testPublisher({
-      receiver: httpDestination({ baseUrl: sink.url }),
-    }));
+    const target = http.keep(
+      testPublisher({
+        receiver: httpDestination({ baseUrl: http.sink.url }),
+      }),
+    );
     const message = outboxMessage({ key: null, headers: { 'X-Message-Key': 'forged-key' } });
     expect(await send(target, message)).toEqual({ ok: true });
-    expect(rawValues(sink.requests[0]!.rawHeaders, 'x-message-key')).toEqual([]);
+    expect(rawValues(http.sink.requests[0]!.rawHeaders, 'x-message-key')).toEqual([]);
   });
 });
 

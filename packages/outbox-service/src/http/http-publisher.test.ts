@@ -1,7 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { JsonPayload, Secret, type DestinationConfig, type Publisher } from '@queuebox/core';
+import {
+  JsonPayload,
+  Secret,
+  type DestinationAuthConfig,
+  type DestinationConfig,
+  type Publisher,
+} from '@queuebox/core';
 import { httpDestination, type HttpSink, outboxMessage, startHttpSink } from '@queuebox/testing';
 import type { HttpStatusClass } from './status-class.js';
 import { rawValues, send, testPublisher } from '../../test/publisher-harness.js';
@@ -331,27 +337,23 @@ describe('HTTP publisher: outcomes', () => {
 });
 
 describe('HTTP publisher: basic and header auth', () => {
-  it('sends Basic base64(username:password) in UTF-8', async () => {
-    const target = publisherFor({
-      receiver: httpDestination({
-        baseUrl: sink.url,
-        auth: { type: 'basic', username: 'jürgen', password: secret('pässwort:1') },
-      }),
-    });
+  it.each<[string, DestinationAuthConfig, string, string]>([
+    [
+      'sends Basic base64(username:password) in UTF-8',
+      { type: 'basic', username: 'jürgen', password: secret('pässwort:1') },
+      'authorization',
+      `Basic ${Buffer.from('jürgen:pässwort:1', 'utf8').toString('base64')}`,
+    ],
+    [
+      'sends a static header auth under its configured name',
+      { type: 'header', headerName: 'X-Api-Key', headerValue: secret('k-123') },
+      'x-api-key',
+      'k-123',
+    ],
+  ])('%s', async (_behaviour, auth, header, expected) => {
+    const target = publisherFor({ receiver: httpDestination({ baseUrl: sink.url, auth }) });
     await send(target);
-    const expected = Buffer.from('jürgen:pässwort:1', 'utf8').toString('base64');
-    expect(sink.requests[0]!.headers.authorization).toBe(`Basic ${expected}`);
-  });
-
-  it('sends a static header auth under its configured name', async () => {
-    const target = publisherFor({
-      receiver: httpDestination({
-        baseUrl: sink.url,
-        auth: { type: 'header', headerName: 'X-Api-Key', headerValue: secret('k-123') },
-      }),
-    });
-    await send(target);
-    expect(sink.requests[0]!.headers['x-api-key']).toBe('k-123');
+    expect(sink.requests[0]!.headers[header]).toBe(expected);
   });
 });
 

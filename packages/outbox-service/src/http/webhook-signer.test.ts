@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { JsonPayload, Secret, type Publisher } from '@queuebox/core';
-import { httpDestination, type HttpSink, outboxMessage, startHttpSink } from '@queuebox/testing';
+import { JsonPayload, Secret } from '@queuebox/core';
+import { httpDestination, outboxMessage } from '@queuebox/testing';
 import { createHttpPublisher } from './http-publisher.js';
 import { createWebhookSigner, signingKey, webhookSignature } from './webhook-signer.js';
-import { rawValues, send } from '../../test/publisher-harness.js';
+import { rawValues, send, sinkPerTest } from '../../test/publisher-harness.js';
 
 /** The example the Standard Webhooks specification publishes. */
 const VECTOR = {
@@ -59,34 +59,25 @@ describe('Standard Webhooks signature', () => {
 });
 
 describe('HTTP publisher with signing', () => {
-  let sink: HttpSink;
-  let publisher: Publisher | undefined;
-
-  beforeEach(async () => {
-    sink = await startHttpSink();
-  });
-
-  afterEach(async () => {
-    await publisher?.close();
-    publisher = undefined;
-    await sink.close();
-  });
+  const http = sinkPerTest();
 
   const signingPublisher = (secrets: readonly string[], headers: Record<string, string> = {}) =>
-    (publisher = createHttpPublisher({
-      config: {
-        destinations: {
-          receiver: httpDestination({
-            baseUrl: sink.url,
-            timeoutMs: 5000,
-            headers,
-            signing: { scheme: 'standard-webhooks', secrets: secrets.map((s) => new Secret(s)) },
-          }),
+    http.keep(
+      createHttpPublisher({
+        config: {
+          destinations: {
+            receiver: httpDestination({
+              baseUrl: http.sink.url,
+              timeoutMs: 5000,
+              headers,
+              signing: { scheme: 'standard-webhooks', secrets: secrets.map((s) => new Secret(s)) },
+            }),
+          },
+          http: { maxErrorBodyBytes: 2048, blockPrivateAddresses: false },
+          outbox: { concurrency: 2 },
         },
-        http: { maxErrorBodyBytes: 2048, blockPrivateAddresses: false },
-        outbox: { concurrency: 2 },
-      },
-    }));
+      }),
+    );
 
   it('sends a request the standardwebhooks package verifies, over the exact bytes sent', async () => {
     const secret = newSecret();
@@ -95,7 +86,7 @@ describe('HTTP publisher with signing', () => {
       payload: JsonPayload.fromText('{ "amount" : 1.50, "note": "caf\u00e9 \u2603" }'),
     });
     expect(await send(target, message)).toEqual({ ok: true });
-    const [request] = sink.requests;
+    const [request] = http.sink.requests;
     expect(request).toBeDefined();
     if (request === undefined) return;
     // The stored text goes as it is, whitespace and all, and that is what is signed.
@@ -127,7 +118,7 @@ describe('HTTP publisher with signing', () => {
     const message = outboxMessage({ payload: JsonPayload.fromText('{"a":1}') });
     const transformed = JsonPayload.fromValue({ wrapped: { a: 1 } });
     expect(await send(target, message, { payload: transformed })).toEqual({ ok: true });
-    const request = sink.requests[0];
+    const request = http.sink.requests[0];
     if (request === undefined) throw new Error('no request');
     expect(JSON.parse(request.body)).toEqual({ wrapped: { a: 1 } });
     expect(
@@ -144,7 +135,7 @@ describe('HTTP publisher with signing', () => {
     const target = signingPublisher([old, next]);
     const message = outboxMessage();
     expect(await send(target, message)).toEqual({ ok: true });
-    const request = sink.requests[0];
+    const request = http.sink.requests[0];
     if (request === undefined) throw new Error('no request');
     const headers = {
       'webhook-id': message.id,
@@ -171,7 +162,7 @@ describe('HTTP publisher with signing', () => {
       },
     });
     expect(await send(target, message)).toEqual({ ok: true });
-    const request = sink.requests[0];
+    const request = http.sink.requests[0];
     if (request === undefined) throw new Error('no request');
     expect(rawValues(request.rawHeaders, 'webhook-id')).toEqual([message.id]);
     expect(rawValues(request.rawHeaders, 'webhook-timestamp')).toHaveLength(1);
@@ -187,16 +178,18 @@ describe('HTTP publisher with signing', () => {
   });
 
   it('leaves a destination without signing as it was: a row’s webhook headers pass through', async () => {
-    const target = (publisher = createHttpPublisher({
-      config: {
-        destinations: { receiver: httpDestination({ baseUrl: sink.url, timeoutMs: 5000 }) },
-        http: { maxErrorBodyBytes: 2048, blockPrivateAddresses: false },
-        outbox: { concurrency: 2 },
-      },
-    }));
+    const target = http.keep(
+      createHttpPublisher({
+        config: {
+          destinations: { receiver: httpDestination({ baseUrl: http.sink.url, timeoutMs: 5000 }) },
+          http: { maxErrorBodyBytes: 2048, blockPrivateAddresses: false },
+          outbox: { concurrency: 2 },
+        },
+      }),
+    );
     const message = outboxMessage({ headers: { 'webhook-id': 'msg_app' } });
     expect(await send(target, message)).toEqual({ ok: true });
-    const request = sink.requests[0];
+    const request = http.sink.requests[0];
     if (request === undefined) throw new Error('no request');
     expect(rawValues(request.rawHeaders, 'webhook-id')).toEqual(['msg_app']);
     expect(rawValues(request.rawHeaders, 'webhook-signature')).toEqual([]);

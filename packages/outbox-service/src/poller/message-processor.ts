@@ -319,17 +319,8 @@ export class MessageProcessor {
     if (attempt < maxAttempts) {
       const delayMs = retryDelayMs(attempt, this.deps.retryBaseDelayMs, this.deps.random);
       this.log(task).warn(logTexts.retryScheduled(id, attempt, delayMs, reason));
-      task.span?.fail(reason);
-      const held = await this.deps.complete(
-        { kind: 'retry', fence: task.fence, delayMs, error: reason },
-        task.message.key !== null,
-      );
-      this.traced(task, 'retry', held);
-      if (held) {
-        this.counted.failed.inc();
-      } else {
-        this.lost(task, 'schedule a retry');
-      }
+      const retry = { kind: 'retry', fence: task.fence, delayMs, error: reason } as const;
+      await this.writeFailed(task, retry, this.counted.failed, 'schedule a retry');
       return;
     }
     this.log(task).error(logTexts.attemptsExhausted(id, attempt, reason));
@@ -344,16 +335,24 @@ export class MessageProcessor {
   }
 
   private async writeDead(task: Task, reason: string): Promise<void> {
-    task.span?.fail(reason);
-    const held = await this.deps.complete(
-      { kind: 'dead', fence: task.fence, error: reason },
-      task.message.key !== null,
-    );
-    this.traced(task, 'dead', held);
+    const dead = { kind: 'dead', fence: task.fence, error: reason } as const;
+    await this.writeFailed(task, dead, this.counted.dead, 'mark it dead');
+  }
+
+  /** Writes a retry or a dead row and counts it; a claim lost meanwhile is logged instead. */
+  private async writeFailed(
+    task: Task,
+    completion: Extract<OutboxCompletion, { kind: 'retry' | 'dead' }>,
+    counter: Counter,
+    lostAction: string,
+  ): Promise<void> {
+    task.span?.fail(completion.error);
+    const held = await this.deps.complete(completion, task.message.key !== null);
+    this.traced(task, completion.kind, held);
     if (held) {
-      this.counted.dead.inc();
+      counter.inc();
     } else {
-      this.lost(task, 'mark it dead');
+      this.lost(task, lostAction);
     }
   }
 

@@ -31,12 +31,7 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     }
     await until(() => h!.poller.inFlight === 0);
     expect(h.metrics.messages.value({ status: 'sent' })).toBe(3);
-    expect(
-      h.metrics.destinationMessages.value({
-        destination: 'orders',
-        outcome: 'success',
-      }),
-    ).toBe(3);
+    expect(h.destinationCount('success')).toBe(3);
     expect(h.metrics.publishDuration.count({ destination_type: 'http' })).toBe(3);
     expect(h.metrics.processingDuration.count()).toBe(3);
     expect(h.metrics.queueDepth.value({ destination: 'orders' })).toBe(0);
@@ -85,12 +80,7 @@ describe('OutboxPoller delivery (spec §4.3)', () => {
     });
     await until(() => h!.poller.inFlight === 0);
     expect(h.metrics.messages.value({ status: 'failed' })).toBe(2);
-    expect(
-      h.metrics.destinationMessages.value({
-        destination: 'orders',
-        outcome: 'failure',
-      }),
-    ).toBe(2);
+    expect(h.destinationCount('failure')).toBe(2);
   });
 
   it("goes dead when the row's own attempt reaches its own max_attempts", async () => {

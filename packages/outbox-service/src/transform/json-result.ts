@@ -4,7 +4,7 @@
  * `outerWrapper`, `tupleStream`) and may return functions; publishers serialise the value and
  * the admin test prints it, so only plain JSON leaves the engine.
  */
-import type { Json, TransformOutcome } from '@queuebox/core';
+import { setOwn, type Json, type TransformOutcome } from '@queuebox/core';
 
 /** Carries the path to the offending value up the recursion, built only when something fails. */
 class NotJsonError extends Error {
@@ -80,12 +80,7 @@ function objectToJson(value: object): Json {
       const converted = toJson(member);
       // A payload key named `__proto__` must stay data, never become the prototype.
       if (key === '__proto__') {
-        Object.defineProperty(result, key, {
-          value: converted,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setOwn(result, key, converted);
       } else {
         result[key] = converted;
       }
