@@ -1,4 +1,10 @@
-import { errorClassOf, QueueBoxError, type ErrorClass, type ErrorCode } from '@queuebox/core';
+import {
+  errorClassOf,
+  QueueBoxError,
+  SOCKET_ERROR_CODES,
+  type ErrorClass,
+  type ErrorCode,
+} from '@queuebox/core';
 
 /**
  * postgres.js errors in core's taxonomy: transient (the connection was lost or refused, the
@@ -19,17 +25,9 @@ export interface PostgresErrorClassification {
 
 /** Socket errors of Node and the connection errors postgres.js raises itself. */
 const CONNECTION_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
+  ...SOCKET_ERROR_CODES,
   'EHOSTDOWN',
-  'ENETUNREACH',
   'ENETDOWN',
-  'ENOTFOUND',
-  'EAI_AGAIN',
   'CONNECTION_CLOSED',
   'CONNECTION_ENDED',
   'CONNECTION_DESTROYED',

@@ -1,4 +1,10 @@
-import { errorClassOf, QueueBoxError, type ErrorClass, type ErrorCode } from '@queuebox/core';
+import {
+  errorClassOf,
+  QueueBoxError,
+  SOCKET_ERROR_CODES,
+  type ErrorClass,
+  type ErrorCode,
+} from '@queuebox/core';
 
 /**
  * tedious errors in core's taxonomy, with the rule of the PostgreSQL provider: permanent only
@@ -31,16 +37,8 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ECONNCLOSED',
   'ETIMEOUT',
   'EINSTLOOKUP',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
   'EINVALIDSTATE',
+  ...SOCKET_ERROR_CODES,
 ]);
 
 /** Server messages a retry gets past, and whether the retry must wait first. */

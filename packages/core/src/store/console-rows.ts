@@ -4,7 +4,57 @@
  * whether a next page exists without a count), and the stats from the per-state and dead-group
  * counts. Each dialect keeps its SQL, its driver calls and how it reads a count or an id.
  */
-import type { ConsoleDetail, ConsolePage, ConsoleRow, TableStats } from '../ports/console-store.js';
+import type {
+  ConsoleDetail,
+  ConsolePage,
+  ConsoleRow,
+  ConsoleTable,
+  TableStats,
+} from '../ports/console-store.js';
+import type { TableNames } from './table-names.js';
+
+/**
+ * The columns the console reads from either table, by role, already quoted: the outbox's topic
+ * and the inbox's source are both the `group`, the outbox's key and the inbox's idempotency key
+ * both the `key`.
+ */
+export interface ConsoleShape {
+  readonly table: string;
+  readonly id: string;
+  readonly state: string;
+  readonly group: string;
+  readonly key: string;
+  readonly attempt: string;
+  readonly createdAt: string;
+  readonly lastError: string;
+}
+
+export function consoleShape(tables: TableNames, table: ConsoleTable): ConsoleShape {
+  if (table === 'outbox') {
+    const c = tables.outboxColumns;
+    return {
+      table: tables.outbox,
+      id: c.id,
+      state: c.state,
+      group: c.topic,
+      key: c.key,
+      attempt: c.attempt,
+      createdAt: c.createdAt,
+      lastError: c.lastError,
+    };
+  }
+  const c = tables.inboxColumns;
+  return {
+    table: tables.inbox,
+    id: c.id,
+    state: c.state,
+    group: c.source,
+    key: c.idempotencyKey,
+    attempt: c.attempt,
+    createdAt: c.createdAt,
+    lastError: c.lastError,
+  };
+}
 
 /** A list statement's row: the console row and the position the next page starts after. */
 export interface ConsoleListRow extends ConsoleRow {

@@ -1,3 +1,5 @@
+import type { Migration } from './migration.js';
+
 /**
  * Flyway versions compare part by part as numbers ("10" after "9", "1.1" after "1"); trailing
  * zero parts do not count ("1.0" equals "1"). Histories written by the reference hold plain
@@ -21,4 +23,9 @@ export function sameVersion(a: string, b: string): boolean {
 
 function parts(version: string): bigint[] {
   return version.split(/[._]/).map((part) => (/^\d+$/.test(part) ? BigInt(part) : 0n));
+}
+
+/** A dialect's bundled migration files, in Flyway's version order, frozen. */
+export function migrationSet(files: Readonly<Record<string, Migration>>): readonly Migration[] {
+  return Object.freeze(Object.values(files).sort((a, b) => compareVersions(a.version, b.version)));
 }

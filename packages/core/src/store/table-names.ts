@@ -53,3 +53,8 @@ function quoteAll<K extends string>(
   }
   return quoted;
 }
+
+/** A dialect's `tableNamesFrom`: the configured names, checked and quoted by `quote`. */
+export function quotedTableNames(quote: QuoteIdentifier): (database: DatabaseConfig) => TableNames {
+  return (database) => tableNamesFrom(database, quote);
+}

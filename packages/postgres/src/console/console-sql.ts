@@ -1,4 +1,10 @@
-import type { ConsoleFilter, ConsolePosition, ConsoleTable } from '@queuebox/core';
+import {
+  consoleShape,
+  type ConsoleFilter,
+  type ConsolePosition,
+  type ConsoleShape,
+  type ConsoleTable,
+} from '@queuebox/core';
 import type { Param } from '../connection/run-statement.js';
 import type { TableNames } from '../schema/table-names.js';
 
@@ -11,44 +17,6 @@ import type { TableNames } from '../schema/table-names.js';
  * alias: bare, `id` would be the output column (`id::text`), a text sort no index serves.
  */
 
-interface Shape {
-  readonly table: string;
-  readonly id: string;
-  readonly state: string;
-  readonly group: string;
-  readonly key: string;
-  readonly attempt: string;
-  readonly createdAt: string;
-  readonly lastError: string;
-}
-
-export function shapeOf(tables: TableNames, table: ConsoleTable): Shape {
-  if (table === 'outbox') {
-    const c = tables.outboxColumns;
-    return {
-      table: tables.outbox,
-      id: c.id,
-      state: c.state,
-      group: c.topic,
-      key: c.key,
-      attempt: c.attempt,
-      createdAt: c.createdAt,
-      lastError: c.lastError,
-    };
-  }
-  const c = tables.inboxColumns;
-  return {
-    table: tables.inbox,
-    id: c.id,
-    state: c.state,
-    group: c.source,
-    key: c.idempotencyKey,
-    attempt: c.attempt,
-    createdAt: c.createdAt,
-    lastError: c.lastError,
-  };
-}
-
 export interface Built {
   readonly text: string;
   readonly params: Param[];
@@ -56,7 +24,7 @@ export interface Built {
 
 /** `WHERE` conditions for a filter; `deadOnly` pins the state for writes. */
 export function conditions(
-  s: Shape,
+  s: ConsoleShape,
   filter: ConsoleFilter,
   params: Param[],
   deadOnly: boolean,
@@ -94,7 +62,7 @@ export function listStatement(
   limit: number,
   after: ConsolePosition | null,
 ): Built {
-  const s = shapeOf(tables, table);
+  const s = consoleShape(tables, table);
   const params: Param[] = [];
   const where = conditions(s, filter, params, false);
   if (after !== null) {
@@ -136,13 +104,13 @@ FROM ${tables.inbox} WHERE ${c.id} = $1::uuid`;
 }
 
 export function countByStateStatement(tables: TableNames, table: ConsoleTable): string {
-  const s = shapeOf(tables, table);
+  const s = consoleShape(tables, table);
   return `SELECT ${s.state} AS "state", count(*)::int8 AS "count" FROM ${s.table} GROUP BY ${s.state}`;
 }
 
 /** A reason is `last_error` up to its first colon (at most 120 characters). */
 export function deadGroupsStatement(tables: TableNames, table: ConsoleTable): string {
-  const s = shapeOf(tables, table);
+  const s = consoleShape(tables, table);
   return `SELECT ${s.group} AS "group",
   COALESCE(NULLIF(btrim(left(split_part(${s.lastError}, ':', 1), 120)), ''), '(no error)') AS "reason",
   count(*)::int8 AS "count"
@@ -159,7 +127,12 @@ LIMIT $1`;
  * once: as an `IN (subquery)` the planner may rescan it per outer row, and each rescan skips the
  * rows this statement already changed and takes the next ones, past the limit.
  */
-function deadSubquery(s: Shape, filter: ConsoleFilter, params: Param[], limit: number): string {
+function deadSubquery(
+  s: ConsoleShape,
+  filter: ConsoleFilter,
+  params: Param[],
+  limit: number,
+): string {
   const where = conditions(s, filter, params, true);
   params.push(limit);
   return `SELECT ${s.id} FROM ${s.table}
@@ -177,7 +150,7 @@ export function requeueInboxStatement(
 ): Built {
   const c = tables.inboxColumns;
   const params: Param[] = [now];
-  const picked = deadSubquery(shapeOf(tables, 'inbox'), filter, params, limit);
+  const picked = deadSubquery(consoleShape(tables, 'inbox'), filter, params, limit);
   const text = `WITH picked AS MATERIALIZED (${picked})
 UPDATE ${tables.inbox}
 SET ${c.state} = 'pending', ${c.attempt} = 0, ${c.scheduledAt} = $1::timestamptz,
@@ -193,7 +166,7 @@ export function discardStatement(
   filter: ConsoleFilter,
   limit: number,
 ): Built {
-  const s = shapeOf(tables, table);
+  const s = consoleShape(tables, table);
   const params: Param[] = [];
   const picked = deadSubquery(s, filter, params, limit);
   return {

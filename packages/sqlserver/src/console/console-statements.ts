@@ -1,4 +1,10 @@
-import type { ConsoleFilter, ConsolePosition, ConsoleTable } from '@queuebox/core';
+import {
+  consoleShape,
+  type ConsoleFilter,
+  type ConsolePosition,
+  type ConsoleShape,
+  type ConsoleTable,
+} from '@queuebox/core';
 import type { TableNames } from '../schema/table-names.js';
 import {
   datetime2,
@@ -19,44 +25,6 @@ import {
  * sub-millisecond part and a page would repeat or skip rows.
  */
 
-interface Shape {
-  readonly table: string;
-  readonly id: string;
-  readonly state: string;
-  readonly group: string;
-  readonly key: string;
-  readonly attempt: string;
-  readonly createdAt: string;
-  readonly lastError: string;
-}
-
-function shapeOf(tables: TableNames, table: ConsoleTable): Shape {
-  if (table === 'outbox') {
-    const c = tables.outboxColumns;
-    return {
-      table: tables.outbox,
-      id: c.id,
-      state: c.state,
-      group: c.topic,
-      key: c.key,
-      attempt: c.attempt,
-      createdAt: c.createdAt,
-      lastError: c.lastError,
-    };
-  }
-  const c = tables.inboxColumns;
-  return {
-    table: tables.inbox,
-    id: c.id,
-    state: c.state,
-    group: c.source,
-    key: c.idempotencyKey,
-    attempt: c.attempt,
-    createdAt: c.createdAt,
-    lastError: c.lastError,
-  };
-}
-
 /**
  * A substring pattern for `LIKE`: the text's own `%`, `_` and `[` match literally, each written
  * as a one-character class (T-SQL's own escape, no ESCAPE clause needed).
@@ -65,7 +33,12 @@ export function likePattern(text: string): string {
   return `%${text.replace(/[%_[]/g, (ch) => `[${ch}]`)}%`;
 }
 
-function conditions(s: Shape, filter: ConsoleFilter, params: Param[], deadOnly: boolean): string[] {
+function conditions(
+  s: ConsoleShape,
+  filter: ConsoleFilter,
+  params: Param[],
+  deadOnly: boolean,
+): string[] {
   const list = (prefix: string, values: readonly string[], make: (n: string, v: string) => Param) =>
     values
       .map((value, i) => {
@@ -102,7 +75,7 @@ export function consoleStatements(tables: TableNames) {
       limit: number,
       after: ConsolePosition | null,
     ): Statement {
-      const s = shapeOf(tables, table);
+      const s = consoleShape(tables, table);
       const params: Param[] = [int('limit', limit)];
       const where = conditions(s, filter, params, false);
       if (after !== null) {
@@ -157,7 +130,7 @@ FROM ${tables.inbox} WHERE ${c.id} = @id`,
     },
 
     countByState(table: ConsoleTable): Statement {
-      const s = shapeOf(tables, table);
+      const s = consoleShape(tables, table);
       return statement(
         `SELECT ${s.state} AS state, COUNT(*) AS [count] FROM ${s.table} GROUP BY ${s.state}`,
       );
@@ -165,7 +138,7 @@ FROM ${tables.inbox} WHERE ${c.id} = @id`,
 
     /** A reason is `last_error` up to its first colon, at most 120 characters. */
     deadGroups(table: ConsoleTable, limit: number): Statement {
-      const s = shapeOf(tables, table);
+      const s = consoleShape(tables, table);
       return statement(
         `SELECT TOP (@limit) [group], [reason], [count]
 FROM (
@@ -188,7 +161,7 @@ ORDER BY [count] DESC, [group], [reason]`,
      * holds are skipped (READPAST), so two presses never move a row twice.
      */
     requeueInbox(filter: ConsoleFilter, limit: number, now: Date): Statement {
-      const s = shapeOf(tables, 'inbox');
+      const s = consoleShape(tables, 'inbox');
       const c = tables.inboxColumns;
       const params: Param[] = [int('limit', limit), datetime2('now', now)];
       const where = conditions(s, filter, params, true);
@@ -207,7 +180,7 @@ SET ${c.state} = 'pending', ${c.attempt} = 0, ${c.scheduledAt} = @now, ${c.lastE
     },
 
     discardDead(table: ConsoleTable, filter: ConsoleFilter, limit: number): Statement {
-      const s = shapeOf(tables, table);
+      const s = consoleShape(tables, table);
       const params: Param[] = [int('limit', limit)];
       const where = conditions(s, filter, params, true);
       return statement(
