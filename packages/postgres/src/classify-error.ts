@@ -2,7 +2,8 @@ import {
   errorClassOf,
   QueueBoxError,
   SOCKET_ERROR_CODES,
-  type ErrorClass,
+  storeError,
+  type StoreErrorClassification,
   type ErrorCode,
 } from '@queuebox/core';
 
@@ -16,9 +17,7 @@ import {
  * permission) counts as transient, because a requeued message waits for the fix and a dead one
  * is lost to it.
  */
-export interface PostgresErrorClassification {
-  readonly errorClass: ErrorClass;
-  readonly code: ErrorCode;
+export interface PostgresErrorClassification extends StoreErrorClassification {
   /** The SQLSTATE, or the socket / postgres.js code (`ECONNRESET`, `CONNECTION_CLOSED`). */
   readonly driverCode: string | null;
 }
@@ -82,13 +81,7 @@ export function classifyPostgresError(error: unknown): PostgresErrorClassificati
  */
 export function postgresError(error: unknown, action: string): QueueBoxError {
   if (error instanceof QueueBoxError) return error;
-  const { errorClass, code, driverCode } = classifyPostgresError(error);
-  const because = driverCode === null ? '' : ` (${driverCode})`;
-  const message =
-    errorClass === 'permanent'
-      ? `The database refused to ${action}${because}: the data can never be stored as it is.`
-      : `The database could not ${action}${because}; a retry can succeed.`;
-  return new QueueBoxError(code, message, { cause: error, retryable: errorClass === 'transient' });
+  return storeError(error, action, classifyPostgresError(error));
 }
 
 /**

@@ -17,13 +17,7 @@ import { tableNamesFrom } from './schema/table-names.js';
 import { waitForDatabase } from './connection/wait-for-database.js';
 
 export { migrations, type Migration } from './migrations/index.js';
-export {
-  runMigrations,
-  pendingMigrations,
-  TABLES_WITHOUT_HISTORY,
-  BASELINE_REFUSED,
-  type RunMigrationsOptions,
-} from './migrator/migrate.js';
+export { runMigrations } from './migrator/migrate.js';
 export { flywayChecksum, crc32, compareVersions } from '@queuebox/core';
 export { flywayLockKey } from './migrator/advisory-lock.js';
 export { HISTORY_TABLE, BASELINE_DESCRIPTION } from './migrator/history.js';

@@ -2,7 +2,8 @@ import {
   errorClassOf,
   QueueBoxError,
   SOCKET_ERROR_CODES,
-  type ErrorClass,
+  storeError,
+  type StoreErrorClassification,
   type ErrorCode,
 } from '@queuebox/core';
 
@@ -18,9 +19,7 @@ import {
  * the same lock; the caller waits (its poll interval or a backoff) and runs the whole call again,
  * and never marks a message failed or dead because of them.
  */
-export interface SqlServerErrorClassification {
-  readonly errorClass: ErrorClass;
-  readonly code: ErrorCode;
+export interface SqlServerErrorClassification extends StoreErrorClassification {
   /** The server's message number (`51000`, `2627`) or tedious's / Node's code (`ESOCKET`). */
   readonly driverCode: string | null;
   /** Retry only after a wait: the failure was a lock that others hold. */
@@ -111,16 +110,10 @@ export function classifySqlServerError(error: unknown): SqlServerErrorClassifica
  */
 export function sqlServerError(error: unknown, action: string): QueueBoxError {
   if (error instanceof QueueBoxError) return error;
-  const { errorClass, code, driverCode, backoff } = classifySqlServerError(error);
-  const because =
-    driverCode === null ? '' : ` (${/^\d+$/.test(driverCode) ? 'Msg ' : ''}${driverCode})`;
-  const message =
-    errorClass === 'permanent'
-      ? `The database refused to ${action}${because}: the data can never be stored as it is.`
-      : backoff
-        ? `The database could not ${action}${because}: a lock is held elsewhere; a retry after a wait can succeed.`
-        : `The database could not ${action}${because}; a retry can succeed.`;
-  return new QueueBoxError(code, message, { cause: error, retryable: errorClass === 'transient' });
+  const classification = classifySqlServerError(error);
+  const { driverCode } = classification;
+  const shown = driverCode !== null && /^\d+$/.test(driverCode) ? `Msg ${driverCode}` : driverCode;
+  return storeError(error, action, classification, shown);
 }
 
 /**

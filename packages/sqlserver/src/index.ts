@@ -33,13 +33,7 @@ export {
 } from './classify-error.js';
 export type { Param, ParamType, Statement } from './sql/statement.js';
 export { migrations, type Migration } from './migrations/index.js';
-export {
-  runMigrations,
-  pendingMigrations,
-  TABLES_WITHOUT_HISTORY,
-  BASELINE_REFUSED,
-  type RunMigrationsOptions,
-} from './migrator/migrate.js';
+export { runMigrations } from './migrator/migrate.js';
 export { HISTORY_TABLE, BASELINE_DESCRIPTION, MIGRATION_LOCK } from './migrator/history-sql.js';
 export { flywayChecksum } from '@queuebox/core';
 export { checkSchema, requirementsOf } from './schema/schema-guard.js';

@@ -13,6 +13,7 @@ export * from './schema-guard.js';
 export * from './table-names.js';
 export * from './redact.js';
 export * from './socket-codes.js';
+export * from './store-error.js';
 export * from './with-timeout.js';
 export * from './wait-for-database.js';
 export * from './statement-deadline.js';

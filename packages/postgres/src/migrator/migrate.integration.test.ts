@@ -1,11 +1,16 @@
-import { QueueBoxError, flywayChecksum } from '@queuebox/core';
+import {
+  BASELINE_REFUSED,
+  QueueBoxError,
+  TABLES_WITHOUT_HISTORY,
+  flywayChecksum,
+} from '@queuebox/core';
 import { createFreshDatabase, requireService, until, type FreshDatabase } from '@queuebox/testing';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordingLogger } from '../../test/support.js';
 import { migrations, type Migration } from '../migrations/index.js';
 import { flywayLockKey } from './advisory-lock.js';
-import { BASELINE_REFUSED, TABLES_WITHOUT_HISTORY, runMigrations } from './migrate.js';
+import { runMigrations } from './migrate.js';
 
 const pg = await requireService('postgres', 'postgres: migrator');
 

@@ -18,13 +18,6 @@ import {
 } from './history.js';
 import { existingQueueBoxTables, schemaHasObjects } from './schema-objects.js';
 
-export {
-  BASELINE_REFUSED,
-  TABLES_WITHOUT_HISTORY,
-  pendingMigrations,
-  type RunMigrationsOptions,
-} from '@queuebox/core';
-
 /**
  * Applies the bundled migrations with the guards of spec §17.3 (core's `migrateLocked`),
  * keeping Flyway's history table (spec §3.5). Several replicas may start at once: the whole run

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../migrations/index.js';
-import type { HistoryRow } from '@queuebox/core';
-import { pendingMigrations } from './migrate.js';
-import { compareVersions } from '@queuebox/core';
+import { compareVersions, pendingMigrations, type HistoryRow } from '@queuebox/core';
 
 describe('compareVersions', () => {
   it('compares numerically, part by part', () => {

@@ -1,21 +1,12 @@
-import type { Consumption, Headers, InboxState, RelayClaimedMessage } from '@queuebox/core';
+import type { Headers, RelayClaimedMessage } from '@queuebox/core';
 
-/** A row as the relay's re-read returns it (the aliases of rereadStatement). */
-export interface ClaimedRow {
-  readonly id: string;
-  readonly source: string;
-  readonly idempotencyKey: string;
-  readonly aggregateId: string | null;
-  readonly eventType: string | null;
+/**
+ * A row as the relay's re-read returns it (the aliases of rereadStatement): the claimed message,
+ * with its headers as the JSON text SQL Server stores.
+ */
+export type ClaimedRow = Omit<RelayClaimedMessage, 'headers'> & {
   readonly headers: string | null;
-  readonly correlationId: string | null;
-  readonly consumption: Consumption;
-  readonly state: InboxState;
-  readonly createdAt: Date;
-  readonly scheduledAt: Date;
-  readonly attempt: number;
-  readonly claimToken: string;
-}
+};
 
 /** SQL Server returns uniqueidentifiers upper-cased; the port's ids are lower-case. */
 export function claimedMessage(row: ClaimedRow): RelayClaimedMessage {

@@ -23,14 +23,6 @@ import {
   schemaHasObjects,
 } from './history-sql.js';
 
-export {
-  BASELINE_REFUSED,
-  TABLES_WITHOUT_HISTORY,
-  pendingMigrations,
-  type HistoryRow,
-  type RunMigrationsOptions,
-} from '@queuebox/core';
-
 /**
  * Applies the bundled migrations with the guards of spec §17.3 (core's `migrateLocked`),
  * keeping Flyway's history table. The whole run holds a session app lock, so a second replica
