@@ -1,5 +1,10 @@
-import type { InboxColumn, OutboxColumn } from '@queuebox/core';
 import type postgres from 'postgres';
+import {
+  RENAMED_INBOX,
+  RENAMED_INBOX_COLUMNS,
+  RENAMED_OUTBOX,
+  RENAMED_OUTBOX_COLUMNS,
+} from '@queuebox/testing/contracts';
 import { databaseConfig, recordingLogger } from './support.js';
 import { runMigrations } from '../src/migrator/migrate.js';
 import { tableNamesFrom, type TableNames } from '../src/schema/table-names.js';
@@ -7,55 +12,14 @@ import { tableNamesFrom, type TableNames } from '../src/schema/table-names.js';
 /**
  * Test support for the outbox and retention store tests: the two schemas every store test runs
  * on. The default one comes from the bundled migrations; the renamed one is the reference DDL
- * (spec §3.2, §3.3, same types, defaults and partial indexes) with every table and column renamed,
- * some in mixed case so that a missing quote fails loudly.
+ * (spec §3.2, §3.3, same types, defaults and partial indexes) with every table and column renamed
+ * as the contracts' renamed layout is, in mixed case so that a missing quote fails loudly.
  */
 export interface StoreSchema {
   readonly label: string;
   readonly tables: TableNames;
   create(sql: postgres.Sql): Promise<void>;
 }
-
-export const RENAMED_OUTBOX_COLUMNS: Record<OutboxColumn, string> = {
-  id: 'msg_id',
-  topic: 'msg_topic',
-  key: 'Partition_Key',
-  aggregateType: 'msg_aggregate_type',
-  payload: 'msg_body',
-  headers: 'msg_headers',
-  state: 'Msg_State',
-  attempt: 'msg_attempt',
-  maxAttempts: 'msg_max_attempts',
-  scheduledAt: 'msg_due_at',
-  createdAt: 'msg_created_at',
-  updatedAt: 'msg_updated_at',
-  claimedAt: 'msg_claimed_at',
-  claimToken: 'msg_claim_token',
-  leaseExpiresAt: 'msg_lease_until',
-  lastError: 'msg_last_error',
-  sequence: 'msg_seq',
-};
-
-export const RENAMED_INBOX_COLUMNS: Record<InboxColumn, string> = {
-  id: 'in_id',
-  source: 'in_source',
-  idempotencyKey: 'in_idem_key',
-  aggregateId: 'in_aggregate',
-  eventType: 'in_event_type',
-  payload: 'in_body',
-  state: 'In_State',
-  createdAt: 'in_received_at',
-  processedAt: 'in_processed_at',
-  claimedAt: 'in_claimed_at',
-  claimToken: 'in_claim_token',
-  leaseExpiresAt: 'in_lease_until',
-  correlationId: 'in_correlation',
-  consumption: 'in_consumption',
-  scheduledAt: 'in_due_at',
-  attempt: 'in_attempt',
-  lastError: 'in_last_error',
-  headers: 'in_headers',
-};
 
 export const defaultSchema: StoreSchema = {
   label: 'default tables',
@@ -69,8 +33,8 @@ export const renamedSchema: StoreSchema = {
   label: 'renamed tables and columns',
   tables: tableNamesFrom(
     databaseConfig({
-      outboxTableName: 'My_Outbox',
-      inboxTableName: 'my_inbox',
+      outboxTableName: RENAMED_OUTBOX,
+      inboxTableName: RENAMED_INBOX,
       outboxColumns: RENAMED_OUTBOX_COLUMNS,
       inboxColumns: RENAMED_INBOX_COLUMNS,
     }),

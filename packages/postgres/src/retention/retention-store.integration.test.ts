@@ -1,7 +1,7 @@
 import type { RetentionStore } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
+import { TestClock } from '@queuebox/testing/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { TestClock } from '../../test/outbox-fixtures.js';
 import { defaultSchema, renamedSchema } from '../../test/outbox-schema.js';
 import { createPostgresRetentionStore } from './retention-store.js';
 
