@@ -27,6 +27,14 @@ export interface DatabaseConfigInput {
   readonly inboxColumns?: Partial<Record<InboxColumn, string>>;
 }
 
+/** Mapped names for the schema guard's tests: its fix texts must carry them, quoted. */
+export const GUARD_MAPPING: DatabaseConfigInput = {
+  inboxTableName: 'AppInbox',
+  inboxColumns: { headers: 'hdrs' },
+  outboxTableName: 'app_outbox',
+  outboxColumns: { sequence: 'seq', key: 'stream', state: 'status' },
+};
+
 /** A dialect's test defaults: its type, where its test server listens, and its URL form. */
 export interface DialectTestDefaults {
   readonly type: DatabaseConfig['type'];
@@ -61,6 +69,15 @@ export function dialectDatabaseConfig(
       outbox: { ...DEFAULT_OUTBOX_COLUMNS, ...input.outboxColumns },
       inbox: { ...DEFAULT_INBOX_COLUMNS, ...input.inboxColumns },
     },
+  };
+}
+
+/** The `database` block with the URL's hosts replaced: a multi-host URL is `withHosts(db, a, b)`. */
+export function withHosts(database: DatabaseConfig, ...hosts: string[]): DatabaseConfig {
+  const port = database.connection.hosts[0]?.port ?? 0;
+  return {
+    ...database,
+    connection: { ...database.connection, hosts: hosts.map((host) => ({ host, port })) },
   };
 }
 
@@ -109,3 +126,12 @@ export function captureConfigFor(
   };
   return { database, outbox: { capture: full } } as unknown as AppConfig;
 }
+
+/** A `capture.connection` that overrides every setting the database URL and login give. */
+export const CAPTURE_CONNECTION_OVERRIDE = {
+  hostname: 'primary',
+  port: null,
+  database: 'other',
+  username: 'capture',
+  password: new Secret('cap'),
+} as const satisfies CaptureConfigInput['connection'];

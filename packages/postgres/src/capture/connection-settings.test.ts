@@ -1,6 +1,6 @@
-import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { captureConfigWith } from '../../test/capture-support.js';
+import { CAPTURE_CONNECTION_OVERRIDE, withHosts } from '@queuebox/testing';
 import { databaseConfig } from '../../test/support.js';
 import {
   CAPTURE_NEEDS_HOST_AND_DATABASE,
@@ -19,15 +19,7 @@ describe('capture connection settings (spec §10.1)', () => {
       username: 'postgres',
     });
     const overridden = captureConnectionSettings(
-      captureConfigWith(database, {
-        connection: {
-          hostname: 'primary',
-          port: null,
-          database: 'other',
-          username: 'capture',
-          password: new Secret('cap'),
-        },
-      }),
+      captureConfigWith(database, { connection: CAPTURE_CONNECTION_OVERRIDE }),
     );
     expect(overridden).toMatchObject({ host: 'primary', port: 5432, database: 'other' });
     expect(overridden.username).toBe('capture');
@@ -36,16 +28,7 @@ describe('capture connection settings (spec §10.1)', () => {
 
   it('refuses several hosts and a blank host or database with the reference texts', () => {
     const multi = databaseConfig();
-    const twoHosts = {
-      ...multi,
-      connection: {
-        ...multi.connection,
-        hosts: [
-          { host: 'a', port: 5432 },
-          { host: 'b', port: 5432 },
-        ],
-      },
-    };
+    const twoHosts = withHosts(multi, 'a', 'b');
     expect(() => captureConnectionSettings(captureConfigWith(twoHosts))).toThrow(
       CAPTURE_NEEDS_SINGLE_HOST,
     );

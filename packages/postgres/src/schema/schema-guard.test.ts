@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { GUARD_MAPPING } from '@queuebox/testing';
 import { databaseConfig } from '../../test/support.js';
 import { requirementsOf } from './schema-guard.js';
 
@@ -15,14 +16,7 @@ describe('requirementsOf', () => {
   });
 
   it('uses the mapped names', () => {
-    const [inbox, outbox] = requirementsOf(
-      databaseConfig({
-        inboxTableName: 'AppInbox',
-        inboxColumns: { headers: 'hdrs' },
-        outboxTableName: 'app_outbox',
-        outboxColumns: { sequence: 'seq', key: 'stream', state: 'status' },
-      }),
-    );
+    const [inbox, outbox] = requirementsOf(databaseConfig(GUARD_MAPPING));
     expect(inbox?.fix).toBe(
       `ALTER TABLE "AppInbox" ADD COLUMN "hdrs" JSONB NOT NULL DEFAULT '{}';`,
     );

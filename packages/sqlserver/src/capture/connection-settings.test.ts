@@ -1,6 +1,6 @@
-import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { captureConfigWith } from '../../test/capture-support.js';
+import { CAPTURE_CONNECTION_OVERRIDE, withHosts } from '@queuebox/testing';
 import { databaseConfig } from '../../test/support.js';
 import {
   CAPTURE_NEEDS_HOST_AND_DATABASE,
@@ -21,11 +21,7 @@ describe('sqlserver-cdc connection settings (spec §10, §10.1)', () => {
     });
     const config = captureConfigWith(database, {
       connection: {
-        hostname: 'primary',
-        port: null,
-        database: 'other',
-        username: 'capture',
-        password: new Secret('cap'),
+        ...CAPTURE_CONNECTION_OVERRIDE,
         encrypt: false,
         trustServerCertificate: true,
       },
@@ -76,16 +72,7 @@ describe('sqlserver-cdc connection settings (spec §10, §10.1)', () => {
 
   it('refuse several hosts and a blank host or database with the reference texts', () => {
     const one = databaseConfig();
-    const twoHosts = {
-      ...one,
-      connection: {
-        ...one.connection,
-        hosts: [
-          { host: 'a', port: 1433 },
-          { host: 'b', port: 1433 },
-        ],
-      },
-    };
+    const twoHosts = withHosts(one, 'a', 'b');
     expect(() => captureConnectionSettings(captureConfigWith(twoHosts))).toThrow(
       CAPTURE_NEEDS_SINGLE_HOST,
     );

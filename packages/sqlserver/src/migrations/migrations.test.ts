@@ -8,20 +8,9 @@ describe('the bundled SQL Server migrations', () => {
     const shape = (set: typeof migrations) =>
       set.map(({ version, description, script }) => ({ version, description, script }));
     expect(shape(migrations)).toEqual(shape(postgresMigrations));
-    expect(migrations.map((m) => m.version)).toEqual([
-      '1',
-      '2',
-      '3',
-      '4',
-      '5',
-      '6',
-      '7',
-      '8',
-      '9',
-      '10',
-      '11',
-      '12',
-    ]);
+    expect(migrations.map((m) => m.version)).toEqual(
+      Array.from({ length: 12 }, (_, i) => String(i + 1)),
+    );
   });
 
   it('use no GO separator and quote the reserved column name key', () => {
