@@ -9,7 +9,8 @@ import { createFreshDatabase, requireService, type FreshDatabase } from '@queueb
 import { outboxInsert as message, TestClock } from '@queuebox/testing/contracts';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLayout, LAYOUTS } from './contracts/layouts.js';
+import { LAYOUTS } from '@queuebox/testing/contracts';
+import { createLayout } from './contracts/layouts.js';
 
 const pg = await requireService('postgres', 'postgres: outbox store, PostgreSQL only');
 

@@ -8,7 +8,8 @@ import { createPostgresInboxStore, type TableNames } from '@queuebox/postgres';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { inboxInsert } from '@queuebox/testing/contracts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLayout, LAYOUTS } from './contracts/layouts.js';
+import { LAYOUTS } from '@queuebox/testing/contracts';
+import { createLayout } from './contracts/layouts.js';
 
 const pg = await requireService('postgres', 'postgres: relay claim, PostgreSQL only');
 

@@ -19,7 +19,8 @@ import type {
 } from '@queuebox/testing/contracts';
 import postgres from 'postgres';
 import { postgresInboxProbe } from './inbox-probe.js';
-import { createLayout, type Layout } from './layouts.js';
+import type { Layout } from '@queuebox/testing/contracts';
+import { createLayout } from './layouts.js';
 import { postgresOutboxProbe } from './outbox-probe.js';
 import { postgresPullStatements } from './pull-statements.js';
 

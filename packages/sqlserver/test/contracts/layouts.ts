@@ -12,16 +12,7 @@ import {
   type OutboxColumn,
 } from '@queuebox/core';
 import { runMigrations, type SqlServerPool } from '@queuebox/sqlserver';
-import {
-  LAYOUTS,
-  RENAMED_INBOX,
-  RENAMED_INBOX_COLUMNS,
-  RENAMED_OUTBOX,
-  RENAMED_OUTBOX_COLUMNS,
-  type Layout,
-} from '@queuebox/testing/contracts';
-
-export { LAYOUTS, type Layout };
+import { RENAMED_NAMES, type Layout } from '@queuebox/testing/contracts';
 
 /** Migrates the empty database, then renames it for `renamed tables`; returns the mapping. */
 export async function createLayout(
@@ -33,21 +24,16 @@ export async function createLayout(
   if (layout === 'default tables') return base;
   await pool.transaction(async (session) => {
     const rename = (text: string) => session.run({ text, params: [] });
-    for (const [key, to] of Object.entries(RENAMED_OUTBOX_COLUMNS))
+    for (const [key, to] of Object.entries(RENAMED_NAMES.columnMapping.outbox))
       await rename(
         `EXEC sp_rename N'outbox.[${DEFAULT_OUTBOX_COLUMNS[key as OutboxColumn]}]', N'${to}', N'COLUMN'`,
       );
-    for (const [key, to] of Object.entries(RENAMED_INBOX_COLUMNS))
+    for (const [key, to] of Object.entries(RENAMED_NAMES.columnMapping.inbox))
       await rename(
         `EXEC sp_rename N'inbox.[${DEFAULT_INBOX_COLUMNS[key as InboxColumn]}]', N'${to}', N'COLUMN'`,
       );
-    await rename(`EXEC sp_rename N'outbox', N'${RENAMED_OUTBOX}'`);
-    await rename(`EXEC sp_rename N'inbox', N'${RENAMED_INBOX}'`);
+    await rename(`EXEC sp_rename N'outbox', N'${RENAMED_NAMES.outboxTableName}'`);
+    await rename(`EXEC sp_rename N'inbox', N'${RENAMED_NAMES.inboxTableName}'`);
   });
-  return {
-    ...base,
-    outboxTableName: RENAMED_OUTBOX,
-    inboxTableName: RENAMED_INBOX,
-    columnMapping: { outbox: RENAMED_OUTBOX_COLUMNS, inbox: RENAMED_INBOX_COLUMNS },
-  };
+  return { ...base, ...RENAMED_NAMES };
 }

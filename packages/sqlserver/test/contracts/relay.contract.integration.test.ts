@@ -1,6 +1,6 @@
 import { requireService } from '@queuebox/testing';
 import { relayContract } from '@queuebox/testing/contracts';
-import { LAYOUTS } from './layouts.js';
+import { LAYOUTS } from '@queuebox/testing/contracts';
 import { reportSkippedSuites } from './skip-report.js';
 import { inboxTarget } from './sqlserver-targets.js';
 

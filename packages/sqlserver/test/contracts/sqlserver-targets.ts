@@ -18,7 +18,8 @@ import type {
   StoreHarness,
 } from '@queuebox/testing/contracts';
 import { sqlServerInboxProbe } from './inbox-probe.js';
-import { createLayout, type Layout } from './layouts.js';
+import type { Layout } from '@queuebox/testing/contracts';
+import { createLayout } from './layouts.js';
 import { sqlServerOutboxProbe } from './outbox-probe.js';
 import { sqlServerPullStatements } from './pull-statements.js';
 import { createFreshSqlServer, type FreshSqlServer } from './sqlserver-database.js';

@@ -12,6 +12,7 @@ export {
   RENAMED_INBOX_COLUMNS,
   RENAMED_OUTBOX,
   RENAMED_OUTBOX_COLUMNS,
+  RENAMED_NAMES,
   type Layout,
 } from './layouts.js';
 export { TestClock, setClock, type SetClock } from './test-clock.js';

@@ -53,3 +53,10 @@ export const RENAMED_INBOX_COLUMNS: Record<InboxColumn, string> = {
   lastError: 'last_Err',
   headers: 'Hdrs',
 };
+
+/** The renamed layout as the names of a `database` block (spec §3.6). */
+export const RENAMED_NAMES = {
+  outboxTableName: RENAMED_OUTBOX,
+  inboxTableName: RENAMED_INBOX,
+  columnMapping: { outbox: RENAMED_OUTBOX_COLUMNS, inbox: RENAMED_INBOX_COLUMNS },
+} as const;
