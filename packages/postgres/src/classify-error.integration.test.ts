@@ -9,13 +9,12 @@ import {
 import {
   createFreshDatabase,
   requireService,
-  startFaultProxy,
   type FaultProxy,
   type FreshDatabase,
 } from '@queuebox/testing';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { databaseConfig } from '../test/support.js';
+import { clientThroughProxy, databaseConfig } from '../test/support.js';
 import { classifyPostgresError } from './classify-error.js';
 import { createPostgresInboxStore } from './inbox/inbox-store.js';
 import { runMigrations } from './migrator/migrate.js';
@@ -79,17 +78,8 @@ describe.skipIf(!pg.available)('classifyPostgresError on real PostgreSQL errors'
 
   /** A client of its own through a fault proxy, so a cut reaches nobody else. */
   async function throughProxy(): Promise<{ sql: postgres.Sql; proxy: FaultProxy }> {
-    const proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
+    const { sql, proxy } = await clientThroughProxy(db, { connect_timeout: 5 });
     proxies.push(proxy);
-    const sql = postgres({
-      host: proxy.host,
-      port: proxy.port,
-      database: db.name,
-      username: db.user,
-      max: 1,
-      connect_timeout: 5,
-      onnotice: () => undefined,
-    });
     clients.push(sql);
     await sql`SELECT 1`;
     return { sql, proxy };

@@ -1,6 +1,13 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { DatabaseConfig } from '@queuebox/core';
-import { dialectDatabaseConfig, type DatabaseConfigInput } from '@queuebox/testing';
+import {
+  dialectDatabaseConfig,
+  startFaultProxy,
+  type DatabaseConfigInput,
+  type FaultProxy,
+  type FreshDatabase,
+} from '@queuebox/testing';
+import postgres from 'postgres';
 
 /**
  * Test support for this package's tests: a DatabaseConfig the way @queuebox/config would build
@@ -73,4 +80,27 @@ export function startForwarder(
     server.once('error', reject);
     server.listen(listenPort, '127.0.0.1', () => resolve(server));
   });
+}
+
+/**
+ * A postgres.js client of its own (one connection, 1 s connect timeout) through a fault proxy in
+ * front of `db`, so a cut reaches nobody else. `connect` is the driver (postgres.js 3 or 4).
+ */
+export async function clientThroughProxy(
+  db: FreshDatabase,
+  options: postgres.Options<Record<string, never>> = {},
+  connect: typeof postgres = postgres,
+): Promise<{ sql: postgres.Sql; proxy: FaultProxy }> {
+  const proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
+  const sql = connect({
+    host: proxy.host,
+    port: proxy.port,
+    database: db.name,
+    username: db.user,
+    max: 1,
+    connect_timeout: 1,
+    onnotice: () => undefined,
+    ...options,
+  });
+  return { sql, proxy };
 }

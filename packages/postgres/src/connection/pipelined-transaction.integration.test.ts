@@ -1,11 +1,6 @@
-import postgres from 'postgres';
-import {
-  createFreshDatabase,
-  requireService,
-  startFaultProxy,
-  type FreshDatabase,
-} from '@queuebox/testing';
+import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { clientThroughProxy } from '../../test/support.js';
 import { pipelinedTransaction } from './pipelined-transaction.js';
 import { classifyPostgresError } from '../classify-error.js';
 
@@ -77,16 +72,7 @@ describe.skipIf(!pg.available)('pipelinedTransaction', () => {
     // #1195). A claim stuck there stopped the poller for good after one database outage. The
     // reserve's bound fails it after the connect timeout; postgres.js 4 gives it a new
     // connection instead. Either way it settles, and the next transaction runs.
-    const proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
-    const sql = postgres({
-      host: proxy.host,
-      port: proxy.port,
-      database: db.name,
-      username: db.user,
-      max: 1,
-      connect_timeout: 1,
-      onnotice: () => undefined,
-    });
+    const { sql, proxy } = await clientThroughProxy(db);
     try {
       const holder = await sql.reserve();
       await holder`SELECT 1`;
@@ -114,16 +100,7 @@ describe.skipIf(!pg.available)('pipelinedTransaction', () => {
     // A statement with parameters is described before it runs; postgres.js queues the ones
     // after it in the reserved connection's own queue and never fails them when the
     // connection drops. Waiting for every statement to settle hung the claim for good.
-    const proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
-    const sql = postgres({
-      host: proxy.host,
-      port: proxy.port,
-      database: db.name,
-      username: db.user,
-      max: 1,
-      connect_timeout: 1,
-      onnotice: () => undefined,
-    });
+    const { sql, proxy } = await clientThroughProxy(db);
     try {
       const inFlight = pipelinedTransaction(sql, [
         { text: 'SELECT pg_sleep($1::float8)', params: [3] },

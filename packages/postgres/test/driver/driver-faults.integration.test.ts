@@ -10,6 +10,7 @@ import {
 import postgres from 'postgres';
 import postgres3 from 'postgres-3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clientThroughProxy } from '../support.js';
 
 const pg = await requireService('postgres', 'postgres: the driver under connection faults');
 
@@ -51,20 +52,10 @@ describe.skipIf(!pg.available).each(DRIVERS)(
     });
 
     async function poolThroughProxy(options: postgres.Options<Record<string, never>> = {}) {
-      proxy = await startFaultProxy({ target: { host: db.host, port: db.port } });
-      sql = connect({
-        host: proxy.host,
-        port: proxy.port,
-        database: db.name,
-        username: db.user,
-        max: 1,
-        connect_timeout: 1,
-        // QueueBox's pool reconnects within a second (pool.ts); postgres.js's own waits 10-20 s.
-        backoff: () => 0.1,
-        onnotice: () => undefined,
-        ...options,
-      });
-      return { sql, proxy };
+      // QueueBox's pool reconnects within a second (pool.ts); postgres.js's own waits 10-20 s.
+      const client = await clientThroughProxy(db, { backoff: () => 0.1, ...options }, connect);
+      ({ sql, proxy } = client);
+      return client;
     }
 
     async function settledWithin(call: Promise<unknown>, ms: number): Promise<string> {
