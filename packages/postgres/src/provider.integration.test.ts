@@ -1,4 +1,4 @@
-import { QueueBoxError, systemClock } from '@queuebox/core';
+import { systemClock } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import {
   databaseConfig,
   recordingLogger,
   startForwarder,
+  queueBoxFailure,
 } from '../test/support.js';
 import { migrations, provider } from './index.js';
 import { createPool } from './connection/pool.js';
@@ -19,15 +20,7 @@ const pg = await requireService('postgres', 'postgres: provider');
 
 const PASSWORD = 'Pa55-w0rd-never-printed';
 
-const failure = async (work: Promise<unknown>): Promise<QueueBoxError> => {
-  try {
-    await work;
-  } catch (error: unknown) {
-    expect(error).toBeInstanceOf(QueueBoxError);
-    return error as QueueBoxError;
-  }
-  throw new Error('expected a failure');
-};
+const failure = queueBoxFailure;
 
 describe('opening a database that does not answer', () => {
   it('retries, then fails within the startup timeout with the reference message and no secret', async () => {

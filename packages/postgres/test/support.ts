@@ -1,5 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import type { DatabaseConfig } from '@queuebox/core';
+import { QueueBoxError, type DatabaseConfig } from '@queuebox/core';
+import { expect } from 'vitest';
 import {
   dialectDatabaseConfig,
   startFaultProxy,
@@ -103,4 +104,15 @@ export async function clientThroughProxy(
     ...options,
   });
   return { sql, proxy };
+}
+
+/** The QueueBoxError `work` fails with; the test fails when it succeeds. */
+export async function queueBoxFailure(work: Promise<unknown>): Promise<QueueBoxError> {
+  try {
+    await work;
+  } catch (error: unknown) {
+    expect(error).toBeInstanceOf(QueueBoxError);
+    return error as QueueBoxError;
+  }
+  throw new Error('expected a QueueBoxError');
 }

@@ -1,13 +1,8 @@
-import {
-  BASELINE_REFUSED,
-  QueueBoxError,
-  TABLES_WITHOUT_HISTORY,
-  flywayChecksum,
-} from '@queuebox/core';
+import { BASELINE_REFUSED, TABLES_WITHOUT_HISTORY, flywayChecksum } from '@queuebox/core';
 import { createFreshDatabase, requireService, until, type FreshDatabase } from '@queuebox/testing';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordingLogger } from '../../test/support.js';
+import { queueBoxFailure, recordingLogger } from '../../test/support.js';
 import { migrations, type Migration } from '../migrations/index.js';
 import { flywayLockKey } from './advisory-lock.js';
 import { runMigrations } from './migrate.js';
@@ -54,15 +49,7 @@ describe.skipIf(!pg.available)('the migrator', () => {
     for (const migration of migrations.slice(0, upTo)) await db.sql.unsafe(migration.sql);
   };
 
-  const failure = async (work: Promise<unknown>): Promise<QueueBoxError> => {
-    try {
-      await work;
-    } catch (error: unknown) {
-      expect(error).toBeInstanceOf(QueueBoxError);
-      return error as QueueBoxError;
-    }
-    throw new Error('expected the migration to fail');
-  };
+  const failure = queueBoxFailure;
 
   it('applies every bundled version on an empty database, logs them, and a second run applies nothing', async () => {
     const db = await fresh();

@@ -1,7 +1,7 @@
 import { QueueBoxError } from '@queuebox/core';
 import { createFreshDatabase, requireService, type FreshDatabase } from '@queuebox/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { configFor, recordingLogger } from '../../test/support.js';
+import { configFor, queueBoxFailure, recordingLogger } from '../../test/support.js';
 import { runMigrations } from '../migrator/migrate.js';
 import { checkSchema } from './schema-guard.js';
 
@@ -21,14 +21,9 @@ describe.skipIf(!pg.available)('the schema guard', () => {
   });
 
   const failure = async (work: Promise<unknown>): Promise<QueueBoxError> => {
-    try {
-      await work;
-    } catch (error: unknown) {
-      expect(error).toBeInstanceOf(QueueBoxError);
-      expect((error as QueueBoxError).code).toBe('schema_invalid');
-      return error as QueueBoxError;
-    }
-    throw new Error('expected the schema guard to fail');
+    const error = await queueBoxFailure(work);
+    expect(error.code).toBe('schema_invalid');
+    return error;
   };
 
   /** The DDL after "Add it with: ", as an operator would copy it. */
