@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, maskUrl, parseDatabaseUrl } from './index.js';
+import { ConfigError, loadConfig, maskUrl, parseDatabaseUrl } from '../test/brokers.js';
 
 function parsed(url: string) {
   const result = parseDatabaseUrl(url);

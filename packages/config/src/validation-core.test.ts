@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_GUARD_MESSAGE, ConfigError, loadConfig, renamedSchemaKeys } from './index.js';
+import {
+  ADMIN_GUARD_MESSAGE,
+  ConfigError,
+  loadConfig,
+  renamedSchemaKeys,
+} from '../test/brokers.js';
 
 const DB_ENV = {
   QUEUEBOX_CONFIG_FILE: '/cfg.yml',

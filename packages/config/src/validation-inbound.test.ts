@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './index.js';
+import { ConfigError, loadConfig } from '../test/brokers.js';
 
 const DB_ENV = {
   QUEUEBOX_CONFIG_FILE: '/cfg.yml',

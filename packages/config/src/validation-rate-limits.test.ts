@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './index.js';
+import { ConfigError, loadConfig } from '../test/brokers.js';
 
 const DB_ENV = {
   QUEUEBOX_CONFIG_FILE: '/cfg.yml',

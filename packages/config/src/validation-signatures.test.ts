@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpDestinationConfig, HttpSourceConfig } from '@queuebox/core';
-import { ConfigError, explainConfig, loadConfig } from './index.js';
+import { ConfigError, explainConfig, loadConfig } from '../test/brokers.js';
 
 const DB_ENV = {
   QUEUEBOX_CONFIG_FILE: '/cfg.yml',
