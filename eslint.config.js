@@ -52,6 +52,7 @@ const devOnlyFiles = [
   'packages/dev/**',
   'bench/**',
   'scripts/**',
+  'packages/*/scripts/**',
   '*.config.*',
   // `queuebox dev` loads the dev-only @queuebox/dev when it is installed and says how when not.
   'apps/queuebox/src/cli/dev.ts',

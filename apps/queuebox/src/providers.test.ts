@@ -6,11 +6,13 @@ import { descriptor as rabbitDescriptor } from '@queuebox/rabbitmq/descriptor';
 import { brokerAddressRules } from '@queuebox/testing';
 import {
   broker,
+  brokerConfigs,
   brokerRegistered,
   captureRegistered,
   checkProviders,
   database,
   loadBrokerProvider,
+  loadBrokerConfigs,
   loadCaptureProvider,
   loadDatabaseProvider,
   providers,
@@ -108,6 +110,21 @@ describe('the provider registry', () => {
     expect(described).toEqual(brokerAddressRules);
   });
 
+  it("gives the configuration each broker's block, from the descriptor the provider carries", async () => {
+    const brokers = Object.entries(providers).filter(([, entry]) => entry.kind === 'broker');
+    expect(brokerConfigs.map((descriptor) => descriptor.name)).toEqual(
+      brokers.map(([name]) => name),
+    );
+    for (const descriptor of brokerConfigs) {
+      expect((await loadBrokerProvider(descriptor.name)).descriptor).toBe(descriptor);
+    }
+    // A broker whose descriptor cannot load contributes no block; checkProviders names it.
+    const registry: ProviderRegistry = {
+      kafka: broker('@queuebox/kafka', importAbsent, importAbsent as never),
+    };
+    expect(await loadBrokerConfigs(registry)).toEqual([]);
+  });
+
   it('knows which broker kinds this build has, and loads a registered one', async () => {
     expect(brokerRegistered('rabbitmq')).toBe(true);
     expect(brokerRegistered('nats')).toBe(true);
@@ -143,6 +160,7 @@ describe('the provider registry', () => {
   it('takes database.type sqlserver to the SQL Server provider, which meets a closed port', async () => {
     const port = await closedPort();
     const config = loadConfig({
+      brokers: brokerConfigs,
       env: {
         QUEUEBOX_DATABASE_TYPE: 'sqlserver',
         QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${port};databaseName=queuebox;encrypt=false`,
@@ -167,6 +185,7 @@ describe('the provider registry', () => {
   it('takes outbox.capture.mode sqlserver-cdc to the SQL Server capture source, which meets a closed port', async () => {
     const port = await closedPort();
     const config = loadConfig({
+      brokers: brokerConfigs,
       env: {
         QUEUEBOX_DATABASE_TYPE: 'sqlserver',
         QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${port};databaseName=queuebox;encrypt=false`,

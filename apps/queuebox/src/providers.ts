@@ -1,6 +1,7 @@
 import {
   QueueBoxError,
   toError,
+  type BrokerDescriptor,
   type BrokerProvider,
   type BrokerType,
   type CaptureMode,
@@ -19,6 +20,8 @@ import {
  * A broker package joins with one line, `rabbitmq: broker('@queuebox/rabbitmq', () =>
  * import('@queuebox/rabbitmq')),` (and its entry in package.json): its destinations get its
  * publisher and its sources its consumer. A broker kind without a line here stops the start.
+ * The line also names its descriptor (`@queuebox/<broker>/descriptor`, no client library), which
+ * gives the configuration its destination and source keys (`brokerConfigs`).
  * A capture mode is a line named after `outbox.capture.mode`, from the database package that
  * owns its change feed (`sqlserver-cdc` comes with the SQL Server package).
  */
@@ -27,9 +30,21 @@ export const providers = {
   'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
   sqlserver: database('@queuebox/sqlserver', () => import('@queuebox/sqlserver')),
   'sqlserver-cdc': capture('@queuebox/sqlserver', () => import('@queuebox/sqlserver/capture')),
-  rabbitmq: broker('@queuebox/rabbitmq', () => import('@queuebox/rabbitmq')),
-  nats: broker('@queuebox/nats', () => import('@queuebox/nats')),
-  kafka: broker('@queuebox/kafka', () => import('@queuebox/kafka')),
+  rabbitmq: broker(
+    '@queuebox/rabbitmq',
+    () => import('@queuebox/rabbitmq'),
+    () => import('@queuebox/rabbitmq/descriptor'),
+  ),
+  nats: broker(
+    '@queuebox/nats',
+    () => import('@queuebox/nats'),
+    () => import('@queuebox/nats/descriptor'),
+  ),
+  kafka: broker(
+    '@queuebox/kafka',
+    () => import('@queuebox/kafka'),
+    () => import('@queuebox/kafka/descriptor'),
+  ),
 } satisfies ProviderRegistry;
 
 export type ProviderName = keyof typeof providers;
@@ -48,10 +63,16 @@ export interface CaptureProviderModule {
   readonly provider: CaptureProvider;
 }
 
+export interface BrokerDescriptorModule {
+  readonly descriptor: BrokerDescriptor;
+}
+
 export interface ProviderEntry<M = unknown> {
   readonly packageName: string;
   readonly kind: ProviderKind;
   load(): Promise<M>;
+  /** A broker's descriptor module, which loads without its client library. */
+  loadDescriptor?(): Promise<BrokerDescriptorModule>;
 }
 
 export type ProviderRegistry = Readonly<Record<string, ProviderEntry>>;
@@ -71,11 +92,13 @@ export function database(
 export function broker<T extends BrokerType>(
   packageName: string,
   load: () => Promise<{ readonly provider: BrokerProvider<T> }>,
+  loadDescriptor?: () => Promise<{ readonly descriptor: BrokerDescriptor<T> }>,
 ): ProviderEntry<BrokerProviderModule> {
   return {
     packageName,
     kind: 'broker',
     load: load as unknown as () => Promise<BrokerProviderModule>,
+    ...(loadDescriptor === undefined ? {} : { loadDescriptor }),
   };
 }
 
@@ -196,3 +219,30 @@ export async function checkProviders(registry: ProviderRegistry = providers): Pr
   }
   return problems;
 }
+
+/**
+ * The registered brokers' descriptors, whose configuration blocks every `loadConfig` takes. A
+ * broker whose package is missing contributes none (its `type` is then unknown to the
+ * configuration), and `checkProviders` names the package.
+ */
+export async function loadBrokerConfigs(
+  registry: ProviderRegistry = providers,
+): Promise<BrokerDescriptor[]> {
+  const loaded = await Promise.all(
+    Object.values(registry).map(async (entry) => {
+      if (entry.kind !== 'broker' || entry.loadDescriptor === undefined) return undefined;
+      try {
+        return (await entry.loadDescriptor()).descriptor;
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  return loaded.filter((descriptor) => descriptor !== undefined);
+}
+
+/**
+ * The registry's broker descriptors, loaded once when the app starts: the configuration is read
+ * (synchronously) before any provider loads.
+ */
+export const brokerConfigs: readonly BrokerDescriptor[] = await loadBrokerConfigs();

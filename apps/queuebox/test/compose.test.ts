@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@queuebox/config';
 import { load } from 'js-yaml';
 import { describe, expect, it } from 'vitest';
+import { brokerConfigs } from '../src/providers.js';
 
 /**
  * docker/compose.yml and docker/Dockerfile, read as files (no Docker engine runs here): the
@@ -34,6 +35,7 @@ function seconds(duration: string): number {
 describe('docker/compose.yml', () => {
   it('gives QueueBox more time to stop than its shutdown bounds (spec §17.2)', () => {
     const demo = loadConfig({
+      brokers: brokerConfigs,
       env: {},
       demoConfigYaml: read('queuebox.yml'),
       readFile: () => undefined,
@@ -87,6 +89,7 @@ describe('the nats profile of docker/compose.yml', () => {
     expect(script).toContain("stream add PAYMENTS --subjects 'payments.>'");
     expect(script).toContain("stream add ORDERS --subjects 'orders.>'");
     const config = loadConfig({
+      brokers: brokerConfigs,
       env: { NATS_URL: 'nats://nats:4222' },
       demoConfigYaml: read('queuebox-nats.yml'),
       readFile: () => undefined,
@@ -132,6 +135,7 @@ describe('the sqlserver profile of docker/compose.yml', () => {
   it('has a configuration that loads on SQL Server with sqlserver-cdc capture, as compose sets it', () => {
     const env = compose.services['queuebox-sqlserver']?.environment ?? {};
     const config = loadConfig({
+      brokers: brokerConfigs,
       env: { ...env },
       demoConfigYaml: read('queuebox-sqlserver.yml'),
       readFile: () => undefined,

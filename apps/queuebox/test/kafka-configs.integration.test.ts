@@ -13,6 +13,7 @@ import {
 } from '@queuebox/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually, startTestService } from './service.js';
+import { brokerConfigs } from '../src/providers.js';
 
 const SUITE = 'kafka: app docs configuration end to end (1 test)';
 const ROOT = new URL('../../../', import.meta.url);
@@ -31,7 +32,12 @@ describe('the Kafka configurations of the docs and the reference', () => {
   it('the docs configuration is the compose file and loads with its defaults', () => {
     const yaml = docsYaml();
     expect(yaml).toBe(read('docker/queuebox-kafka.yml'));
-    const config = loadConfig({ env: {}, demoConfigYaml: yaml, readFile: () => undefined });
+    const config = loadConfig({
+      brokers: brokerConfigs,
+      env: {},
+      demoConfigYaml: yaml,
+      readFile: () => undefined,
+    });
     expect(config.sources.payments).toMatchObject({
       type: 'kafka',
       topics: ['payments'],
@@ -49,6 +55,7 @@ describe('the Kafka configurations of the docs and the reference', () => {
 
   it('kafka-bridge.yml loads unchanged', () => {
     const config = loadConfig({
+      brokers: brokerConfigs,
       env: {
         QUEUEBOX_CONFIG_FILE: fileURLToPath(
           new URL('packages/config/testdata/reference-configs/kafka-bridge.yml', ROOT),

@@ -29,14 +29,21 @@ import { defaultSourceTopic } from './rules/kinds.js';
 import type {
   RawConfig,
   RawDestination,
+  RawHttpDestination,
   RawInboundAuth,
   RawSource,
   RawSourceAuth,
   RawTransform,
 } from './schema/config.js';
+import { isHttpDestination, isHttpSource } from './schema/raw-kinds.js';
+import type { ContributedKind } from './schema/contributed.js';
 import { maskUrl, parseDuration } from './values.js';
 
-export function assemble(raw: RawConfig, url: ParsedDatabaseUrl): AppConfig {
+export function assemble(
+  raw: RawConfig,
+  url: ParsedDatabaseUrl,
+  brokers: readonly ContributedKind[],
+): AppConfig {
   const database = assembleDatabase(raw, url);
   const outbox = raw.outbox;
   return {
@@ -55,12 +62,12 @@ export function assemble(raw: RawConfig, url: ParsedDatabaseUrl): AppConfig {
     destinations: Object.fromEntries(
       Object.entries(raw.destinations).map(([name, destination]) => [
         name,
-        assembleDestination(destination),
+        assembleDestination(destination, brokers),
       ]),
     ),
     routes: raw.routes.map((route) => ({ ...route, transform: transform(route.transform) })),
     sources: Object.fromEntries(
-      Object.entries(raw.sources).map(([name, source]) => [name, assembleSource(source)]),
+      Object.entries(raw.sources).map(([name, source]) => [name, assembleSource(source, brokers)]),
     ),
     retention: {
       enabled: raw.retention.enabled,
@@ -104,8 +111,6 @@ function captureConnection(raw: RawConfig, database: DatabaseConfig): CaptureCon
   };
 }
 
-type RawHttpDestination = Extract<RawDestination, { type: 'http' }>;
-
 function destinationAuth(raw: RawHttpDestination['auth']): DestinationAuthConfig | null {
   if (raw === null || raw === undefined) return null;
   switch (raw.type) {
@@ -118,31 +123,43 @@ function destinationAuth(raw: RawHttpDestination['auth']): DestinationAuthConfig
   }
 }
 
-function assembleDestination(raw: RawDestination): DestinationConfig {
+/** The broker block of `type`; the schema admits no other broker type. */
+function brokerOf(brokers: readonly ContributedKind[], type: string): ContributedKind {
+  const broker = brokers.find((candidate) => candidate.name === type);
+  if (broker === undefined) throw new Error(`no configuration block for type ${type}`);
+  return broker;
+}
+
+function assembleDestination(
+  raw: RawDestination,
+  brokers: readonly ContributedKind[],
+): DestinationConfig {
   const common = {
     headers: raw.headers,
     transform: transform(raw.transform),
     rateLimit: rateLimit(raw.rateLimit),
   };
-  switch (raw.type) {
-    case 'http':
-      return {
-        ...raw,
-        ...common,
-        baseUrl: raw.baseUrl.trim(),
-        auth: destinationAuth(raw.auth),
-        signing:
-          raw.signing === null
-            ? null
-            : { scheme: raw.signing.scheme, secrets: secretsOf(raw.signing) },
-      };
-    case 'rabbitmq':
-      return { ...raw, ...common, url: raw.url.trim(), exchange: raw.exchange ?? '' };
-    case 'kafka':
-      return { ...raw, ...common, topic: raw.topic ?? '' };
-    case 'nats':
-      return { ...raw, ...common, subject: raw.subject ?? '' };
+  if (isHttpDestination(raw)) {
+    return {
+      ...raw,
+      ...common,
+      baseUrl: raw.baseUrl.trim(),
+      auth: destinationAuth(raw.auth),
+      signing:
+        raw.signing === null
+          ? null
+          : { scheme: raw.signing.scheme, secrets: secretsOf(raw.signing) },
+    };
   }
+  // A broker's address is '' when its `<key>From` names the row column instead.
+  const broker = brokerOf(brokers, raw.type);
+  const { templateKey } = broker.address;
+  return {
+    ...raw,
+    ...common,
+    [templateKey]: raw[templateKey] ?? '',
+    ...broker.block.destination.assemble?.(raw),
+  } as unknown as DestinationConfig;
 }
 
 /**
@@ -178,11 +195,11 @@ function retention(raw: RawConfig['retention']['outbox']): RetentionPolicyConfig
 const BROKER_KEY_PATH = ['$.id'];
 
 /** `SourceConfig` with the per-kind defaults of spec §7.1 (topic, idempotency key path). */
-function assembleSource(raw: RawSource): SourceConfig {
+function assembleSource(raw: RawSource, brokers: readonly ContributedKind[]): SourceConfig {
   const common = {
     consumption: raw.consumption,
     topic: raw.topic ?? defaultSourceTopic(raw.type),
-    idempotencyKeyPath: raw.idempotencyKeyPath ?? (raw.type === 'http' ? [] : BROKER_KEY_PATH),
+    idempotencyKeyPath: raw.idempotencyKeyPath ?? (isHttpSource(raw) ? [] : BROKER_KEY_PATH),
     aggregateIdPath: raw.aggregateIdPath ?? [],
     eventTypePath: raw.eventTypePath ?? [],
     idempotencyKeyExpression: raw.idempotencyKeyExpression,
@@ -194,74 +211,39 @@ function assembleSource(raw: RawSource): SourceConfig {
     transform: transform(raw.transform),
     filter: raw.filter === null ? null : filter(raw.filter),
   };
-  switch (raw.type) {
-    case 'http': {
-      // A sender's own event id is the key when the source names none (its retries reuse it).
-      const eventId =
-        raw.idempotencyKeyHeader === null &&
-        raw.idempotencyKeyPath === null &&
-        raw.idempotencyKeyExpression === null &&
-        raw.auth !== null
-          ? (senderScheme(raw.auth.type)?.eventId ?? null)
-          : null;
-      return {
-        ...common,
-        type: 'http',
-        path: raw.path,
-        idempotencyKeyHeader:
-          eventId !== null && 'header' in eventId ? eventId.header : raw.idempotencyKeyHeader,
-        idempotencyKeyPath:
-          eventId !== null && 'path' in eventId ? [eventId.path] : common.idempotencyKeyPath,
-        eventTypeHeader: raw.eventTypeHeader,
-        aggregateIdHeader: raw.aggregateIdHeader,
-        auth: sourceAuth(raw.auth),
-        rateLimit: raw.rateLimit,
-      };
-    }
-    case 'rabbitmq':
-      return {
-        ...common,
-        type: 'rabbitmq',
-        eventTypeFromHeader: raw.eventTypeFromHeader,
-        attributeHeaders: raw.attributeHeaders,
-        queueName: raw.queueName,
-        connectionUrl: raw.connectionUrl.trim(),
-        prefetchCount: raw.prefetchCount,
-        declareQueue: raw.declareQueue,
-      };
-    case 'kafka':
-      return {
-        ...common,
-        type: 'kafka',
-        eventTypeFromHeader: raw.eventTypeFromHeader,
-        attributeHeaders: raw.attributeHeaders,
-        bootstrapServers: raw.bootstrapServers,
-        topics: raw.topics ?? [],
-        groupId: raw.groupId,
-        autoOffsetReset: raw.autoOffsetReset,
-        maxPollRecords: raw.maxPollRecords,
-        securityProtocol: raw.securityProtocol,
-        saslMechanism: raw.saslMechanism,
-        saslUsername: raw.saslUsername,
-        saslPassword: raw.saslPassword,
-      };
-    case 'nats':
-      return {
-        ...common,
-        type: 'nats',
-        eventTypeFromHeader: raw.eventTypeFromHeader,
-        attributeHeaders: raw.attributeHeaders,
-        servers: raw.servers,
-        stream: raw.stream,
-        durable: raw.durable,
-        filterSubject: raw.filterSubject,
-        ackWaitMs: raw.ackWaitMs,
-        batchSize: raw.batchSize,
-        username: raw.username,
-        password: raw.password,
-        token: raw.token,
-      };
+  if (isHttpSource(raw)) {
+    // A sender's own event id is the key when the source names none (its retries reuse it).
+    const eventId =
+      raw.idempotencyKeyHeader === null &&
+      raw.idempotencyKeyPath === null &&
+      raw.idempotencyKeyExpression === null &&
+      raw.auth !== null
+        ? (senderScheme(raw.auth.type)?.eventId ?? null)
+        : null;
+    return {
+      ...common,
+      type: 'http',
+      path: raw.path,
+      idempotencyKeyHeader:
+        eventId !== null && 'header' in eventId ? eventId.header : raw.idempotencyKeyHeader,
+      idempotencyKeyPath:
+        eventId !== null && 'path' in eventId ? [eventId.path] : common.idempotencyKeyPath,
+      eventTypeHeader: raw.eventTypeHeader,
+      aggregateIdHeader: raw.aggregateIdHeader,
+      auth: sourceAuth(raw.auth),
+      rateLimit: raw.rateLimit,
+    };
   }
+  // A broker source: the shared keys, then its own in its block's order.
+  const block = brokerOf(brokers, raw.type).block.source;
+  return {
+    ...common,
+    type: raw.type,
+    eventTypeFromHeader: raw.eventTypeFromHeader,
+    attributeHeaders: raw.attributeHeaders,
+    ...Object.fromEntries(Object.keys(block.keys).map((key) => [key, raw[key]])),
+    ...block.assemble?.(raw),
+  } as unknown as SourceConfig;
 }
 
 type RawRule = NonNullable<RawSource['filter']>['require'][number];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type LoadConfigOptions } from './index.js';
+import { ConfigError, loadConfig, type LoadConfigOptions } from '../test/brokers.js';
 
 const DB_YAML =
   'database:\n  url: jdbc:postgresql://localhost:5432/queuebox\n  username: queuebox\n  password: secret\n';

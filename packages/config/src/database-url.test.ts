@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, maskUrl, parseDatabaseUrl } from './index.js';
+import { loadConfig, maskUrl, parseDatabaseUrl } from '../test/brokers.js';
+import { refusals } from '../test/load.js';
 
 function parsed(url: string) {
   const result = parseDatabaseUrl(url);
@@ -76,15 +77,7 @@ describe('parseDatabaseUrl', () => {
 
 describe('database.url in a configuration', () => {
   const load = (env: Record<string, string>) => loadConfig({ env, readFile: () => undefined });
-  const problems = (env: Record<string, string>): readonly string[] => {
-    try {
-      load(env);
-    } catch (error: unknown) {
-      if (error instanceof ConfigError) return error.problems;
-      throw error;
-    }
-    throw new Error('loaded');
-  };
+  const problems = (env: Record<string, string>): readonly string[] => refusals(() => load(env));
 
   it('takes missing credentials from a postgres:// URL, and the keys win over it', () => {
     const fromUrl = load({ QUEUEBOX_DATABASE_URL: 'postgres://app:pw@db/orders' });

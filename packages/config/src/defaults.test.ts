@@ -1,6 +1,6 @@
 import { Secret, type AppConfig } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './index.js';
+import { loadConfig } from '../test/brokers.js';
 
 const DB_ENV = {
   QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://localhost:5432/queuebox',

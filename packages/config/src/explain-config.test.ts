@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { explainConfig, type ExplainedSetting } from './index.js';
+import { explainConfig, type ExplainedSetting } from '../test/brokers.js';
 
 const FILE = '/virtual/queuebox.yml';
 const SECRET_FILE = '/virtual/hmac-secret';

@@ -12,6 +12,7 @@ export {
   DEMO_SOURCE_NAME,
   type LoadConfigOptions,
 } from './load-config.js';
+export type { BrokerConfigSource } from './schema/contributed.js';
 export { ConfigError, formatProblems } from './config-error.js';
 export { maskUrl } from './values.js';
 export { describeConfig } from './assemble.js';

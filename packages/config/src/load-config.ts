@@ -20,7 +20,8 @@ import {
   type RawNode,
 } from './raw-input.js';
 import { reportIssues, toPlain } from './issues.js';
-import { checkedConfigSchema, configSchema, type RawConfig } from './schema/config.js';
+import { configSchemas, type RawConfig } from './schema/config.js';
+import type { BrokerConfigSource } from './schema/contributed.js';
 import { asNode, binds, v } from './schema/kit.js';
 import { withSecretReader } from './schema/scalars.js';
 import { parseDatabaseUrl } from './database-url.js';
@@ -37,9 +38,15 @@ export interface LoadConfigOptions {
    * not exist. Throwing means it exists but cannot be read.
    */
   readonly readFile?: (path: string) => string | undefined;
+  /**
+   * The brokers whose destinations and sources the configuration may hold: the descriptors of
+   * the provider registry (`BrokerDescriptor.config` gives each one's block). None when not
+   * given: only `http` destinations and sources load then. Hand the same list to every load.
+   */
+  readonly brokers?: readonly BrokerConfigSource[];
 }
 
-const schemaNode = asNode(configSchema);
+const NO_BROKERS: readonly BrokerConfigSource[] = [];
 
 export const DEMO_SOURCE_NAME = 'the packaged demo configuration';
 
@@ -59,6 +66,8 @@ export interface LoadedConfigTree {
 export function loadConfigTree(options: LoadConfigOptions = {}): LoadedConfigTree {
   const env = options.env ?? process.env;
   const readFile = options.readFile ?? readFileIfExists;
+  const schemas = configSchemas(options.brokers ?? NO_BROKERS);
+  const schemaNode = asNode(schemas.schema);
   const problems = new Problems();
   const variables = readEnvSource(env, (segments) => binds(schemaNode, segments), problems);
   const configFileVariable = env[CONFIG_FILE_VARIABLE];
@@ -98,7 +107,7 @@ export function loadConfigTree(options: LoadConfigOptions = {}): LoadedConfigTre
 
   const plain = merged === undefined ? {} : toPlain(merged);
   const result = withSecretReader(secretReader(readFile), () =>
-    v.safeParse(checkedConfigSchema, plain),
+    v.safeParse(schemas.checked, plain),
   );
   reportIssues(result.issues ?? [], merged, problems);
   problems.throwIfAny();
@@ -106,7 +115,7 @@ export function loadConfigTree(options: LoadConfigOptions = {}): LoadedConfigTre
   const databaseUrl = parseDatabaseUrl(raw.database.url);
   if (!databaseUrl.ok) throw ConfigError.fromProblems(['database.url: cannot be read']);
   return {
-    config: deepFreeze(assemble(raw, databaseUrl.value)),
+    config: deepFreeze(assemble(raw, databaseUrl.value, schemas.brokers)),
     merged,
     fileName: file === null ? null : yamlName,
   };

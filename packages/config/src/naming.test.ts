@@ -1,7 +1,7 @@
 import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
 import { envNameToSegments, isServiceLinkName, segmentsToEnvName } from './env-names.js';
-import { describeConfig, envKeyToYamlPath, loadConfig, yamlPathToEnvKey } from './index.js';
+import { describeConfig, envKeyToYamlPath, loadConfig, yamlPathToEnvKey } from '../test/brokers.js';
 import { nearest, normalizeKey, osaDistance } from './suggest.js';
 
 describe('near-miss suggestions', () => {

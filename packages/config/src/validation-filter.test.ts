@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './index.js';
+import { loadYaml, refusals } from '../test/load.js';
 
 const YAML = `
 database:
@@ -18,15 +18,8 @@ sources:
           equals: a
 `;
 
-function problems(yaml: string): readonly string[] {
-  try {
-    loadConfig({ env: { QUEUEBOX_CONFIG_FILE: '/cfg.yml' }, readFile: () => yaml });
-  } catch (error: unknown) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('the configuration loaded');
-}
+const problems = (yaml: string): readonly string[] =>
+  refusals(() => loadYaml(yaml, { QUEUEBOX_CONFIG_FILE: '/cfg.yml' }));
 
 describe('filter rules (spec §7.3)', () => {
   it('reports an empty filter rule as a problem instead of failing the load', () => {

@@ -1,22 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './index.js';
-
-const DB_ENV = {
-  QUEUEBOX_CONFIG_FILE: '/cfg.yml',
-  QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://localhost:5432/queuebox',
-  QUEUEBOX_DATABASE_USERNAME: 'queuebox',
-  QUEUEBOX_DATABASE_PASSWORD: 'secret',
-};
-
-function problems(yaml: string): readonly string[] {
-  try {
-    loadConfig({ env: DB_ENV, readFile: (path) => (path === '/cfg.yml' ? yaml : undefined) });
-  } catch (error: unknown) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { loadConfig } from '../test/brokers.js';
+import { DB_ENV, problems } from '../test/load.js';
 
 /** An HTTP pull source (so the topic rule stays quiet) with extra keys. */
 const http = (extra: string): string =>

@@ -1,29 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './index.js';
-
-const DB_ENV = {
-  QUEUEBOX_CONFIG_FILE: '/cfg.yml',
-  QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://localhost:5432/queuebox',
-  QUEUEBOX_DATABASE_USERNAME: 'queuebox',
-  QUEUEBOX_DATABASE_PASSWORD: 'secret',
-};
+import { DB_ENV, loadYaml, problems } from '../test/load.js';
 
 const load = (yaml: string, env: Record<string, string> = {}) =>
-  loadConfig({
-    env: { ...DB_ENV, ...env },
-    readFile: (path) => (path === '/cfg.yml' ? yaml : undefined),
-  });
-
-function problems(yaml: string, env: Record<string, string> = {}): readonly string[] {
-  try {
-    load(yaml, env);
-  } catch (error: unknown) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+  loadYaml(yaml, { ...DB_ENV, ...env });
 
 const withLimit = (limit: string, type = 'http'): string => {
   const body =

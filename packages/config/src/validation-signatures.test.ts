@@ -1,26 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { HttpDestinationConfig, HttpSourceConfig } from '@queuebox/core';
-import { ConfigError, explainConfig, loadConfig } from './index.js';
-
-const DB_ENV = {
-  QUEUEBOX_CONFIG_FILE: '/cfg.yml',
-  QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://localhost:5432/queuebox',
-  QUEUEBOX_DATABASE_USERNAME: 'queuebox',
-  QUEUEBOX_DATABASE_PASSWORD: 'secret',
-};
-
-const load = (yaml: string) =>
-  loadConfig({ env: DB_ENV, readFile: (path) => (path === '/cfg.yml' ? yaml : undefined) });
-
-function problems(yaml: string): readonly string[] {
-  try {
-    load(yaml);
-  } catch (error: unknown) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
+import { explainConfig } from '../test/brokers.js';
+import { DB_ENV, loadYaml, problems } from '../test/load.js';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
@@ -29,15 +10,17 @@ const destination = (signing: string, extra = ''): string =>
 
 describe('destinations.<name>.signing', () => {
   it('takes one secret or a list during a rotation, as a list of secrets', () => {
-    const one = load(destination(`{scheme: standard-webhooks, secret: ${SECRET}}`));
+    const one = loadYaml(destination(`{scheme: standard-webhooks, secret: ${SECRET}}`));
     const d = one.destinations.d as HttpDestinationConfig;
     expect(d.signing?.scheme).toBe('standard-webhooks');
     expect(d.signing?.secrets.map((s) => s.reveal())).toEqual([SECRET]);
-    const two = load(destination(`{scheme: standard-webhooks, secrets: [${SECRET}, whsec_AAAA]}`));
+    const two = loadYaml(
+      destination(`{scheme: standard-webhooks, secrets: [${SECRET}, whsec_AAAA]}`),
+    );
     expect(
       (two.destinations.d as HttpDestinationConfig).signing?.secrets.map((s) => s.reveal()),
     ).toEqual([SECRET, 'whsec_AAAA']);
-    const none = load('destinations:\n  d: {type: http, baseUrl: https://partner.example}\n');
+    const none = loadYaml('destinations:\n  d: {type: http, baseUrl: https://partner.example}\n');
     expect((none.destinations.d as HttpDestinationConfig).signing).toBeNull();
   });
 
@@ -95,7 +78,7 @@ const source = (auth: string, extra = ''): string =>
   `sources:\n  s: {path: /s, consumption: pull, auth: ${auth}${extra}}\n`;
 
 function httpSourceOf(yaml: string): HttpSourceConfig {
-  return load(yaml).sources.s as HttpSourceConfig;
+  return loadYaml(yaml).sources.s as HttpSourceConfig;
 }
 
 describe('sources.<name>.auth: the senders’ schemes', () => {

@@ -94,14 +94,3 @@ export function hasDotSegment(path: string): boolean {
     return decoded === '.' || decoded === '..';
   });
 }
-
-/** Whether `url` is an `amqp://` or `amqps://` URI with a host. */
-export function isAmqpUri(url: string): boolean {
-  const trimmed = url.trim();
-  if (!/^amqps?:\/\//i.test(trimmed)) return false;
-  try {
-    return new URL(trimmed).hostname !== '';
-  } catch {
-    return false;
-  }
-}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './index.js';
+import { ConfigError } from '../test/brokers.js';
+import { loadYaml, refusals } from '../test/load.js';
 import type { AppConfig } from '@queuebox/core';
 
 /*
@@ -11,22 +12,9 @@ import type { AppConfig } from '@queuebox/core';
 const URL = 'database:\n  url: jdbc:postgresql://localhost:5432/queuebox\n  username: queuebox\n';
 const DATABASE = `${URL}  password: p\n`;
 
-function load(yaml: string): AppConfig {
-  return loadConfig({
-    env: { QUEUEBOX_CONFIG_FILE: '/cfg.yml' },
-    readFile: (path) => (path === '/cfg.yml' ? yaml : undefined),
-  });
-}
-
-function problems(yaml: string): readonly string[] {
-  try {
-    load(yaml);
-  } catch (error: unknown) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('the configuration loaded');
-}
+/** The database is written in the file here, so no variable but the file's name is set. */
+const load = (yaml: string): AppConfig => loadYaml(yaml, { QUEUEBOX_CONFIG_FILE: '/cfg.yml' });
+const problems = (yaml: string): readonly string[] => refusals(() => load(yaml));
 
 describe('reading the YAML file', () => {
   it('keeps plain scalars as written: leading zeros, octal and hex forms, yes and on', () => {

@@ -22,6 +22,7 @@ export * from './statement-group.js';
 export * from './in-hand-window.js';
 export * from './java-hash.js';
 export type * from './config/app-config.js';
+export type * from './config/config-kit.js';
 export * from './config/default-columns.js';
 export * from './json-path.js';
 export * from './header-rules.js';

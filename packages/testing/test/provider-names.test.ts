@@ -25,13 +25,11 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'apps/queuebox/src/providers.ts': 'the registry: one line per provider',
   'apps/queuebox/src/cli/dev.ts': '`queuebox dev` runs the embedded PostgreSQL',
   'apps/queuebox/src/startup/unbuilt-guard.ts': 'PostgreSQL is the database every build has',
-  'packages/core/src/config/app-config.ts': 'the configuration blocks, still central',
-  'packages/config/src/assemble.ts': 'the configuration blocks, still central',
-  'packages/config/src/database-url.ts': 'the configuration blocks, still central',
-  'packages/config/src/rules/index.ts': 'the configuration blocks, still central',
-  'packages/config/src/rules/kinds.ts': 'the configuration blocks, still central',
+  'packages/core/src/config/app-config.ts': 'the AppConfig types, still central',
+  'packages/config/src/assemble.ts': 'the database block, still central',
+  'packages/config/src/database-url.ts': 'the database block, still central',
+  'packages/config/src/rules/index.ts': 'the database block, still central',
   'packages/config/src/schema/config.ts': 'PostgreSQL is the default database.type',
-  'packages/config/src/schema/matches-app-config.ts': 'the configuration blocks, still central',
 };
 
 function sources(dir: string): string[] {

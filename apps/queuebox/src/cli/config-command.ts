@@ -13,6 +13,7 @@ import {
 import { sanitize, toError } from '@queuebox/core';
 import { readDemoConfig } from '../startup/demo-config.js';
 import { checkOffline } from '../startup/offline-check.js';
+import { brokerConfigs } from '../providers.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -58,7 +59,11 @@ export async function runConfigCheck(env: Env, out: CommandOutput): Promise<numb
 export function runConfigPrint(env: Env, out: CommandOutput): number {
   let explanation;
   try {
-    explanation = explainConfig({ env, demoConfigYaml: readDemoConfig() });
+    explanation = explainConfig({
+      env,
+      demoConfigYaml: readDemoConfig(),
+      brokers: brokerConfigs,
+    });
   } catch (error: unknown) {
     out.stderr(error instanceof ConfigError ? error.message : sanitize(toError(error).message));
     return 1;

@@ -8,6 +8,7 @@ import { demoConfigPath } from '../startup/demo-config.js';
 import { startService } from '../startup/service.js';
 import { StartupFailure, step } from '../startup/step.js';
 import type { DevOptions } from './arguments.js';
+import { brokerConfigs } from '../providers.js';
 
 /**
  * `queuebox dev`: QueueBox on an embedded PostgreSQL, with a demo receiver, for a machine that
@@ -106,7 +107,9 @@ async function startDev(run: DevRun, abort: AbortSignal): Promise<(() => Promise
       RECEIVER_URL: receiver.url,
     };
     // Configuration problems and busy HTTP ports stop the start before PostgreSQL starts.
-    const config = await step('load the configuration', () => loadConfig({ env }));
+    const config = await step('load the configuration', () =>
+      loadConfig({ env, brokers: brokerConfigs }),
+    );
     await refuseBusyPorts(kit, config.server.httpPort, config.server.managementPort);
     if (abort.aborted) return await unwind().then(() => null);
 

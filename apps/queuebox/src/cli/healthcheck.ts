@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '@queuebox/config';
 import { sanitize, toError } from '@queuebox/core';
 import { readDemoConfig } from '../startup/demo-config.js';
 import type { CommandOutput } from './config-command.js';
+import { brokerConfigs } from '../providers.js';
 
 /**
  * `queuebox healthcheck`, the image's HEALTHCHECK: reads the same configuration as the service
@@ -24,7 +25,7 @@ export async function runHealthcheck(
 ): Promise<number> {
   let port: number;
   try {
-    const config = loadConfig({ env, demoConfigYaml: readDemoConfig() });
+    const config = loadConfig({ env, demoConfigYaml: readDemoConfig(), brokers: brokerConfigs });
     port = config.server.managementPort ?? config.server.httpPort;
   } catch (error: unknown) {
     const reason = error instanceof ConfigError ? error.message : sanitize(toError(error).message);

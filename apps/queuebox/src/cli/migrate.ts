@@ -1,6 +1,6 @@
 import { loadConfig, migrationGuardMessage, renamedSchemaKeys } from '@queuebox/config';
 import { QueueBoxError, systemClock, type Logger } from '@queuebox/core';
-import { loadDatabaseProvider } from '../providers.js';
+import { brokerConfigs, loadDatabaseProvider } from '../providers.js';
 import { readDemoConfig } from '../startup/demo-config.js';
 import { step } from '../startup/step.js';
 
@@ -18,7 +18,7 @@ export async function runMigrate(
   baseline: string | null,
 ): Promise<void> {
   const config = await step('load the configuration', () =>
-    loadConfig({ env, demoConfigYaml: readDemoConfig() }),
+    loadConfig({ env, demoConfigYaml: readDemoConfig(), brokers: brokerConfigs }),
   );
   await step('migrate the database', () => {
     const renamed = renamedSchemaKeys(config.database);

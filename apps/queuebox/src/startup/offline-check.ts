@@ -20,6 +20,7 @@ import { RequestDrain } from '../http/drain.js';
 import { loggerOptionsFromEnv } from '../observability/logger.js';
 import { registerMetricFamilies } from '../observability/metric-families.js';
 import {
+  brokerConfigs,
   brokerRegistered,
   captureRegistered,
   loadBrokerProvider,
@@ -71,7 +72,11 @@ export async function checkOffline(
   let config: AppConfig | null = null;
   let fileName: string | null = null;
   await collect(() => {
-    ({ config, fileName } = explainConfig({ env, demoConfigYaml: readDemoConfig() }));
+    ({ config, fileName } = explainConfig({
+      env,
+      demoConfigYaml: readDemoConfig(),
+      brokers: brokerConfigs,
+    }));
   });
   if (config === null) return { config, fileName: null, problems };
   const loaded: AppConfig = config;

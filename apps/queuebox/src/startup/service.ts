@@ -13,7 +13,12 @@ import { registerMetricFamilies } from '../observability/metric-families.js';
 import { createMetricsRegistry } from '../observability/metrics.js';
 import { registerPoolMetrics } from '../observability/pool-metrics.js';
 import { startTracing } from '../observability/tracing.js';
-import { loadDatabaseProvider, providers, type ProviderRegistry } from '../providers.js';
+import {
+  brokerConfigs,
+  loadDatabaseProvider,
+  providers,
+  type ProviderRegistry,
+} from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
 import { buildCapture } from './capture-assembly.js';
@@ -37,8 +42,8 @@ export interface ServiceOptions {
   readonly onShutdownHook?: (stop: () => Promise<void>) => void;
   /**
    * Where the database, broker and capture providers come from: the registry of providers.ts
-   * unless given. Tests hand over one whose Kafka clients dial a fault proxy (kafkajs connects to
-   * the address a broker advertises, so a proxy given as `bootstrapServers` is bypassed).
+   * unless given. Tests hand over one whose broker clients dial a fault proxy (a client that
+   * connects to the address the broker advertises bypasses a proxy given in the configuration).
    */
   readonly providers?: ProviderRegistry;
 }
@@ -59,7 +64,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   const providerRegistry = options.providers ?? providers;
   const startedAt = Date.now();
   const config = await step('load the configuration', () =>
-    loadConfig({ env: options.env, demoConfigYaml: readDemoConfig() }),
+    loadConfig({ env: options.env, demoConfigYaml: readDemoConfig(), brokers: brokerConfigs }),
   );
   await step('start this configuration', () => refuseUnbuiltFeatures(config, providerRegistry));
   // Off unless OTEL_TRACES_EXPORTER=otlp; then the SDK is loaded, else nothing of it is.

@@ -1,6 +1,6 @@
 import { loadConfig } from '@queuebox/config';
 import { describe, expect, it } from 'vitest';
-import { providers } from '../providers.js';
+import { brokerConfigs, providers } from '../providers.js';
 import { refuseUnbuiltFeatures, unbuiltFeatureProblems } from './unbuilt-guard.js';
 
 const BASE = `
@@ -15,6 +15,7 @@ routes:
 
 function config(yaml: string, env: Record<string, string> = {}) {
   return loadConfig({
+    brokers: brokerConfigs,
     env: {
       QUEUEBOX_CONFIG_FILE: '/virtual/queuebox.yml',
       QUEUEBOX_DATABASE_URL: 'jdbc:postgresql://127.0.0.1:5432/test',

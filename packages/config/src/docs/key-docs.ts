@@ -2,6 +2,8 @@
  * The rule text of every key in docs/configuration.md, beside the schema that enforces it. A
  * `type`, `default` or `key` here names what the schema cannot say (a duration kept as text, a
  * default taken from another key); `null` leaves a key out of its table (shown with another).
+ * A broker's keys are documented by its block (`ConfigKindBlock.docs`), and the `type` rows list
+ * `http` and the brokers the docs are rendered for.
  */
 export interface KeyDoc {
   readonly rule?: string;
@@ -100,7 +102,7 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
     maxPayloadBytes: { rule: '> 0' },
   },
   destinations: {
-    type: { rule: '`http` | `rabbitmq` | `kafka` | `nats`', type: 'enum', default: 'required' },
+    type: { type: 'enum', default: 'required' },
     headers: { rule: 'static headers on every message (printed masked)' },
     transform: { rule: 'see [Transforms](#transform-blocks)' },
     rateLimit: {
@@ -132,38 +134,6 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
       rule: '`scheme: standard-webhooks` and `secret` or `secrets` (`whsec_<base64>`); see [Signing](#signing-what-queuebox-sends)',
     },
   },
-  'destinations.rabbitmq': {
-    url: { rule: '`amqp://` or `amqps://` URI with a host (never printed)' },
-    exchange: {
-      rule: 'name or address template',
-      default: 'required unless `exchangeFrom` is set',
-    },
-    exchangeFrom: { rule: '`aggregate_type` | `topic` | `key`; wins over `exchange`' },
-    exchangeType: { rule: 'non-blank; passed to the broker as is' },
-    routingKeyTemplate: { rule: 'used when the route sets none' },
-    deliveryMode: { rule: '`persistent` | `transient`' },
-  },
-  'destinations.kafka': {
-    bootstrapServers: { rule: 'comma-separated, non-blank' },
-    topic: { rule: 'name or address template', default: 'required unless `topicFrom` is set' },
-    topicFrom: { rule: '`aggregate_type` | `topic` | `key`; wins over `topic`' },
-    keyTemplate: { rule: '' },
-    timeoutMs: { rule: '≥ 2000' },
-    securityProtocol: { rule: '`PLAINTEXT` | `SSL` | `SASL_PLAINTEXT` | `SASL_SSL`' },
-    saslMechanism: { rule: 'required by `SASL_*` (e.g. `SCRAM-SHA-512`)' },
-    saslUsername: { rule: 'required by `SASL_*`' },
-    saslPassword: { rule: 'required by `SASL_*`' },
-  },
-  'destinations.nats': {
-    servers: { rule: 'comma-separated URLs' },
-    subject: { rule: 'name or address template', default: 'required unless `subjectFrom` is set' },
-    subjectFrom: { rule: '`aggregate_type` | `topic` | `key`; wins over `subject`' },
-    jetStream: { rule: '' },
-    timeoutMs: { rule: '> 0' },
-    username: { rule: 'set together', key: '`username` / `password`', type: 'string / secret' },
-    password: null,
-    token: { rule: 'not together with `username`' },
-  },
   routes: {
     topicPattern: { rule: 'non-blank; no `***` (`*` = one segment, `**` = any text)' },
     destination: { rule: 'non-blank; names an existing destination' },
@@ -172,7 +142,7 @@ export const KEY_DOCS: Readonly<Record<string, Readonly<Record<string, KeyDoc | 
     transform: { rule: 'see [Transforms](#transform-blocks)' },
   },
   sources: {
-    type: { rule: '`http` | `rabbitmq` | `kafka` | `nats`', type: 'enum', default: '`http`' },
+    type: { type: 'enum', default: '`http`' },
     consumption: { rule: '`push` | `pull`' },
     topic: {
       rule: 'non-blank on a push source; a push topic that uses `eventType` needs an event-type source (HTTP: `eventTypePath`, `eventTypeHeader` or `eventTypeExpression`; brokers: `eventTypePath`, `eventTypeExpression` or `eventTypeFromHeader: true`)',

@@ -10,11 +10,14 @@ import { v } from '../schema/kit.js';
 import { databaseUrlType, parseDatabaseUrl, type ParsedDatabaseUrl } from '../database-url.js';
 import { adminGuardProblem, migrationGuardMessage, renamedSchemaKeys } from '../guards.js';
 import type { RawConfig } from '../schema/config.js';
+import type { ContributedKind } from '../schema/contributed.js';
 import { DURATION_HINT, isBlank, parseDuration } from '../values.js';
 import { checkDestinations, checkRoutes, checkSources } from './kinds.js';
 import { checkInboundAuth, requireText, rulesOver, type Rules } from './shared.js';
 
-const RULES: readonly ((config: RawConfig, rules: Rules) => void)[] = [
+type Rule = (config: RawConfig, rules: Rules, brokers: readonly ContributedKind[]) => void;
+
+const RULES: readonly Rule[] = [
   checkServer,
   (config, rules) => checkCapture(config, checkDatabase(config, rules), rules),
   checkDestinations,
@@ -24,16 +27,17 @@ const RULES: readonly ((config: RawConfig, rules: Rules) => void)[] = [
   checkRetention,
 ];
 
-export const crossKeyRules = v.rawCheck<RawConfig>(({ dataset, addIssue }) => {
-  const rules = rulesOver(() => dataset.issues ?? [], addIssue);
-  for (const rule of RULES) {
-    try {
-      rule(dataset.value as RawConfig, rules);
-    } catch (error: unknown) {
-      if (dataset.issues === undefined) throw error;
+export const crossKeyRules = (brokers: readonly ContributedKind[]) =>
+  v.rawCheck<RawConfig>(({ dataset, addIssue }) => {
+    const rules = rulesOver(() => dataset.issues ?? [], addIssue);
+    for (const rule of RULES) {
+      try {
+        rule(dataset.value as RawConfig, rules, brokers);
+      } catch (error: unknown) {
+        if (dataset.issues === undefined) throw error;
+      }
     }
-  }
-});
+  });
 
 const DATABASE_TYPES: readonly DatabaseType[] = ['postgresql', 'sqlserver'];
 const URL_FORMS: Record<DatabaseType, string> = {

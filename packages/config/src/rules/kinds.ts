@@ -5,53 +5,76 @@
  */
 import { addressTemplateProblems, SIGNING_HEADERS, senderScheme } from '@queuebox/core';
 import { displayPath, type Path } from '../problems.js';
-import type { RawConfig, RawDestination, RawSource } from '../schema/config.js';
+import type {
+  RawConfig,
+  RawDestination,
+  RawHttpDestination,
+  RawHttpSource,
+  RawSource,
+} from '../schema/config.js';
+import { isHttpDestination, isHttpSource } from '../schema/raw-kinds.js';
 import { parseDuration } from '../values.js';
+import type { ContributedKind } from '../schema/contributed.js';
 import {
   checkHttpUrl,
   checkInboundAuth,
-  checkKafkaSecurity,
-  checkNatsCredentials,
   checkSecrets,
   requireText,
+  rulesForBlock,
   type Rules,
 } from './shared.js';
 
-export function checkDestinations(config: RawConfig, rules: Rules): void {
+/** The block a broker contributed for `type`; the schema admits no other broker type. */
+const brokerOf = (brokers: readonly ContributedKind[], type: string): ContributedKind | undefined =>
+  brokers.find((broker) => broker.name === type);
+
+export function checkDestinations(
+  config: RawConfig,
+  rules: Rules,
+  brokers: readonly ContributedKind[],
+): void {
   if (rules.blocked(['destinations'])) return;
   for (const [name, destination] of Object.entries(config.destinations)) {
     const path = ['destinations', name];
-    if (!rules.blocked(path)) checkDestination(destination, path, rules);
+    if (!rules.blocked(path)) checkDestination(destination, path, rules, brokers);
   }
 }
 
-function checkDestination(destination: RawDestination, path: Path, rules: Rules): void {
+function checkDestination(
+  destination: RawDestination,
+  path: Path,
+  rules: Rules,
+  brokers: readonly ContributedKind[],
+): void {
   checkRateLimit(destination, path, rules);
-  switch (destination.type) {
-    case 'http': {
-      const { auth } = destination;
-      const at = [...path, 'auth'];
-      checkSigning(destination, path, rules);
-      checkHttpUrl(
-        rules,
-        [...path, 'baseUrl'],
-        destination.baseUrl,
-        `use the 'auth' block (${displayPath(at)}) instead`,
-      );
-      // The OAuth2 token URL takes baseUrl's rules; a credential belongs in the client keys.
-      if (auth?.type !== 'oauth2' || rules.blocked(at)) return;
-      const credentials = `set the client credentials in ${displayPath([...at, 'clientId'])} and ${displayPath([...at, 'clientSecret'])}`;
-      return checkHttpUrl(rules, [...at, 'tokenUrl'], auth.tokenUrl, credentials);
-    }
-    case 'rabbitmq':
-      return checkAddress(rules, path, 'exchange', destination.exchange, destination.exchangeFrom);
-    case 'kafka':
-      checkAddress(rules, path, 'topic', destination.topic, destination.topicFrom);
-      return checkKafkaSecurity(rules, path, destination);
-    case 'nats':
-      checkAddress(rules, path, 'subject', destination.subject, destination.subjectFrom);
-      return checkNatsCredentials(rules, path, destination);
+  if (isHttpDestination(destination)) {
+    const { auth } = destination;
+    const at = [...path, 'auth'];
+    checkSigning(destination, path, rules);
+    checkHttpUrl(
+      rules,
+      [...path, 'baseUrl'],
+      destination.baseUrl,
+      `use the 'auth' block (${displayPath(at)}) instead`,
+    );
+    // The OAuth2 token URL takes baseUrl's rules; a credential belongs in the client keys.
+    if (auth?.type !== 'oauth2' || rules.blocked(at)) return;
+    const credentials = `set the client credentials in ${displayPath([...at, 'clientId'])} and ${displayPath([...at, 'clientSecret'])}`;
+    return checkHttpUrl(rules, [...at, 'tokenUrl'], auth.tokenUrl, credentials);
   }
+  const broker = brokerOf(brokers, destination.type);
+  if (broker === undefined) return;
+  const { templateKey, fromKey } = broker.address;
+  const template = destination[templateKey];
+  const from = destination[fromKey];
+  checkAddress(
+    rules,
+    path,
+    templateKey,
+    typeof template === 'string' ? template : null,
+    typeof from === 'string' ? from : null,
+  );
+  broker.block.destination.check?.(destination, path, rulesForBlock(rules));
 }
 
 /** A bucket needs its rate; an empty block would limit nothing and look as if it did. */
@@ -74,7 +97,7 @@ function checkRateLimit(destination: RawDestination, path: Path, rules: Rules): 
   }
 }
 
-type HttpDestination = Extract<RawDestination, { type: 'http' }>;
+type HttpDestination = RawHttpDestination;
 
 /** A signing destination owns the signing headers: a static copy would never be sent. */
 function checkSigning(destination: HttpDestination, path: Path, rules: Rules): void {
@@ -150,16 +173,19 @@ export function defaultSourceTopic(type: RawSource['type']): string {
 /** Headers QueueBox never stores (spec §16.1), so a key cannot be read from them. */
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
 
-export function checkSources(config: RawConfig, rules: Rules): void {
+export function checkSources(
+  config: RawConfig,
+  rules: Rules,
+  brokers: readonly ContributedKind[],
+): void {
   if (rules.blocked(['sources'])) return;
   const httpPaths = new Map<string, string>();
   for (const [name, source] of Object.entries(config.sources)) {
     const path = ['sources', name];
     if (rules.blocked(path)) continue;
     checkShared(name, source, path, rules);
-    if (source.type === 'http') checkHttp(name, source, path, rules, httpPaths);
-    else if (source.type === 'kafka') checkKafkaSecurity(rules, path, source);
-    else if (source.type === 'nats') checkNatsCredentials(rules, path, source);
+    if (isHttpSource(source)) checkHttp(name, source, path, rules, httpPaths);
+    else brokerOf(brokers, source.type)?.block.source.check?.(source, path, rulesForBlock(rules));
   }
 }
 
@@ -170,10 +196,9 @@ function checkShared(name: string, source: RawSource, path: Path, rules: Rules):
     const topic = source.topic ?? defaultSourceTopic(source.type);
     requireText(rules, [...path, 'topic'], source.topic);
     if (topic.includes('eventType') && !hasEventTypeSource(source)) {
-      const sourcesText =
-        source.type === 'http'
-          ? `set ${key(path, 'eventTypePath')}, ${key(path, 'eventTypeHeader')} or ${key(path, 'eventTypeExpression')}`
-          : `set ${key(path, 'eventTypePath')} or ${key(path, 'eventTypeExpression')}, or set ${key(path, 'eventTypeFromHeader')} to true when every publisher sets the '${source.attributeHeaders.eventType}' header`;
+      const sourcesText = isHttpSource(source)
+        ? `set ${key(path, 'eventTypePath')}, ${key(path, 'eventTypeHeader')} or ${key(path, 'eventTypeExpression')}`
+        : `set ${key(path, 'eventTypePath')} or ${key(path, 'eventTypeExpression')}, or set ${key(path, 'eventTypeFromHeader')} to true when every publisher sets the '${source.attributeHeaders.eventType}' header`;
       rules.add(
         [...path, 'topic'],
         `the topic template '${topic}' uses eventType, but source '${name}' has no event type, so the relay would mark every message dead; ${sourcesText}, or write a topic template without eventType`,
@@ -196,10 +221,10 @@ function checkShared(name: string, source: RawSource, path: Path, rules: Rules):
 
 function hasEventTypeSource(source: RawSource): boolean {
   if (source.eventTypePath !== null || source.eventTypeExpression !== null) return true;
-  return source.type === 'http' ? source.eventTypeHeader !== null : source.eventTypeFromHeader;
+  return isHttpSource(source) ? source.eventTypeHeader !== null : source.eventTypeFromHeader;
 }
 
-type HttpSource = Extract<RawSource, { type: 'http' }>;
+type HttpSource = RawHttpSource;
 
 function checkHttp(
   name: string,

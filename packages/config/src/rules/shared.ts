@@ -1,16 +1,15 @@
 /**
  * What a rule across keys sees of the parse, and the rules of blocks that several sections share
- * whose texts name other keys (the HMAC payload format, an http(s) URL, Kafka security, NATS
- * credentials). A value with a problem (or below a block that could not be read) is not what its
+ * whose texts name other keys (the HMAC payload format, an http(s) URL), and the rules a broker's
+ * block reports to. A value with a problem (or below a block that could not be read) is not what its
  * type says, so a rule asks `has` before it reads one, as the reference's rules stay quiet on a
  * broken value instead of piling a second line onto the first.
  */
-import type { Secret } from '@queuebox/core';
+import type { ConfigRules, Secret } from '@queuebox/core';
 import type * as v from 'valibot';
 import { comparable, displayPath, isPrefix, type Path } from '../problems.js';
 import type { RawInboundAuth } from '../schema/config.js';
-import type { kafkaSecurity, natsCredentials } from '../schema/destinations.js';
-import { atParent, type SectionOutput } from '../schema/kit.js';
+import { atParent } from '../schema/kit.js';
 import { httpUrlProblem } from '../values.js';
 
 export interface Rules {
@@ -127,42 +126,12 @@ export function checkHttpUrl(rules: Rules, path: Path, url: string, hint: string
   if (problem !== undefined) rules.add(path, problem);
 }
 
-/** A `SASL_*` protocol needs a mechanism, a user name and a password (spec §6.3). */
-export function checkKafkaSecurity(
-  rules: Rules,
-  path: Path,
-  keys: SectionOutput<typeof kafkaSecurity>,
-): void {
-  if (rules.has([...path, 'securityProtocol']) || !keys.securityProtocol.startsWith('SASL_'))
-    return;
-  const needs = `required by securityProtocol ${keys.securityProtocol}`;
-  for (const [key, value] of [
-    ['saslMechanism', keys.saslMechanism],
-    ['saslUsername', keys.saslUsername],
-    ['saslPassword', keys.saslPassword?.reveal() ?? null],
-  ] as const) {
-    if (rules.has([...path, key])) continue;
-    if (value === null) rules.add([...path, key], needs);
-    else requireText(rules, [...path, key], value);
-  }
-}
-
-/** User name and password go together; a token excludes a user name (spec §6.4). */
-export function checkNatsCredentials(
-  rules: Rules,
-  path: Path,
-  keys: SectionOutput<typeof natsCredentials>,
-): void {
-  const [user, password] = [displayPath([...path, 'username']), displayPath([...path, 'password'])];
-  const together = 'NATS takes the two together';
-  if (keys.username !== null && keys.password === null)
-    rules.add([...path, 'password'], `required because ${user} is set; ${together}`);
-  if (keys.password !== null && keys.username === null)
-    rules.add([...path, 'username'], `required because ${password} is set; ${together}`);
-  if (keys.token !== null && keys.username !== null) {
-    rules.add(
-      [...path, 'token'],
-      `cannot be combined with ${user}; NATS accepts one of them, so remove one`,
-    );
-  }
+/** The rules as a broker's block sees them (core's `ConfigRules`). */
+export function rulesForBlock(rules: Rules): ConfigRules {
+  return {
+    add: (path, message) => rules.add(path, message),
+    has: (path) => rules.has(path),
+    display: displayPath,
+    requireText: (path, value) => requireText(rules, path, value),
+  };
 }

@@ -17,7 +17,6 @@ import {
   MAX_INITIAL_DELAY_SECONDS,
   SQL_IDENTIFIER,
   hasDotSegment,
-  isAmqpUri,
   isBlank,
   parseDuration,
 } from '../values.js';
@@ -86,14 +85,6 @@ export const secretHeaderValue = rule<Secret>(
 );
 
 /** An AMQP URI is checked without printing it: it usually carries the broker password. */
-export const amqpUri = rule<string>((url) =>
-  isBlank(url)
-    ? 'must not be blank'
-    : isAmqpUri(url)
-      ? undefined
-      : 'is not a valid AMQP URI (amqp://host or amqps://host); the value is not printed because it can hold a password',
-);
-
 export const noDotSegment = rule<string>((path) =>
   hasDotSegment(path)
     ? `'${path}' must not hold a '.' or '..' segment, because the server resolves it and the target changes`

@@ -1,12 +1,13 @@
 /**
- * `sources.<name>` (spec §7): `type` defaults to `http`. A new kind is one entry of `sourceKinds`
- * (and its rules in `rules/kinds.ts`).
+ * `sources.<name>` (spec §7): `type` defaults to `http`. `http` is written here; a broker's keys
+ * come from its package (`BrokerDescriptor.config`), followed by the keys every broker kind and
+ * every source share.
  */
 import { v, defaulted, kinded, listOf, mapOf, optSection, section } from './kit.js';
 import { sourceAuthBlock, transformBlock } from './blocks.js';
-import { amqpUri, delay, glob, jsonPaths, nonBlank, nonEmptyList, rule } from './checks.js';
-import { kafkaSecurity, natsCredentials } from './destinations.js';
-import { bool, boolean, int, integer, list, ms, oneOf, opt, optText, text } from './scalars.js';
+import { delay, glob, jsonPaths, nonBlank, rule } from './checks.js';
+import { contributedEntries, type ContributedKind } from './contributed.js';
+import { bool, boolean, integer, list, oneOf, opt, optText, text } from './scalars.js';
 
 const FILTER_TESTS = ['equals', 'in', 'matches', 'exists'] as const;
 
@@ -70,7 +71,7 @@ export const sourceShared = {
 const header = (def: string) => v.optional(nonBlank, def);
 
 /** Keys of every broker kind (spec §7.6–7.8). */
-const brokerShared = {
+export const brokerShared = {
   eventTypeFromHeader: bool(false),
   attributeHeaders: defaulted({
     idempotencyKey: header('x-idempotency-key'),
@@ -88,38 +89,6 @@ export const sourceKinds = {
     eventTypeHeader: optText,
     aggregateIdHeader: optText,
     auth: sourceAuthBlock,
-    ...sourceShared,
-  },
-  // spec §7.6
-  rabbitmq: {
-    queueName: nonBlank,
-    connectionUrl: v.pipe(text, amqpUri),
-    prefetchCount: int(10, { min: 1 }),
-    declareQueue: bool(false),
-    ...brokerShared,
-    ...sourceShared,
-  },
-  // spec §7.7
-  kafka: {
-    bootstrapServers: nonBlank,
-    topics: v.pipe(list(true), nonEmptyList('topic')),
-    groupId: nonBlank,
-    autoOffsetReset: oneOf(['earliest', 'latest'], 'earliest'),
-    maxPollRecords: int(100, { min: 1 }),
-    ...kafkaSecurity,
-    ...brokerShared,
-    ...sourceShared,
-  },
-  // spec §7.8, JetStream only
-  nats: {
-    servers: nonBlank,
-    stream: nonBlank,
-    durable: nonBlank,
-    filterSubject: optText,
-    ackWaitMs: ms(30_000),
-    batchSize: int(100, { min: 1 }),
-    ...natsCredentials,
-    ...brokerShared,
     ...sourceShared,
   },
 };
@@ -143,4 +112,14 @@ const sourceName = v.pipe(
   ),
 );
 
-export const sourcesMap = mapOf(kinded(sourceKinds, 'http'), sourceName);
+export type HttpSourceEntries = (typeof sourceKinds)['http'];
+
+/** Every source kind: `http` and the kinds the brokers contribute, each with the shared keys. */
+export function sourcesMap(brokers: readonly ContributedKind[]) {
+  const kinds: Record<string, v.ObjectEntries> = { ...sourceKinds };
+  for (const broker of brokers) {
+    const own = contributedEntries(broker.block.source);
+    kinds[broker.name] = { ...own, ...brokerShared, ...sourceShared };
+  }
+  return mapOf(kinded(kinds, 'http'), sourceName);
+}

@@ -176,7 +176,7 @@ export interface TransformConfig {
 export type DestinationType = 'http' | 'rabbitmq' | 'kafka' | 'nats';
 export type AddressColumn = 'aggregate_type' | 'topic' | 'key';
 
-interface DestinationCommon {
+export interface DestinationCommon {
   readonly headers: Readonly<Record<string, string>>;
   readonly transform: TransformConfig | null;
   /**
@@ -364,7 +364,7 @@ export interface HeaderFilterConfig {
   readonly exclude: readonly HeaderFilterRule[];
 }
 
-interface SourceCommon {
+export interface SourceCommon {
   readonly consumption: 'push' | 'pull';
   /** The relay's topic template; defaulted per kind (HTTP `{{ eventType }}`, others `{{ source }}`). */
   readonly topic: string;
@@ -399,7 +399,7 @@ export interface AttributeHeaders {
   readonly eventType: string;
 }
 
-interface BrokerSourceCommon extends SourceCommon {
+export interface BrokerSourceCommon extends SourceCommon {
   readonly eventTypeFromHeader: boolean;
   readonly attributeHeaders: AttributeHeaders;
 }

@@ -1,4 +1,5 @@
 import type { AppConfig, DestinationType, SourceConfig } from '../config/app-config.js';
+import type { BrokerConfigBlock, ConfigKit } from '../config/config-kit.js';
 import type { Logger } from './logger.js';
 import type { Publisher } from './publisher.js';
 import type { SourceConsumer, SourceConsumerDeps } from './source-consumer.js';
@@ -45,10 +46,15 @@ export interface BrokerDescriptor<T extends BrokerType = BrokerType> {
    */
   readonly publisherStops: 'resources' | 'services';
   readonly address: BrokerAddressRules;
+  /**
+   * Its configuration block (the keys of its destinations and sources, their rules, assembly and
+   * key texts), built from the kit `@queuebox/config` lends, so config names no broker.
+   */
+  config(kit: ConfigKit): BrokerConfigBlock;
 }
 
 /**
- * What a broker package (`@queuebox/rabbitmq`, `@queuebox/kafka`, `@queuebox/nats`) exports as
+ * What a broker package (`@queuebox/<broker>`) exports as
  * `provider`. The app finds it through its provider registry (a dynamic import), so the shape
  * is checked at run time too: `kind`, `name`, `descriptor` and both factories.
  */

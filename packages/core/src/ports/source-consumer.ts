@@ -67,7 +67,7 @@ export interface SourceConsumerDeps {
 export interface SourceConsumer {
   /** `sources.<name>`: the name stored in `inbox.source`. */
   readonly source: string;
-  /** The readiness component of §11.4: `rabbitmq.<source>`, `kafka.<source>`, `nats.<source>`. */
+  /** The readiness component of §11.4: `<broker kind>.<source>`. */
   readonly healthComponent: string;
   /**
    * Connects and starts consuming. Resolves once deliveries can flow; rejects when they cannot
