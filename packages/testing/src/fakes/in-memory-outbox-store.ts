@@ -38,6 +38,11 @@ export interface FakeRow {
 
 type Method = 'claim' | 'complete' | 'renew' | 'reclaimExpired' | 'gauges' | 'release';
 
+/** An empty list per method. */
+function byMethod(): Record<Method, number[]> {
+  return { claim: [], complete: [], renew: [], reclaimExpired: [], gauges: [], release: [] };
+}
+
 /**
  * A unit-test fake of the OutboxStore port that honours the rules the real SQL enforces: the
  * key-head claim of spec §4.2, the claim fence of §4.4 (state, token, live lease), reclaim of
@@ -47,23 +52,9 @@ type Method = 'claim' | 'complete' | 'renew' | 'reclaimExpired' | 'gauges' | 're
  */
 export class InMemoryOutboxStore implements OutboxStore {
   readonly rows = new Map<string, FakeRow>();
-  readonly calls: Record<Method, number[]> = {
-    claim: [],
-    complete: [],
-    renew: [],
-    reclaimExpired: [],
-    gauges: [],
-    release: [],
-  };
+  readonly calls = byMethod();
   /** `performance.now()` as each call began, by method: backoff tests measure the pauses between. */
-  readonly callTimes: Record<Method, number[]> = {
-    claim: [],
-    complete: [],
-    renew: [],
-    reclaimExpired: [],
-    gauges: [],
-    release: [],
-  };
+  readonly callTimes = byMethod();
   /** Artificial latency per call, in ms (a database round trip). */
   latencyMs = 0;
   private offsetMs = 0;
