@@ -42,6 +42,7 @@ export * from './fixtures/http-source.js';
 export * from './fixtures/claimed-inbox-message.js';
 export * from './fixtures/inbox-message.js';
 export * from './wait.js';
+export * from './suite-scope.js';
 export * from './doc-examples.js';
 export * from './rabbitmq-kit.js';
 export { publishWithInt64Headers } from './amqp-raw-publish.js';
