@@ -4,7 +4,7 @@ import { brokerSourceDefaults } from '@queuebox/testing';
 
 export function kafkaSource(overrides: Partial<KafkaSourceConfig> = {}): KafkaSourceConfig {
   return {
-    ...brokerSourceDefaults,
+    ...brokerSourceDefaults(),
     type: 'kafka',
     bootstrapServers: '127.0.0.1:9092',
     topics: ['unused'],

@@ -57,7 +57,7 @@ brokerSourceContract({
       healthComponent: 'kafka.contract',
       // The record key is the id slot; Kafka has no correlation id property.
       fallbacks: { idempotencyKey: true, correlationId: false, publishTime: 'given' },
-      cleanup: () => kit.cleanup(),
+      drop: () => kit.cleanup(),
     };
   },
 });

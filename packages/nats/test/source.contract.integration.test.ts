@@ -44,7 +44,7 @@ brokerSourceContract({
       maxInFlight: BATCH,
       healthComponent: 'nats.contract',
       fallbacks: { idempotencyKey: true, correlationId: false, publishTime: 'broker' },
-      cleanup: () => kit.cleanup(),
+      drop: () => kit.cleanup(),
     };
   },
 });

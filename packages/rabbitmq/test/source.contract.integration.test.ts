@@ -53,7 +53,7 @@ brokerSourceContract({
       maxInFlight: PREFETCH,
       healthComponent: 'rabbitmq.contract',
       fallbacks: { idempotencyKey: true, correlationId: true, publishTime: 'given' },
-      cleanup: () => kit.cleanup(),
+      drop: () => kit.cleanup(),
     };
   },
 });

@@ -68,7 +68,7 @@ export interface BrokerSourceHarness {
     readonly publishTime: 'given' | 'broker' | 'none';
   };
   /** Deletes the queue (topic, stream) and closes the probe; the contract closes the proxy first. */
-  cleanup(): Promise<void>;
+  drop(): Promise<void>;
 }
 
 export interface BrokerSourceTarget {
@@ -169,7 +169,7 @@ export function brokerSourceContract(target: BrokerSourceTarget): void {
     afterEach(async () => {
       await Promise.all(consumers.splice(0).map((c) => c.close()));
       await harness?.proxy.close();
-      await harness?.cleanup();
+      await harness?.drop();
     });
 
     const consume = async (handler: DeliveryHandler, logger?: Logger) => {
