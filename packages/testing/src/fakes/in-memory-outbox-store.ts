@@ -182,32 +182,36 @@ export class InMemoryOutboxStore implements OutboxStore {
     return held;
   }
 
-  async renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
-    await this.enter('renew', fences.length);
-    const now = this.now();
-    const owned = new Set<string>();
-    for (const fence of fences) {
-      const row = this.fenced(fence, now);
-      if (!row) continue;
+  renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
+    return this.eachFenced('renew', fences, (row, now) => {
       row.leaseExpiresAt = now + leaseMs;
-      owned.add(row.id);
-    }
-    return owned;
+    });
   }
 
-  async release(fences: readonly Fence[]): Promise<Set<string>> {
-    await this.enter('release', fences.length);
-    const now = this.now();
-    const released = new Set<string>();
-    for (const fence of fences) {
-      const row = this.fenced(fence, now);
-      if (!row) continue;
+  release(fences: readonly Fence[]): Promise<Set<string>> {
+    return this.eachFenced('release', fences, (row, now) => {
       row.state = 'pending';
       row.claimedAt = null;
       row.updatedAt = now;
-      released.add(row.id);
+    });
+  }
+
+  /** `change` on each row whose fence holds; the ids of those rows. */
+  private async eachFenced(
+    method: Method,
+    fences: readonly Fence[],
+    change: (row: FakeRow, now: number) => void,
+  ): Promise<Set<string>> {
+    await this.enter(method, fences.length);
+    const now = this.now();
+    const held = new Set<string>();
+    for (const fence of fences) {
+      const row = this.fenced(fence, now);
+      if (!row) continue;
+      change(row, now);
+      held.add(row.id);
     }
-    return released;
+    return held;
   }
 
   async reclaimExpired(): Promise<number> {
