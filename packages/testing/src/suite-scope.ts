@@ -2,6 +2,9 @@
  * What a broker suite opens and must close: its kit (made before the suite's first test, cleaned
  * up after its last) and what each test opens (publishers, consumers, fault proxies).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
 interface Closable {
@@ -49,4 +52,17 @@ export function suiteScope<K extends { cleanup(): Promise<void> }>(
   make: () => K | Promise<K>,
 ): { readonly kit: K; readonly closing: <T extends Closable>(resource: T) => T } {
   return { kit: suiteKit(make), closing: closedAfterEach() };
+}
+
+/** Makes a fresh directory named from `prefix` in the system's temporary one, removed after the test. */
+export function tempDirsAfterEach(): (prefix: string) => string {
+  const made: string[] = [];
+  afterEach(() => {
+    for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+  });
+  return (prefix) => {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    made.push(dir);
+    return dir;
+  };
 }
