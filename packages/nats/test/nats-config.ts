@@ -3,35 +3,28 @@
  * defaults the configuration loader fills in, a claimed outbox row as the poller hands it over,
  * and the server URL rewritten to go through a fault proxy.
  */
-import { randomUUID } from 'node:crypto';
-import {
-  JsonPayload,
-  type AppConfig,
-  type NatsDestinationConfig,
-  type NatsSourceConfig,
-  type OutboxMessage,
-  type PublishRequest,
+import type {
+  NatsDestinationConfig,
+  NatsSourceConfig,
+  OutboxMessage,
+  PublishRequest,
 } from '@queuebox/core';
-import { natsSource as sharedNatsSource, type FaultProxy } from '@queuebox/testing';
+import {
+  claimedOutboxRow,
+  natsDestination as sharedNatsDestination,
+  natsSource as sharedNatsSource,
+  publishRequest as sharedPublishRequest,
+  type FaultProxy,
+} from '@queuebox/testing';
+
+export { claimedOutboxRow as outboxMessage, destinations } from '@queuebox/testing';
 
 export function natsDestination(
   servers: string,
   overrides: Partial<NatsDestinationConfig> = {},
 ): NatsDestinationConfig {
-  return {
-    type: 'nats',
-    servers,
-    subject: 'unused',
-    subjectFrom: null,
-    jetStream: true,
-    timeoutMs: 30_000,
-    username: null,
-    password: null,
-    token: null,
-    headers: {},
-    transform: null,
-    ...overrides,
-  };
+  // The shared fixture with a subject no stream takes, so a test that forgets its own fails.
+  return sharedNatsDestination({ servers, subject: 'unused', ...overrides });
 }
 
 export function natsSource(overrides: Partial<NatsSourceConfig> = {}): NatsSourceConfig {
@@ -39,45 +32,14 @@ export function natsSource(overrides: Partial<NatsSourceConfig> = {}): NatsSourc
   return sharedNatsSource({ stream: 'UNUSED', ...overrides });
 }
 
-export function destinations(
-  entries: Record<string, NatsDestinationConfig>,
-): Pick<AppConfig, 'destinations'> {
-  return { destinations: entries };
-}
-
-export function outboxMessage(overrides: Partial<OutboxMessage> = {}): OutboxMessage {
-  return {
-    id: randomUUID(),
-    topic: 'order.created',
-    key: null,
-    aggregateType: null,
-    payload: JsonPayload.fromText('{"n": 1}'),
-    headers: {},
-    state: 'processing',
-    attempt: 0,
-    maxAttempts: 5,
-    scheduledAt: new Date(),
-    createdAt: new Date(),
-    sequence: null,
-    lastError: null,
-    ...overrides,
-  };
-}
-
+/** A publish to `subject`: NATS takes no routing key. */
 export function publishRequest(
   destination: string,
   subject: string | null,
-  message: OutboxMessage = outboxMessage(),
-  signal: AbortSignal = new AbortController().signal,
+  message: OutboxMessage = claimedOutboxRow(),
+  signal?: AbortSignal,
 ): PublishRequest {
-  return {
-    message,
-    destination,
-    payload: message.payload,
-    routingKey: null,
-    address: subject,
-    signal,
-  };
+  return sharedPublishRequest(destination, subject, null, message, signal);
 }
 
 /** Host and port of a NATS server URL, for the fault proxy's target. */

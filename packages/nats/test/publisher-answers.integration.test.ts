@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Secret, silentLogger, type Publisher } from '@queuebox/core';
-import { createNatsKit, requireService, type NatsKit } from '@queuebox/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Secret, silentLogger } from '@queuebox/core';
+import { createNatsKit, requireService, serviceUrl, suiteScope } from '@queuebox/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsPublisher } from '../src/index.js';
 import { destinations, natsDestination, outboxMessage, publishRequest } from './nats-config.js';
 import {
@@ -13,7 +13,7 @@ import {
 } from './private-server.js';
 
 const nats = await requireService('nats', 'nats: publisher answers');
-const url = nats.available ? nats.url : '';
+const url = serviceUrl(nats);
 
 /**
  * How the answer to a JetStream publish is read, now that QueueBox waits for PubAcks on its own
@@ -23,18 +23,7 @@ const url = nats.available ? nats.url : '';
  * `timeoutMs`.
  */
 describe.skipIf(!nats.available)('NATS publisher: the answers of the stream', () => {
-  let kit: NatsKit;
-  const publishers: Publisher[] = [];
-
-  beforeAll(() => {
-    kit = createNatsKit(url, 'qb-ans');
-  });
-  afterEach(async () => {
-    await Promise.all(publishers.splice(0).map((p) => p.close()));
-  });
-  afterAll(async () => {
-    await kit?.cleanup();
-  });
+  const { kit, closing } = suiteScope(() => createNatsKit(url, 'qb-ans'));
 
   const publisher = (servers = url, timeoutMs = 30_000, username: string | null = null) => {
     const created = createNatsPublisher(
@@ -46,8 +35,7 @@ describe.skipIf(!nats.available)('NATS publisher: the answers of the stream', ()
       }),
       { logger: silentLogger },
     );
-    publishers.push(created);
-    return created;
+    return closing(created);
   };
 
   it("fails a publish the stream refuses (an application's Nats-Expected-Last-Sequence) with the stream's reason", async () => {

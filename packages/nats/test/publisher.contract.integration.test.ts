@@ -22,13 +22,10 @@ import {
   viaProxy,
 } from './nats-config.js';
 
-const nats = await requireService('nats', 'nats: publisher contract');
-const url = nats.available ? nats.url : '';
-
 publisherContract({
   label: 'NATS JetStream publisher on a stream',
-  skip: nats.available ? false : nats.reason,
-  async open(options) {
+  service: await requireService('nats', 'nats: publisher contract'),
+  async open(options, url) {
     const kit = createNatsKit(url, 'qb-pub-contract');
     const subject = kit.subject('orders.created');
     const stream = await kit.stream(kit.name('S'), [kit.subject('orders.>')]);
@@ -69,22 +66,15 @@ publisherContract({
         const info = await manager.streams.info(stream);
         await manager.streams.update(stream, { ...info.config, subjects: [kit.subject('off')] });
       },
-      stall() {
-        proxy.setLatency({ toClient: 60_000 });
-        return Promise.resolve();
-      },
+      proxy,
       async accept() {
-        proxy.setLatency(0);
         const info = await manager.streams.info(stream);
         await manager.streams.update(stream, {
           ...info.config,
           subjects: [kit.subject('orders.>')],
         });
       },
-      async close() {
-        await proxy.close();
-        await kit.cleanup();
-      },
+      close: () => kit.cleanup(),
     };
   },
 });

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { JsonPayload, type Logger, type Publisher, Secret, silentLogger } from '@queuebox/core';
+import { JsonPayload, type Logger, Secret, silentLogger } from '@queuebox/core';
 import {
   createNatsKit,
-  type FaultProxy,
   freePort,
-  type NatsKit,
   requireService,
   startFaultProxy,
   warningLogger,
+  serviceUrl,
+  suiteScope,
 } from '@queuebox/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createNatsPublisher } from '../src/index.js';
 import {
   destinations,
@@ -22,7 +22,7 @@ import {
 import { privateServerAvailable, startPrivateServer } from './private-server.js';
 
 const nats = await requireService('nats', 'nats: publisher');
-const url = nats.available ? nats.url : '';
+const url = serviceUrl(nats);
 
 /**
  * The publisher against the real server: the wire format of spec §6.4, the message id that
@@ -31,20 +31,7 @@ const url = nats.available ? nats.url : '';
  * NATS cannot carry) failing only the messages it concerns.
  */
 describe.skipIf(!nats.available)('NATS publisher', () => {
-  let kit: NatsKit;
-  const publishers: Publisher[] = [];
-  const proxies: FaultProxy[] = [];
-
-  beforeAll(() => {
-    kit = createNatsKit(url, 'qb-pub');
-  });
-  afterEach(async () => {
-    await Promise.all(publishers.splice(0).map((p) => p.close()));
-    await Promise.all(proxies.splice(0).map((p) => p.close()));
-  });
-  afterAll(async () => {
-    await kit?.cleanup();
-  });
+  const { kit, closing } = suiteScope(() => createNatsKit(url, 'qb-pub'));
 
   const publisher = (
     config: Parameters<typeof natsDestination>[1] = {},
@@ -54,8 +41,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
       destinations({ ns: natsDestination(options.servers ?? url, config) }),
       { logger: options.logger ?? silentLogger },
     );
-    publishers.push(created);
-    return created;
+    return closing(created);
   };
 
   /** A stream of its own on `<prefix>.<suffix>.>`; returns it and a subject it takes. */
@@ -66,8 +52,7 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
 
   const proxy = async () => {
     const created = await startFaultProxy({ target: serverAddress(url) });
-    proxies.push(created);
-    return created;
+    return closing(created);
   };
 
   it('publishes the spec wire format: the stored text, static and row headers, then x-message-id, x-topic, x-attempt, x-message-key', async () => {

@@ -5,8 +5,6 @@ import { brokerSourceContract, contractIngest } from '@queuebox/testing/contract
 import { NatsSourceConsumer } from '../src/index.js';
 import { natsSource, serverAddress, viaProxy } from './nats-config.js';
 
-const nats = await requireService('nats', 'nats: broker source contract');
-const url = nats.available ? nats.url : '';
 const BATCH = 4;
 
 /**
@@ -16,9 +14,9 @@ const BATCH = 4;
  */
 brokerSourceContract({
   label: 'NATS JetStream',
-  skip: nats.available ? false : nats.reason,
+  service: await requireService('nats', 'nats: broker source contract'),
   ingest: contractIngest(createBrokerIngest, natsSource()),
-  async open() {
+  async open(url) {
     const kit = createNatsKit(url, 'qb-src-contract');
     const stream = await kit.stream(kit.name('S'), [kit.subject('in.>')]);
     const durable = 'contract';
@@ -46,10 +44,7 @@ brokerSourceContract({
       maxInFlight: BATCH,
       healthComponent: 'nats.contract',
       fallbacks: { idempotencyKey: true, correlationId: false, publishTime: 'broker' },
-      async drop() {
-        await proxy.close();
-        await kit.cleanup();
-      },
+      drop: () => kit.cleanup(),
     };
   },
 });

@@ -2,21 +2,21 @@ import { type DeliveryHandler, type Logger, silentLogger } from '@queuebox/core'
 import {
   createNatsKit,
   eventually,
-  type FaultProxy,
-  type NatsKit,
   recordingHandler,
   requireService,
   startFaultProxy,
   warningLogger,
+  serviceUrl,
+  suiteScope,
 } from '@queuebox/testing';
 import { AckPolicy } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { NatsSourceConsumer } from '../src/index.js';
 import { natsSource, serverAddress, viaProxy } from './nats-config.js';
 
 const nats = await requireService('nats', 'nats: source consumer');
-const url = nats.available ? nats.url : '';
+const url = serviceUrl(nats);
 
 /**
  * What the NATS source does beyond the broker contract: the durable consumer it creates, the
@@ -25,20 +25,7 @@ const url = nats.available ? nats.url : '';
  * becoming a redelivery loop.
  */
 describe.skipIf(!nats.available)('NATS source consumer', () => {
-  let kit: NatsKit;
-  const consumers: NatsSourceConsumer[] = [];
-  const proxies: FaultProxy[] = [];
-
-  beforeAll(() => {
-    kit = createNatsKit(url, 'qb-src');
-  });
-  afterEach(async () => {
-    await Promise.all(consumers.splice(0).map((c) => c.close()));
-    await Promise.all(proxies.splice(0).map((p) => p.close()));
-  });
-  afterAll(async () => {
-    await kit?.cleanup();
-  });
+  const { kit, closing } = suiteScope(() => createNatsKit(url, 'qb-src'));
 
   const consumer = (
     handler: DeliveryHandler,
@@ -50,8 +37,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
       natsSource({ servers: url, durable: 'queuebox', ...overrides }),
       { handler, logger },
     );
-    consumers.push(created);
-    return created;
+    return closing(created);
   };
 
   const stream = (suffix: string) => kit.stream(kit.name(suffix), [kit.subject(`${suffix}.>`)]);
@@ -144,7 +130,7 @@ describe.skipIf(!nats.available)('NATS source consumer', () => {
   it('starts while the server is unreachable, reports down, and consumes once it answers', async () => {
     const name = await stream('late');
     const proxy = await startFaultProxy({ target: serverAddress(url) });
-    proxies.push(proxy);
+    closing(proxy);
     proxy.refuse();
     const { handler, deliveries } = recordingHandler();
     const { logger, lines } = warningLogger();

@@ -15,13 +15,10 @@ import { CONFIRM_TIMEOUT_MS, createRabbitPublisher } from '../src/index.js';
 import { destinations, publishRequest, rabbitDestination } from './publish-requests.js';
 import { brokerAddress, viaProxy } from './source-config.js';
 
-const rabbit = await requireService('rabbitmq', 'rabbitmq: publisher contract');
-const url = rabbit.available ? rabbit.url : '';
-
 publisherContract({
   label: 'RabbitMQ publisher on a bound queue',
-  skip: rabbit.available ? false : rabbit.reason,
-  async open(options) {
+  service: await requireService('rabbitmq', 'rabbitmq: publisher contract'),
+  async open(options, url) {
     const kit = await createRabbitKit(url, 'qb-publisher-contract');
     const exchange = await kit.exchange(kit.name('x'));
     const queue = await kit.queue(kit.name('q'), { exchange, patterns: ['orders.#'] });
@@ -61,18 +58,11 @@ publisherContract({
       async refuse() {
         await (await kit.channel()).unbindQueue(queue, exchange, 'orders.#');
       },
-      stall() {
-        proxy.setLatency({ toClient: 60_000 });
-        return Promise.resolve();
-      },
+      proxy,
       async accept() {
-        proxy.setLatency(0);
         await (await kit.channel()).bindQueue(queue, exchange, 'orders.#');
       },
-      async close() {
-        await proxy.close();
-        await kit.cleanup();
-      },
+      close: () => kit.cleanup(),
     };
   },
 });

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { JsonPayload, silentLogger, type Logger, type Publisher } from '@queuebox/core';
+import { JsonPayload, silentLogger, type Logger } from '@queuebox/core';
 import {
   createRabbitKit,
   requireService,
   startFaultProxy,
-  type FaultProxy,
-  type RabbitKit,
+  serviceUrl,
+  suiteScope,
 } from '@queuebox/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createRabbitPublisher } from '../src/index.js';
 import {
   destinations,
@@ -15,22 +15,10 @@ import {
   publishRequest,
   rabbitDestination,
 } from './publish-requests.js';
+import { brokerAddress, viaProxy } from './source-config.js';
 
 const rabbit = await requireService('rabbitmq', 'rabbitmq: publisher');
-const url = rabbit.available ? rabbit.url : '';
-
-/** The broker's URL with its host and port replaced by the proxy's. */
-function viaProxy(proxy: FaultProxy): string {
-  const parsed = new URL(url);
-  parsed.hostname = proxy.host;
-  parsed.port = String(proxy.port);
-  return parsed.toString();
-}
-
-function brokerAddress(): { host: string; port: number } {
-  const parsed = new URL(url);
-  return { host: parsed.hostname, port: Number(parsed.port || 5672) };
-}
+const url = serviceUrl(rabbit);
 
 /**
  * The publisher against the real broker: the reference wire format, one confirm per message with
@@ -38,20 +26,7 @@ function brokerAddress(): { host: string; port: number } {
  * declaration, lost channel) failing only the messages it concerns.
  */
 describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
-  let kit: RabbitKit;
-  const publishers: Publisher[] = [];
-  const proxies: FaultProxy[] = [];
-
-  beforeAll(async () => {
-    kit = await createRabbitKit(url, 'qb-publisher');
-  });
-  afterEach(async () => {
-    await Promise.all(publishers.splice(0).map((p) => p.close()));
-    await Promise.all(proxies.splice(0).map((p) => p.close()));
-  });
-  afterAll(async () => {
-    await kit?.cleanup();
-  });
+  const { kit, closing } = suiteScope(() => createRabbitKit(url, 'qb-publisher'));
 
   const publisher = (
     config: Parameters<typeof rabbitDestination>[1] = {},
@@ -61,8 +36,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
       destinations({ mq: rabbitDestination(options.url ?? url, config) }),
       { logger: options.logger ?? silentLogger },
     );
-    publishers.push(created);
-    return created;
+    return closing(created);
   };
 
   /** An exchange of the given type with one queue bound by `#` (or `patterns`). */
@@ -263,9 +237,9 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
   it('keeps 64 publishes in flight on one destination, each confirmed on its own', async () => {
     const { exchange, queue } = await boundQueue('inflight');
     const collector = await kit.collect(queue);
-    const proxy = await startFaultProxy({ target: brokerAddress() });
-    proxies.push(proxy);
-    const mq = publisher({}, { url: viaProxy(proxy) });
+    const proxy = await startFaultProxy({ target: brokerAddress(url) });
+    closing(proxy);
+    const mq = publisher({}, { url: viaProxy(url, proxy) });
     expect(await mq.publish(publishRequest('mq', exchange, 'warm'))).toEqual({ ok: true });
     // Every confirm now takes 300 ms to come back: one at a time, 64 would take 19 s.
     proxy.setLatency({ toClient: 300 });
@@ -281,9 +255,9 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
 
   it('fails a publish the broker does not confirm within 5000 ms with "Publish not confirmed"', async () => {
     const { exchange } = await boundQueue('unconfirmed');
-    const proxy = await startFaultProxy({ target: brokerAddress() });
-    proxies.push(proxy);
-    const mq = publisher({}, { url: viaProxy(proxy) });
+    const proxy = await startFaultProxy({ target: brokerAddress(url) });
+    closing(proxy);
+    const mq = publisher({}, { url: viaProxy(url, proxy) });
     expect(await mq.publish(publishRequest('mq', exchange, 'warm'))).toEqual({ ok: true });
     proxy.setLatency({ toClient: 8_000 });
     const started = Date.now();
@@ -297,9 +271,9 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
   it('fails every unconfirmed publish when the connection is lost, and the next publish opens a new one', async () => {
     const { exchange, queue } = await boundQueue('lost');
     const collector = await kit.collect(queue);
-    const proxy = await startFaultProxy({ target: brokerAddress() });
-    proxies.push(proxy);
-    const mq = publisher({}, { url: viaProxy(proxy) });
+    const proxy = await startFaultProxy({ target: brokerAddress(url) });
+    closing(proxy);
+    const mq = publisher({}, { url: viaProxy(url, proxy) });
     expect(await mq.publish(publishRequest('mq', exchange, 'warm'))).toEqual({ ok: true });
     proxy.setLatency({ toClient: 2_000 });
     const inFlight = Array.from({ length: 8 }, (_, i) =>
@@ -324,10 +298,10 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
 
   it('fails at once while the broker refuses connections, and recovers when it answers again', async () => {
     const { exchange } = await boundQueue('refusing');
-    const proxy = await startFaultProxy({ target: brokerAddress() });
-    proxies.push(proxy);
+    const proxy = await startFaultProxy({ target: brokerAddress(url) });
+    closing(proxy);
     proxy.refuse();
-    const mq = publisher({}, { url: viaProxy(proxy) });
+    const mq = publisher({}, { url: viaProxy(url, proxy) });
     const outcome = await mq.publish(publishRequest('mq', exchange, 'k'));
     expect(outcome).toMatchObject({ ok: false });
     expect((outcome as { error: string }).error).toMatch(

@@ -2,20 +2,20 @@ import { type DeliveryHandler, type Logger, silentLogger } from '@queuebox/core'
 import {
   createRabbitKit,
   eventually,
-  type FaultProxy,
   publishWithInt64Headers,
-  type RabbitKit,
   recordingHandler,
   requireService,
   startFaultProxy,
   warningLogger,
+  serviceUrl,
+  suiteScope,
 } from '@queuebox/testing';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RabbitSourceConsumer } from '../src/index.js';
 import { brokerAddress, rabbitSource, viaProxy } from './source-config.js';
 
 const rabbit = await requireService('rabbitmq', 'rabbitmq: source consumer');
-const url = rabbit.available ? rabbit.url : '';
+const url = serviceUrl(rabbit);
 
 /**
  * What the RabbitMQ source does beyond the broker contract: AMQP's typed headers and properties,
@@ -23,20 +23,7 @@ const url = rabbit.available ? rabbit.url : '';
  * consumer, and the backoff that keeps a store outage from becoming a redelivery loop.
  */
 describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
-  let kit: RabbitKit;
-  const consumers: RabbitSourceConsumer[] = [];
-  const proxies: FaultProxy[] = [];
-
-  beforeAll(async () => {
-    kit = await createRabbitKit(url, 'qb-source');
-  });
-  afterEach(async () => {
-    await Promise.all(consumers.splice(0).map((c) => c.close()));
-    await Promise.all(proxies.splice(0).map((p) => p.close()));
-  });
-  afterAll(async () => {
-    await kit?.cleanup();
-  });
+  const { kit, closing } = suiteScope(() => createRabbitKit(url, 'qb-source'));
 
   const consumer = (
     handler: DeliveryHandler,
@@ -51,8 +38,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
         logger,
       },
     );
-    consumers.push(created);
-    return created;
+    return closing(created);
   };
 
   it('converts typed AMQP headers and reads message_id, correlation_id and timestamp', async () => {
@@ -137,7 +123,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ source consumer', () => {
   it('starts while the broker is unreachable, reports down, and consumes once it answers', async () => {
     const queue = await kit.queue(kit.name('late'));
     const proxy = await startFaultProxy({ target: brokerAddress(url) });
-    proxies.push(proxy);
+    closing(proxy);
     proxy.refuse();
     const { handler, deliveries } = recordingHandler();
     const { logger, lines } = warningLogger();

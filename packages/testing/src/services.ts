@@ -24,36 +24,37 @@ export interface MissingService {
 
 export type ServiceLookup = LocatedService | MissingService;
 
+/** Where the service answers, or '' where it is missing (its suites are skipped then). */
+export function serviceUrl(lookup: ServiceLookup): string {
+  return lookup.available ? lookup.url : '';
+}
+
+/** A suite's `skip`: false where the service answers, else why it is missing. */
+export function serviceSkip(lookup: ServiceLookup): string | false {
+  return lookup.available ? false : lookup.reason;
+}
+
 interface ServiceSpec {
   readonly variable: string;
   readonly local: { readonly host: string; readonly port: number; readonly url: string };
 }
 
+/** A service's variable, and where it answers on this machine. */
+const spec = (variable: string, port: number, url: string): ServiceSpec => ({
+  variable,
+  local: { host: '127.0.0.1', port, url },
+});
+
 const SPECS: Record<ServiceName, ServiceSpec> = {
-  postgres: {
-    variable: 'QUEUEBOX_TEST_POSTGRES_URL',
-    local: { host: '127.0.0.1', port: 5432, url: 'postgres://postgres@127.0.0.1:5432/test' },
-  },
-  rabbitmq: {
-    variable: 'QUEUEBOX_TEST_RABBITMQ_URL',
-    local: { host: '127.0.0.1', port: 5672, url: 'amqp://guest:guest@127.0.0.1:5672' },
-  },
-  nats: {
-    variable: 'QUEUEBOX_TEST_NATS_URL',
-    local: { host: '127.0.0.1', port: 4222, url: 'nats://127.0.0.1:4222' },
-  },
-  kafka: {
-    variable: 'QUEUEBOX_TEST_KAFKA_BROKERS',
-    local: { host: '127.0.0.1', port: 9092, url: '127.0.0.1:9092' },
-  },
-  sqlserver: {
-    variable: 'QUEUEBOX_TEST_SQLSERVER_URL',
-    local: {
-      host: '127.0.0.1',
-      port: 1433,
-      url: 'sqlserver://sa:QueueBox_Test_1@127.0.0.1:1433;databaseName=master',
-    },
-  },
+  postgres: spec('QUEUEBOX_TEST_POSTGRES_URL', 5432, 'postgres://postgres@127.0.0.1:5432/test'),
+  rabbitmq: spec('QUEUEBOX_TEST_RABBITMQ_URL', 5672, 'amqp://guest:guest@127.0.0.1:5672'),
+  nats: spec('QUEUEBOX_TEST_NATS_URL', 4222, 'nats://127.0.0.1:4222'),
+  kafka: spec('QUEUEBOX_TEST_KAFKA_BROKERS', 9092, '127.0.0.1:9092'),
+  sqlserver: spec(
+    'QUEUEBOX_TEST_SQLSERVER_URL',
+    1433,
+    'sqlserver://sa:QueueBox_Test_1@127.0.0.1:1433;databaseName=master',
+  ),
 };
 
 const cache = new Map<ServiceName, Promise<ServiceLookup>>();

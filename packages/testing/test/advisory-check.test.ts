@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirsAfterEach } from '../src/suite-scope.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts/check-advisories.mjs');
@@ -17,14 +17,10 @@ const check = (...manifests: string[]) =>
  * installed production dependencies pass it.
  */
 describe('the advisory check', () => {
-  const dirs: string[] = [];
-  afterEach(() => {
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  const tempDir = tempDirsAfterEach();
 
   function manifest(dependencies: Record<string, string>): string {
-    const dir = mkdtempSync(join(tmpdir(), 'qb-advisories-'));
-    dirs.push(dir);
+    const dir = tempDir('qb-advisories-');
     const path = join(dir, 'package.json');
     writeFileSync(path, JSON.stringify({ name: '@queuebox/example', dependencies }));
     return path;

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { tempDirsAfterEach } from '../src/suite-scope.js';
 
 const SCRIPT = fileURLToPath(new URL('../../../scripts/check-dist.mjs', import.meta.url));
 
@@ -13,14 +13,10 @@ const SCRIPT = fileURLToPath(new URL('../../../scripts/check-dist.mjs', import.m
  * with a dist. Each planted file must fail the check and be named; a clean dist passes.
  */
 describe('the dist check of the build', () => {
-  const roots: string[] = [];
-  afterEach(() => {
-    for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-  });
+  const tempDir = tempDirsAfterEach();
 
   function workspace(files: Record<string, string>): string {
-    const root = mkdtempSync(join(tmpdir(), 'qb-dist-check-'));
-    roots.push(root);
+    const root = tempDir('qb-dist-check-');
     const all: Record<string, string> = {
       'packages/core/package.json': '{"name":"@queuebox/core"}',
       'packages/core/dist/index.js': "export * from './model.js';\n",

@@ -19,6 +19,8 @@ import type {
 } from '@queuebox/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { FaultProxy } from '../fault-proxy.js';
+import { serviceSkip, serviceUrl, type ServiceLookup } from '../services.js';
+import { skipTitle } from './probe.js';
 import { brokerSourceRules, type IngestFactory } from './broker-source-rules.js';
 
 export interface PublishedMessage {
@@ -65,17 +67,17 @@ export interface BrokerSourceHarness {
     /** `given`: the published time; `broker`: the broker's own (a store time); `none`. */
     readonly publishTime: 'given' | 'broker' | 'none';
   };
-  /** Deletes the queue (topic, stream) and closes the probe and the proxy. */
+  /** Deletes the queue (topic, stream) and closes the probe; the contract closes the proxy first. */
   drop(): Promise<void>;
 }
 
 export interface BrokerSourceTarget {
   /** Shown in the describe block, e.g. `RabbitMQ`. */
   readonly label: string;
-  /** When set, the suite is skipped with this reason in its title (the broker is missing). */
-  readonly skip?: string | false;
-  /** A fresh queue and its harness; called before every case. */
-  open(): Promise<BrokerSourceHarness>;
+  /** The broker: where it is missing, the suite is skipped with the reason in its title. */
+  readonly service: ServiceLookup;
+  /** A fresh queue on the broker at `url` and its harness; called before every case. */
+  open(url: string): Promise<BrokerSourceHarness>;
   /**
    * The shared broker ingest for the inbox-side rules (broker-source-rules.ts), which every
    * broker must hold.
@@ -156,18 +158,17 @@ function gate<T>(): { readonly promise: Promise<T>; open(value: T): void } {
 }
 
 export function brokerSourceContract(target: BrokerSourceTarget): void {
-  const title = target.skip
-    ? `broker source contract: ${target.label} (skipped: ${target.skip})`
-    : `broker source contract: ${target.label}`;
-  describe.skipIf(Boolean(target.skip))(title, () => {
+  const skip = serviceSkip(target.service);
+  describe.skipIf(Boolean(skip))(skipTitle(`broker source contract: ${target.label}`, skip), () => {
     let harness: BrokerSourceHarness;
     const consumers: SourceConsumer[] = [];
 
     beforeEach(async () => {
-      harness = await target.open();
+      harness = await target.open(serviceUrl(target.service));
     });
     afterEach(async () => {
       await Promise.all(consumers.splice(0).map((c) => c.close()));
+      await harness?.proxy.close();
       await harness?.drop();
     });
 

@@ -1,6 +1,5 @@
 /** Messages the contracts write through the ports, with defaults a case overrides. */
-import { randomUUID } from 'node:crypto';
-import { JsonPayload, type NewInboxMessage, type NewOutboxMessage } from '@queuebox/core';
+import type { NewOutboxMessage } from '@queuebox/core';
 
 /** An outbox message whose payload names its topic and key. */
 export function outboxInsert(
@@ -12,18 +11,4 @@ export function outboxInsert(
 }
 
 /** A push message of source `orders` with a fresh id and key. */
-export function inboxInsert(overrides: Partial<NewInboxMessage> = {}): NewInboxMessage {
-  return {
-    id: randomUUID(),
-    source: 'orders',
-    idempotencyKey: randomUUID(),
-    aggregateId: null,
-    eventType: 'order.created',
-    payload: JsonPayload.fromValue({ n: 1 }),
-    headers: {},
-    correlationId: null,
-    consumption: 'push',
-    publishTime: null,
-    ...overrides,
-  };
-}
+export { inboxMessage as inboxInsert } from '../fixtures/inbox-message.js';

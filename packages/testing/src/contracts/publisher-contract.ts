@@ -15,6 +15,8 @@ import {
   type PublishOutcome,
 } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { FaultProxy } from '../fault-proxy.js';
+import { serviceSkip, serviceUrl, type ServiceLookup } from '../services.js';
 import { skipTitle } from './probe.js';
 import { outboxMessage } from '../fixtures/outbox-message.js';
 
@@ -69,10 +71,16 @@ export interface PublisherHarness {
   readonly routingKey?: string | null;
   /** Every message the receiver got so far, in arrival order (the contract polls it). */
   received(): Promise<ReceivedMessage[]>;
+  /**
+   * A fault proxy between the publisher and a broker: where there is one, the contract stalls the
+   * receiver by holding the broker's answers back in it (unless the harness has its own `stall`),
+   * lets them through again before `accept`, and closes it after the publisher, before `close`.
+   */
+  readonly proxy?: FaultProxy;
   /** From now on the receiver refuses every message. */
   refuse(): Promise<void>;
   /** From now on the receiver takes messages and never answers. */
-  stall(): Promise<void>;
+  stall?(): Promise<void>;
   /** From now on the receiver accepts again. */
   accept(): Promise<void>;
   /** Tears the receiver down; the contract closes the publisher itself first. */
@@ -83,7 +91,10 @@ export interface PublisherTarget {
   /** Shown in the describe block, e.g. `HTTP publisher on the HTTP sink`. */
   readonly label: string;
   readonly skip?: string | false;
-  open(options: PublisherOptions): Promise<PublisherHarness>;
+  /** The broker behind the receiver: where it is missing, the suite is skipped with the reason. */
+  readonly service?: ServiceLookup;
+  /** `url`: the service's, where the target names one. */
+  open(options: PublisherOptions, url: string): Promise<PublisherHarness>;
 }
 
 /** A claimed outbox row as the router hands it to a publisher: the shared fixture. */
@@ -106,21 +117,38 @@ async function arrival(
 const arrived = async (h: PublisherHarness, count: number) =>
   (await arrival(h, (received) => received.length >= count)).slice(0, count);
 
+/** The receiver stops answering: its own way, or the broker's answers held in the proxy. */
+function stall(h: PublisherHarness): Promise<void> {
+  if (h.stall) return h.stall();
+  if (!h.proxy) throw new Error('a publisher harness has a proxy or its own stall()');
+  h.proxy.setLatency({ toClient: 60_000 });
+  return Promise.resolve();
+}
+
+/** The receiver answers again and accepts. */
+function accept(h: PublisherHarness): Promise<void> {
+  h.proxy?.setLatency(0);
+  return h.accept();
+}
+
 export function publisherContract(target: PublisherTarget): void {
   const title = `publisher contract: ${target.label}`;
-  describe.skipIf(Boolean(target.skip))(skipTitle(title, target.skip), () => {
+  const skip = target.service ? serviceSkip(target.service) : target.skip;
+  describe.skipIf(Boolean(skip))(skipTitle(title, skip), () => {
     let open: PublisherHarness[] = [];
 
     afterEach(async () => {
       for (const harness of open) {
         await harness.publisher.close();
+        await harness.proxy?.close();
         await harness.close();
       }
       open = [];
     });
 
     async function harnessWith(options: PublisherOptions = {}): Promise<PublisherHarness> {
-      const harness = await target.open(options);
+      const url = target.service ? serviceUrl(target.service) : '';
+      const harness = await target.open(options, url);
       open.push(harness);
       return harness;
     }
@@ -258,7 +286,7 @@ export function publisherContract(target: PublisherTarget): void {
         const outcome = await send(h);
         expect(outcome.ok).toBe(false);
         if (!outcome.ok) expect(outcome.error.length).toBeGreaterThan(0);
-        await h.accept();
+        await accept(h);
         const message = outboxMessage({ id: '0198c2f4-5d6e-7a8b-9c0d-0000000000aa' });
         expect(await send(h, message)).toEqual({ ok: true });
         // Whether the refused message reached the receiver is the transport's business.
@@ -269,7 +297,7 @@ export function publisherContract(target: PublisherTarget): void {
     describe('timeout', () => {
       it('fails a publish the receiver never answers after its timeout, not before', async () => {
         const h = await harnessWith({ timeoutMs: 300 });
-        await h.stall();
+        await stall(h);
         const started = performance.now();
         const outcome = await send(h);
         const elapsed = performance.now() - started;
@@ -281,7 +309,7 @@ export function publisherContract(target: PublisherTarget): void {
 
       it('stops waiting when the caller aborts (claim lost)', async () => {
         const h = await harnessWith({ timeoutMs: 30_000 });
-        await h.stall();
+        await stall(h);
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 100);
         const started = performance.now();
@@ -294,7 +322,7 @@ export function publisherContract(target: PublisherTarget): void {
     describe('close', () => {
       it('closes within a bound while a publish to a silent receiver is in flight, which then fails', async () => {
         const h = await harnessWith({ timeoutMs: 30_000 });
-        await h.stall();
+        await stall(h);
         const inFlight = send(h);
         // Let the message reach the receiver before closing.
         await arrived(h, 1);

@@ -32,19 +32,10 @@ export class TestClock implements Clock {
 }
 
 /** An app clock a case sets to one instant. */
-export interface SetClock extends Clock {
-  set(at: Date): void;
-}
-
-export function setClock(at = new Date()): SetClock {
-  let current = at;
-  return {
-    now: () => current,
-    set: (next) => {
-      current = next;
-    },
-  };
-}
+export {
+  mutableClock as setClock,
+  type MutableClock as SetClock,
+} from '../fixtures/inbox-message.js';
 
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));

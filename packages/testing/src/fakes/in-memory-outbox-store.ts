@@ -38,6 +38,11 @@ export interface FakeRow {
 
 type Method = 'claim' | 'complete' | 'renew' | 'reclaimExpired' | 'gauges' | 'release';
 
+/** An empty list per method. */
+function byMethod(): Record<Method, number[]> {
+  return { claim: [], complete: [], renew: [], reclaimExpired: [], gauges: [], release: [] };
+}
+
 /**
  * A unit-test fake of the OutboxStore port that honours the rules the real SQL enforces: the
  * key-head claim of spec §4.2, the claim fence of §4.4 (state, token, live lease), reclaim of
@@ -47,23 +52,9 @@ type Method = 'claim' | 'complete' | 'renew' | 'reclaimExpired' | 'gauges' | 're
  */
 export class InMemoryOutboxStore implements OutboxStore {
   readonly rows = new Map<string, FakeRow>();
-  readonly calls: Record<Method, number[]> = {
-    claim: [],
-    complete: [],
-    renew: [],
-    reclaimExpired: [],
-    gauges: [],
-    release: [],
-  };
+  readonly calls = byMethod();
   /** `performance.now()` as each call began, by method: backoff tests measure the pauses between. */
-  readonly callTimes: Record<Method, number[]> = {
-    claim: [],
-    complete: [],
-    renew: [],
-    reclaimExpired: [],
-    gauges: [],
-    release: [],
-  };
+  readonly callTimes = byMethod();
   /** Artificial latency per call, in ms (a database round trip). */
   latencyMs = 0;
   private offsetMs = 0;
@@ -191,32 +182,36 @@ export class InMemoryOutboxStore implements OutboxStore {
     return held;
   }
 
-  async renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
-    await this.enter('renew', fences.length);
-    const now = this.now();
-    const owned = new Set<string>();
-    for (const fence of fences) {
-      const row = this.fenced(fence, now);
-      if (!row) continue;
+  renew(fences: readonly Fence[], leaseMs: number): Promise<Set<string>> {
+    return this.eachFenced('renew', fences, (row, now) => {
       row.leaseExpiresAt = now + leaseMs;
-      owned.add(row.id);
-    }
-    return owned;
+    });
   }
 
-  async release(fences: readonly Fence[]): Promise<Set<string>> {
-    await this.enter('release', fences.length);
-    const now = this.now();
-    const released = new Set<string>();
-    for (const fence of fences) {
-      const row = this.fenced(fence, now);
-      if (!row) continue;
+  release(fences: readonly Fence[]): Promise<Set<string>> {
+    return this.eachFenced('release', fences, (row, now) => {
       row.state = 'pending';
       row.claimedAt = null;
       row.updatedAt = now;
-      released.add(row.id);
+    });
+  }
+
+  /** `change` on each row whose fence holds; the ids of those rows. */
+  private async eachFenced(
+    method: Method,
+    fences: readonly Fence[],
+    change: (row: FakeRow, now: number) => void,
+  ): Promise<Set<string>> {
+    await this.enter(method, fences.length);
+    const now = this.now();
+    const held = new Set<string>();
+    for (const fence of fences) {
+      const row = this.fenced(fence, now);
+      if (!row) continue;
+      change(row, now);
+      held.add(row.id);
     }
-    return released;
+    return held;
   }
 
   async reclaimExpired(): Promise<number> {
