@@ -92,20 +92,8 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       provider.open(config, { logger, clock: systemClock, pool }),
     );
     shutdown.resource('the connection pool', () => db.close());
-    // The poller's first cycle reclaims and claims at once, on two connections. A ping issued
-    // once the migration (or else the schema guard) holds the one connection open so far opens
-    // the second beside it, so the first claim does not wait for a new session after the start.
-    // A failed ping answers false and changes nothing.
-    const besideSecondConnection = <T>(work: () => Promise<T>): Promise<T> => {
-      const running = work();
-      void db.ping(DATABASE_CHECK_MS);
-      return running;
-    };
-    if (config.database.migrate)
-      await step('migrate the database', () => besideSecondConnection(() => db.migrate()));
-    await step('check the database schema', () =>
-      config.database.migrate ? db.checkSchema() : besideSecondConnection(() => db.checkSchema()),
-    );
+    if (config.database.migrate) await step('migrate the database', () => db.migrate());
+    await step('check the database schema', () => db.checkSchema());
 
     const { poller, claimLoad, retention, gateHealth } = buildOutbox(
       config,
