@@ -7,18 +7,12 @@
  */
 import { sanitizeError, type Logger } from '@queuebox/core';
 import { parseArguments, USAGE, type Command } from './arguments.js';
-import {
-  runConfigCheck,
-  runConfigPrint,
-  withConfigFile,
-  type CommandOutput,
-} from './config-command.js';
-import { runHealthcheck } from './healthcheck.js';
-import { runDev } from './dev.js';
-import { runMigrate } from './migrate.js';
+import type { CommandOutput } from './config-command.js';
 import { createLogger, loggerOptionsFromEnv } from '../observability/logger.js';
-import { startService } from '../startup/service.js';
 import { QUEUEBOX_VERSION } from '../version.js';
+
+// Each command loads only its own modules: the service's start does not wait for the offline
+// check, the embedded database or the migrate command to be read and compiled, nor they for it.
 
 const OUTPUT: CommandOutput = {
   stdout: (text) => process.stdout.write(`${text}\n`),
@@ -40,6 +34,8 @@ async function answerWithoutService(command: Command): Promise<number | null> {
     case 'config-check':
     case 'config-print':
     case 'healthcheck': {
+      const { runConfigCheck, runConfigPrint, withConfigFile } =
+        await import('./config-command.js');
       const env = withConfigFile(process.env, command.configFile, process.cwd());
       if (typeof env === 'string') {
         OUTPUT.stderr(env);
@@ -47,6 +43,7 @@ async function answerWithoutService(command: Command): Promise<number | null> {
       }
       if (command.kind === 'config-check') return runConfigCheck(env, OUTPUT);
       if (command.kind === 'config-print') return runConfigPrint(env, OUTPUT);
+      const { runHealthcheck } = await import('./healthcheck.js');
       return runHealthcheck(env, command.timeoutMs, OUTPUT);
     }
     default:
@@ -67,6 +64,7 @@ async function main(): Promise<number> {
   }
   try {
     if (command.kind === 'migrate') {
+      const { runMigrate } = await import('./migrate.js');
       await runMigrate(process.env, logger, command.baseline);
       return 0;
     }
@@ -75,6 +73,7 @@ async function main(): Promise<number> {
       const print = json
         ? (text: string) => logger.info(text)
         : (text: string) => process.stdout.write(`${text}\n`);
+      const { runDev } = await import('./dev.js');
       return await runDev({
         env: process.env,
         logger,
@@ -100,6 +99,7 @@ async function main(): Promise<number> {
       process.once('SIGTERM', onSignal);
       process.once('SIGINT', onSignal);
     };
+    const { startService } = await import('../startup/service.js');
     const started = (async () => {
       try {
         await startService({ env: process.env, logger, onShutdownHook });

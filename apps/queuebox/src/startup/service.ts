@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@queuebox/config';
 import { systemClock, type AppConfig, type Logger } from '@queuebox/core';
-import { InboxRelay } from '@queuebox/inbox-service';
+import type { Hono } from 'hono';
+import { InboxRelay } from '@queuebox/inbox-service/relay';
 import { createJsonataTransformer } from '@queuebox/outbox-service';
-import { TransformSandbox } from '../admin/transform-sandbox.js';
 import { buildHttpApps } from '../http/apps.js';
 import { RequestDrain } from '../http/drain.js';
 import type { HealthComponent } from '../http/health.js';
@@ -21,12 +21,8 @@ import {
 } from '../providers.js';
 import { QUEUEBOX_VERSION } from '../version.js';
 import { readDemoConfig } from './demo-config.js';
-import { buildCapture } from './capture-assembly.js';
-import { adminRoutes, dataRoutes } from './http-routes.js';
 import { buildOutbox, planOutbox } from './outbox-assembly.js';
-import { brokerIngestFor, buildSourceConsumers, sourceHealth } from './source-consumers.js';
 import { ShutdownSequence } from './shutdown.js';
-import { compileSources } from './source-compile.js';
 import { step } from './step.js';
 import { refuseUnbuiltFeatures } from './unbuilt-guard.js';
 
@@ -86,7 +82,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
   }
 
   try {
-    await step('compile the sources', () => compileSources(config, transformer, metrics.inbox));
+    // Sources, capture and the admin routes load their modules only when configured.
+    const hasSources = Object.keys(config.sources).length > 0;
+    await step('compile the sources', async () => {
+      if (!hasSources) return;
+      const { compileSources } = await import('./source-compile.js');
+      compileSources(config, transformer, metrics.inbox);
+    });
     const provider = await step('load the database provider', () =>
       loadDatabaseProvider(config.database.type, providerRegistry),
     );
@@ -116,17 +118,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       onForwarded: () => poller.wake(),
       ...(tracing ? { tracing } : {}),
     });
-    const capture = await step('build the capture', () =>
-      buildCapture(
-        config,
-        {
-          wake: () => poller.wake(),
-          logger,
-          metrics: captureMetrics,
-          ...(claimLoad ? { load: claimLoad } : {}),
-        },
-        providerRegistry,
-      ),
+    const capture = await step('build the capture', async () =>
+      !config.outbox.capture.enabled
+        ? null
+        : (await import('./capture-assembly.js')).buildCapture(
+            config,
+            {
+              wake: () => poller.wake(),
+              logger,
+              metrics: captureMetrics,
+              ...(claimLoad ? { load: claimLoad } : {}),
+            },
+            providerRegistry,
+          ),
     );
     const health: HealthComponent[] = [
       { name: 'database', check: () => db.ping(DATABASE_CHECK_MS) },
@@ -137,11 +141,13 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
     if (retention) health.push({ name: 'retention-service', check: () => retention.running });
     if (config.inbox.relay.enabled)
       health.push({ name: 'inbox-relay', check: () => relay.running });
-    const consumers = await step('build the sources', () =>
-      buildSourceConsumers(
+    const consumers = await step('build the sources', async () => {
+      if (!hasSources) return [];
+      const sources = await import('./source-consumers.js');
+      const built = await sources.buildSourceConsumers(
         config,
         {
-          handlerFor: brokerIngestFor({
+          handlerFor: sources.brokerIngestFor({
             store: db.inboxStore(),
             transformer,
             logger,
@@ -154,17 +160,23 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
           logger,
         },
         providerRegistry,
-      ),
-    );
-    health.push(...sourceHealth(consumers));
+      );
+      health.push(...sources.sourceHealth(built));
+      return built;
+    });
 
     const drain = new RequestDrain();
-    const apps = await step('build the HTTP routes', () => {
-      let admin: ReturnType<typeof adminRoutes>;
-      if (config.admin.enabled) {
+    const apps = await step('build the HTTP routes', async () => {
+      // The inbox routes and the admin routes (with the console) load only when configured:
+      // without an HTTP source the inbox mounts no route, without `admin.enabled` there is none.
+      const httpSources = Object.values(config.sources).some((source) => source.type === 'http');
+      const routes = httpSources || config.admin.enabled ? await import('./http-routes.js') : null;
+      let admin: ((app: Hono) => void) | undefined;
+      if (routes !== null && config.admin.enabled) {
+        const { TransformSandbox } = await import('../admin/transform-sandbox.js');
         const sandbox = new TransformSandbox();
         shutdown.resource('the transform test worker', () => sandbox.close());
-        admin = adminRoutes(config, db, sandbox, outboxPlan.router, logger);
+        admin = routes.adminRoutes(config, db, sandbox, outboxPlan.router, logger);
       }
       return buildHttpApps({
         managementPort: config.server.managementPort,
@@ -172,15 +184,19 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
         registry,
         health,
         drain,
-        dataRoutes: dataRoutes(
-          config,
-          db,
-          transformer,
-          metrics.inbox,
-          logger,
-          () => relay.wake(),
-          tracing,
-        ),
+        ...(routes !== null && httpSources
+          ? {
+              dataRoutes: routes.dataRoutes(
+                config,
+                db,
+                transformer,
+                metrics.inbox,
+                logger,
+                () => relay.wake(),
+                tracing,
+              ),
+            }
+          : {}),
         ...(admin ? { operatorRoutes: admin } : {}),
       });
     });
