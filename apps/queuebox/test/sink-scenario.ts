@@ -5,18 +5,10 @@
  * file's own afterAll, registered after this call, runs before the service stops (vitest runs
  * the after hooks last registered first).
  */
-import {
-  createFreshDatabase,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-  type SinkHandler,
-} from '@queuebox/testing';
+import type { FreshDatabase, HttpSink, SinkHandler } from '@queuebox/testing';
 import { beforeAll } from 'vitest';
 import { suiteScratch } from './scratch.js';
-import { startTestService } from './service.js';
-
-export type TestService = Awaited<ReturnType<typeof startTestService>>;
+import { openDatabase, openService, openSink, type TestService } from './scratch-opens.js';
 
 export interface SinkScenarioOptions {
   readonly pgUrl: string;
@@ -38,15 +30,10 @@ export function sinkScenario(options: SinkScenarioOptions): SinkScenario {
   const scenario = {} as { db: FreshDatabase; sink: HttpSink; service: TestService };
   const scratch = suiteScratch();
   beforeAll(async () => {
-    scenario.db = await scratch.open(createFreshDatabase(options.pgUrl, options.database), (db) =>
-      db.drop(),
-    );
+    scenario.db = await openDatabase(scratch, options.pgUrl, options.database);
     await options.prepare?.(scenario.db);
-    scenario.sink = await scratch.open(startHttpSink(options.handler), (sink) => sink.close());
-    scenario.service = await scratch.open(
-      startTestService(scenario.db, options.yaml(scenario.sink.url)),
-      (service) => service.stop(),
-    );
+    scenario.sink = await openSink(scratch, options.handler);
+    scenario.service = await openService(scratch, scenario.db, options.yaml(scenario.sink.url));
   });
   return scenario;
 }

@@ -1,24 +1,13 @@
-import { randomBytes } from 'node:crypto';
-import {
-  createFreshDatabase,
-  createNatsKit,
-  OtlpSpanKind,
-  requireService,
-  startOtlpReceiver,
-  type FreshDatabase,
-  type NatsKit,
-  type OtlpReceiver,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatsKit, OtlpSpanKind, type FreshDatabase, type NatsKit } from '@queuebox/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
 import { outboxRows } from './e2e-rows.js';
-import { eventually, startTestService } from './service.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase } from './scratch-opens.js';
+import { hex, openTracedService, type TracedService } from './traced-service.js';
 
 const SUITE = 'app: traces through a NATS destination';
-const pg = await requireService('postgres', SUITE);
-const nats = await requireService('nats', SUITE);
-const ready = pg.available && nats.available;
-
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const { ready, pgUrl, url } = await e2eServices(SUITE, 'nats');
 
 /**
  * An application's row with its own `traceparent` published to NATS JetStream with tracing on
@@ -27,23 +16,19 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
  * one.
  */
 describe.skipIf(!ready)(SUITE, () => {
+  const scratch = suiteScratch();
   let db: FreshDatabase;
   let kit: NatsKit;
-  let receiver: OtlpReceiver;
-  let service: Awaited<ReturnType<typeof startTestService>>;
+  let traced: TracedService;
   let stream: string;
-  const saved = { ...process.env };
   const { insert, sent } = outboxRows(() => db);
 
   beforeAll(async () => {
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_traces_nats');
-    const url = nats.available ? nats.url : '';
-    kit = createNatsKit(url, 'qb-traces');
+    db = await openDatabase(scratch, pgUrl, 'qb_traces_nats');
+    kit = await scratch.open(createNatsKit(url, 'qb-traces'), (opened) => opened.cleanup());
     stream = await kit.stream(kit.name('TRACED'), [kit.subject('traced.>')]);
-    receiver = await startOtlpReceiver();
-    // The exporter reads its endpoint from the process environment, as the SDK does.
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
-    service = await startTestService(
+    traced = await openTracedService(
+      scratch,
       db,
       `
 database:
@@ -61,19 +46,8 @@ routes:
   - topicPattern: "**"
     destination: traced
 `,
-      {
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      },
+      'http/json',
     );
-  });
-  afterAll(async () => {
-    await service?.stop();
-    process.env = saved;
-    await kit?.cleanup();
-    await receiver?.close();
-    await db?.drop();
   });
 
   it('sends the publish span context as the NATS header', async () => {
@@ -87,10 +61,7 @@ routes:
       },
     );
     await sent(row!.id);
-    const publish = await eventually(
-      () => receiver.spans().find((s) => s.name === 'publish traced' && s.traceId === traceId),
-      20_000,
-    );
+    const publish = await traced.span((s) => s.name === 'publish traced' && s.traceId === traceId);
     expect(publish.kind).toBe(OtlpSpanKind.producer);
     expect(publish.parentSpanId).toBe(parent);
     expect(publish.attributes).toMatchObject({
@@ -109,6 +80,6 @@ routes:
       ['traceparent', [`00-${traceId}-${publish.spanId}-01`]],
       ['tracestate', ['app=7']],
     ]);
-    expect(receiver.exports.every((e) => e.contentType === 'application/json')).toBe(true);
+    expect(traced.receiver.exports.every((e) => e.contentType === 'application/json')).toBe(true);
   });
 });
