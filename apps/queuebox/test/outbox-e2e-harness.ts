@@ -4,7 +4,8 @@
  * API and a `hooks` webhook source, and a `slow.warm` row sent first so the slow destination's
  * connection is open before its answers slow down. Each broker's file declares its destinations
  * and routes, and keeps the tests whose assertions are its own; the helpers here are the steps
- * they take alike (a row dead with its reason, an admin replay, a webhook posted).
+ * they take alike (a row dead with its reason, an admin replay, a webhook posted, the rows of
+ * the in-order test and its verdict).
  */
 import {
   createFreshDatabase,
@@ -15,7 +16,28 @@ import {
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ProviderRegistry } from '../src/providers.js';
 import { outboxRows } from './e2e-rows.js';
-import { startTestService } from './service.js';
+import { postJson } from './http-calls.js';
+import { eventually, startTestService } from './service.js';
+
+/** The in-order test's keys and rows per key; rows 3 and 8 of each key fail at first. */
+export const ORDER_KEYS = Array.from({ length: 8 }, (_, k) => `key-${k}`);
+export const ROWS_PER_KEY = 12;
+const failsAtFirst = (seq: number) => seq === 3 || seq === 8;
+
+/** One message of the in-order test as it arrived: its row's key and sequence, its attempt. */
+export interface OrderedArrival {
+  readonly key: string | null;
+  readonly seq: number;
+  readonly attempt: number;
+}
+
+/** Counts the `seq.step` rows that match `where`. */
+async function seqSteps(db: FreshDatabase, where: string): Promise<number> {
+  const [found] = await db.sql.unsafe<{ n: number }[]>(
+    `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND ${where}`,
+  );
+  return found!.n;
+}
 
 export interface OutboxE2EBroker {
   readonly pgUrl: string;
@@ -121,13 +143,42 @@ ${broker.hooks ?? ''}`,
     },
     /** A webhook to the `hooks` source; resolves to the inbox row's message id. */
     postHook: async (body: object, headers: Record<string, string>) => {
-      const response = await fetch(`${service.base}/inbox/hooks`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify(body),
-      });
+      const response = await postJson(`${service.base}/inbox/hooks`, body, headers);
       expect(response.status).toBe(202);
       return ((await response.json()) as { messageId: string }).messageId;
+    },
+    /**
+     * The in-order test's rows (topic `seq.step`, 50 attempts each), committed at once, in
+     * sequence order across the keys; `payload` makes rows 3 and 8 of each key fail at first.
+     * Resolves once the first 8 have failed, so the file can then let them through.
+     */
+    seedOrdered: async (
+      payload: (key: string, seq: number, failsAtFirst: boolean) => object,
+      timeoutMs?: number,
+    ) => {
+      await db.sql.begin(async (tx) => {
+        for (let seq = 0; seq < ROWS_PER_KEY; seq++) {
+          for (const key of ORDER_KEYS) {
+            await tx.unsafe(
+              `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('seq.step', $1, $2::text::jsonb, 50)`,
+              [key, JSON.stringify(payload(key, seq, failsAtFirst(seq)))],
+            );
+          }
+        }
+      });
+      await eventually(async () => (await seqSteps(db, 'attempt > 0')) >= 8, timeoutMs);
+    },
+    /** Resolves once every row of the in-order test is sent. */
+    orderedSent: (timeoutMs: number) =>
+      eventually(async () => (await seqSteps(db, "state <> 'sent'")) === 0, timeoutMs),
+    /** Each key's rows arrived in sequence, and at least one per key only on a retry. */
+    expectKeyOrder: (arrivals: readonly OrderedArrival[]) => {
+      for (const key of ORDER_KEYS) {
+        const sequence = arrivals.filter((a) => a.key === key).map((a) => a.seq);
+        expect(sequence, key).toEqual(Array.from({ length: ROWS_PER_KEY }, (_, i) => i));
+      }
+      const retried = arrivals.filter((a) => a.attempt > 0);
+      expect(retried.length).toBeGreaterThanOrEqual(ORDER_KEYS.length);
     },
   };
 }

@@ -1,18 +1,13 @@
-import {
-  createRabbitKit,
-  requireService,
-  type QueueCollector,
-  type RabbitKit,
-} from '@queuebox/testing';
+import { createRabbitKit, type QueueCollector, type RabbitKit } from '@queuebox/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { outboxE2E } from './outbox-e2e-harness.js';
+import { e2eServices } from './e2e-services.js';
+import { ORDER_KEYS, outboxE2E, ROWS_PER_KEY } from './outbox-e2e-harness.js';
 import { eventually } from './service.js';
 
-const pg = await requireService('postgres', 'app: outbox to RabbitMQ end to end');
-const rabbit = await requireService('rabbitmq', 'app: outbox to RabbitMQ end to end');
-const ready = pg.available && rabbit.available;
-const url = rabbit.available ? rabbit.url : 'amqp://127.0.0.1:5672';
-const broker = new URL(url);
+const { ready, pgUrl, url, target } = await e2eServices(
+  'app: outbox to RabbitMQ end to end',
+  'rabbitmq',
+);
 
 /**
  * The outbox through the real service to the real broker: a row reaches a bound queue with every
@@ -29,35 +24,36 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   let exchange: string;
   let orderedExchange: string;
 
-  const { insert, row, expectDead, postHook, db, proxy } = outboxE2E({
-    pgUrl: pg.available ? pg.url : '',
-    database: 'qb_rabbit_outbox',
-    target: { host: broker.hostname, port: Number(broker.port || 5672) },
-    async open(toBroker) {
-      kit = await createRabbitKit(url, 'qb-outbox-e2e');
-      const slowUrl = new URL(url);
-      slowUrl.hostname = toBroker.host;
-      slowUrl.port = String(toBroker.port);
-      exchange = await kit.exchange(kit.name('events'));
-      events = await kit.collect(
-        await kit.queue(kit.name('events.q'), { exchange, patterns: ['order.#', 'hook.#'] }),
-      );
-      const full = await kit.exchange(kit.name('full'));
-      await kit.queue(
-        kit.name('full.q'),
-        { exchange: full, patterns: ['#'] },
-        { arguments: { 'x-max-length': 0, 'x-overflow': 'reject-publish' } },
-      );
-      orderedExchange = kit.name('ordered');
-      // Declared by QueueBox's first publish; the kit deletes it after.
-      kit.adopt('exchange', orderedExchange);
-      orderedQueue = kit.name('ordered.q');
-      const slow = await kit.exchange(kit.name('slow'));
-      slowQueue = await kit.collect(
-        await kit.queue(kit.name('slow.q'), { exchange: slow, patterns: ['#'] }),
-      );
-      return {
-        destinations: `
+  const { insert, row, expectDead, postHook, seedOrdered, orderedSent, expectKeyOrder, db, proxy } =
+    outboxE2E({
+      pgUrl,
+      database: 'qb_rabbit_outbox',
+      target,
+      async open(toBroker) {
+        kit = await createRabbitKit(url, 'qb-outbox-e2e');
+        const slowUrl = new URL(url);
+        slowUrl.hostname = toBroker.host;
+        slowUrl.port = String(toBroker.port);
+        exchange = await kit.exchange(kit.name('events'));
+        events = await kit.collect(
+          await kit.queue(kit.name('events.q'), { exchange, patterns: ['order.#', 'hook.#'] }),
+        );
+        const full = await kit.exchange(kit.name('full'));
+        await kit.queue(
+          kit.name('full.q'),
+          { exchange: full, patterns: ['#'] },
+          { arguments: { 'x-max-length': 0, 'x-overflow': 'reject-publish' } },
+        );
+        orderedExchange = kit.name('ordered');
+        // Declared by QueueBox's first publish; the kit deletes it after.
+        kit.adopt('exchange', orderedExchange);
+        orderedQueue = kit.name('ordered.q');
+        const slow = await kit.exchange(kit.name('slow'));
+        slowQueue = await kit.collect(
+          await kit.queue(kit.name('slow.q'), { exchange: slow, patterns: ['#'] }),
+        );
+        return {
+          destinations: `
   events:
     type: rabbitmq
     url: ${url}
@@ -77,7 +73,7 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
     type: rabbitmq
     url: ${slowUrl.toString()}
     exchange: ${slow}`,
-        routes: `
+          routes: `
   - topicPattern: "order.*"
     destination: events
   - topicPattern: "lost.*"
@@ -86,10 +82,10 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
     destination: full
   - topicPattern: "seq.*"
     destination: ordered`,
-        cleanup: () => kit.cleanup(),
-      };
-    },
-  });
+          cleanup: () => kit.cleanup(),
+        };
+      },
+    });
   // The warm row reached its queue: the slow destination's connection is open.
   beforeAll(() => slowQueue.waitFor(1));
 
@@ -156,48 +152,27 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   }, 40_000);
 
   it('keeps each key in order with 8 publishes in flight and failing publishes in between', async () => {
-    const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
-    const perKey = 12;
-    await db().sql.begin(async (tx) => {
-      for (let seq = 0; seq < perKey; seq++) {
-        for (const key of keys) {
-          // Two rows of each key are unroutable until `late.#` is bound below.
-          const rk = seq === 3 || seq === 8 ? `late.${key}` : `ok.${key}`;
-          await tx.unsafe(
-            `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('seq.step', $1, $2::text::jsonb, 50)`,
-            [key, JSON.stringify({ exchange: orderedExchange, rk, key, seq })],
-          );
-        }
-      }
-    });
-    // The exchange exists once QueueBox declared it: wait for the first failures to bind.
-    await eventually(async () => {
-      const [failed] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
-      );
-      return failed!.n >= 8;
-    });
+    // Two rows of each key are unroutable until `late.#` is bound below; the exchange exists
+    // once QueueBox declared it, so the binding waits for the first failures.
+    await seedOrdered((key, seq, late) => ({
+      exchange: orderedExchange,
+      rk: `${late ? 'late' : 'ok'}.${key}`,
+      key,
+      seq,
+    }));
     await kit.queue(orderedQueue, { exchange: orderedExchange, patterns: ['ok.#'] });
     ordered = await kit.collect(orderedQueue);
     // Rows delivered before the queue was bound went nowhere (returned) and are retried too.
     await new Promise((resolve) => setTimeout(resolve, 500));
     await (await kit.channel()).bindQueue(orderedQueue, orderedExchange, 'late.#');
-    await eventually(async () => {
-      const [pending] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
-      );
-      return pending!.n === 0;
-    }, 30_000);
-    const received = await ordered.waitFor(keys.length * perKey);
-    for (const key of keys) {
-      const sequence = received
-        .map((m) => JSON.parse(m.text) as { key: string; seq: number })
-        .filter((m) => m.key === key)
-        .map((m) => m.seq);
-      expect(sequence, key).toEqual(Array.from({ length: perKey }, (_, i) => i));
-    }
-    const retried = received.filter((m) => (m.headers['x-attempt'] as number) > 0);
-    expect(retried.length).toBeGreaterThanOrEqual(keys.length);
+    await orderedSent(30_000);
+    const received = await ordered.waitFor(ORDER_KEYS.length * ROWS_PER_KEY);
+    expectKeyOrder(
+      received.map((m) => ({
+        ...(JSON.parse(m.text) as { key: string; seq: number }),
+        attempt: m.headers['x-attempt'] as number,
+      })),
+    );
   }, 60_000);
 
   it('relays a webhook to RabbitMQ with x-inbox-id and x-source, x-topic being QueueBox’s', async () => {

@@ -9,6 +9,7 @@ import {
   type HttpSink,
   type SinkHandler,
 } from '@queuebox/testing';
+import type { Logger } from '@queuebox/core';
 import type { ProviderRegistry } from '../src/providers.js';
 import type { QueueBoxProcess } from './process.js';
 import type { Scratch } from './scratch.js';
@@ -29,9 +30,11 @@ export const openService = (
   db: FreshDatabase,
   yaml: string,
   env: Record<string, string> = {},
-  providers?: ProviderRegistry,
+  with_: { readonly logger?: Logger; readonly providers?: ProviderRegistry } = {},
 ): Promise<TestService> =>
-  scratch.open(startTestService(db, yaml, env, undefined, providers), (service) => service.stop());
+  scratch.open(startTestService(db, yaml, env, with_.logger, with_.providers), (service) =>
+    service.stop(),
+  );
 
 /**
  * A list a file pushes the QueueBox processes it starts onto: what still runs when the scratch
