@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import {
   RecordingLogger,
-  startFaultProxy,
   type FaultProxy,
   type FreshDatabase,
   type HttpSink,
@@ -10,7 +9,13 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { scrapeText } from './http-calls.js';
 import { testScratch } from './scratch.js';
-import { openDatabase, openService, openSink, type TestService } from './scratch-opens.js';
+import {
+  openDatabase,
+  openProxy,
+  openService,
+  openSink,
+  type TestService,
+} from './scratch-opens.js';
 import { eventually } from './service.js';
 
 /**
@@ -39,10 +44,7 @@ describe.skipIf(!ready)('circuit breaker on PostgreSQL with a failing receiver',
     fail = null;
     partner = await openSink(scratch, (_request, response) => (fail ?? ok)(response));
     other = await openSink(scratch);
-    proxy = await scratch.open(
-      startFaultProxy({ target: { host: '127.0.0.1', port: partner.port } }),
-      (opened) => opened.close(),
-    );
+    proxy = await openProxy(scratch, { host: '127.0.0.1', port: partner.port });
     logger = new RecordingLogger();
     service = await openService(
       scratch,

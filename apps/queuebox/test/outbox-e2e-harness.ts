@@ -7,17 +7,14 @@
  * they take alike (a row dead with its reason, an admin replay, a webhook posted, the rows of
  * the in-order test and its verdict).
  */
-import {
-  createFreshDatabase,
-  startFaultProxy,
-  type FaultProxy,
-  type FreshDatabase,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, expect } from 'vitest';
+import type { FaultProxy, FreshDatabase } from '@queuebox/testing';
+import { beforeAll, expect } from 'vitest';
 import type { ProviderRegistry } from '../src/providers.js';
 import { outboxRows } from './e2e-rows.js';
 import { postJson } from './http-calls.js';
-import { eventually, startTestService } from './service.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase, openProxy, openService, type TestService } from './scratch-opens.js';
+import { eventually } from './service.js';
 
 /** The in-order test's keys and rows per key; rows 3 and 8 of each key fail at first. */
 export const ORDER_KEYS = Array.from({ length: 8 }, (_, k) => `key-${k}`);
@@ -57,18 +54,18 @@ export interface OutboxE2EBroker {
 }
 
 export function outboxE2E(broker: OutboxE2EBroker, setupMs?: number) {
+  const opened = suiteScratch();
   let db: FreshDatabase;
   let proxy: FaultProxy;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-  let cleanup: (() => Promise<void>) | undefined;
+  let service: TestService;
   const rows = outboxRows(() => db);
 
   beforeAll(async () => {
-    db = await createFreshDatabase(broker.pgUrl, broker.database);
-    proxy = await startFaultProxy({ target: broker.target });
-    const scratch = await broker.open(proxy);
-    cleanup = () => scratch.cleanup();
-    service = await startTestService(
+    db = await openDatabase(opened, broker.pgUrl, broker.database);
+    proxy = await openProxy(opened, broker.target);
+    const scratch = await opened.open(broker.open(proxy), (s) => s.cleanup());
+    service = await openService(
+      opened,
       db,
       `
 database:
@@ -98,18 +95,11 @@ sources:
     eventTypePath: $.type
 ${broker.hooks ?? ''}`,
       {},
-      undefined,
-      scratch.providers,
+      { providers: scratch.providers },
     );
     const [warm] = await rows.insert('slow.warm', { warm: true });
     await rows.sent(warm!.id, broker.warmMs);
   }, setupMs);
-  afterAll(async () => {
-    await service?.stop();
-    await proxy?.close();
-    await cleanup?.();
-    await db?.drop();
-  });
 
   return {
     ...rows,

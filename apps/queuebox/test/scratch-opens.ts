@@ -1,10 +1,12 @@
 /**
  * The things an end-to-end test opens most, each onto a scratch that closes it: a fresh
- * database, a real HTTP sink, the real service in this process, the built app's processes.
+ * database, a real HTTP sink, a fault proxy, the real service in this process, the built app's processes.
  */
 import {
   createFreshDatabase,
+  startFaultProxy,
   startHttpSink,
+  type FaultProxy,
   type FreshDatabase,
   type HttpSink,
   type SinkHandler,
@@ -20,6 +22,12 @@ export type TestService = Awaited<ReturnType<typeof startTestService>>;
 /** A fresh database named `<prefix>_<random>`, dropped with the scratch. */
 export const openDatabase = (scratch: Scratch, pgUrl: string, prefix?: string) =>
   scratch.open(createFreshDatabase(pgUrl, prefix), (db) => db.drop());
+
+/** A TCP fault proxy to `target`, closed with the scratch. */
+export const openProxy = (
+  scratch: Scratch,
+  target: { readonly host: string; readonly port: number },
+): Promise<FaultProxy> => scratch.open(startFaultProxy({ target }), (proxy) => proxy.close());
 
 export const openSink = (scratch: Scratch, handler?: SinkHandler): Promise<HttpSink> =>
   scratch.open(startHttpSink(handler), (sink) => sink.close());

@@ -12,7 +12,10 @@ export interface Scratch {
   defer(close: () => unknown): void;
 }
 
-function scratch(register: (empty: () => Promise<void>) => void): Scratch {
+function scratch(
+  register: (empty: () => Promise<void>, timeoutMs?: number) => void,
+  timeoutMs?: number,
+): Scratch {
   const closers: (() => unknown)[] = [];
   register(async () => {
     const failures: unknown[] = [];
@@ -24,7 +27,7 @@ function scratch(register: (empty: () => Promise<void>) => void): Scratch {
       }
     }
     if (failures.length > 0) throw failures[0];
-  });
+  }, timeoutMs);
   return {
     async open(opening, close) {
       const opened = await opening;
@@ -37,8 +40,8 @@ function scratch(register: (empty: () => Promise<void>) => void): Scratch {
   };
 }
 
-/** Emptied after the file's (or describe's) last test. */
-export const suiteScratch = (): Scratch => scratch(afterAll);
+/** Emptied after the file's (or describe's) last test, within `timeoutMs` where given. */
+export const suiteScratch = (timeoutMs?: number): Scratch => scratch(afterAll, timeoutMs);
 
-/** Emptied after each test. */
-export const testScratch = (): Scratch => scratch(afterEach);
+/** Emptied after each test, within `timeoutMs` where given. */
+export const testScratch = (timeoutMs?: number): Scratch => scratch(afterEach, timeoutMs);
