@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
+import { httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: console in a browser');
 
@@ -49,9 +50,7 @@ inbox:
   relay:
     enabled: false
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
     path: /events
 routes:
   - topicPattern: "order.*"

@@ -7,6 +7,7 @@ import { readRepo } from './repo-files.js';
 import { parseScrape, select, selectorsOf, type Sample, type Selector } from './prometheus-text.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
+import { httpSink, hooksSource, dropFilter } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: dashboard and alert rules');
 
@@ -127,23 +128,15 @@ inbox:
     pollIntervalMs: 50
     pendingGaugeIntervalMs: 200
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
 routes:
   - topicPattern: "order.*"
     destination: sink
   - topicPattern: "hook.*"
     destination: sink
 sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-    filter:
-      exclude:
-        - header: X-Drop
-          exists: true
+${hooksSource()}
+${dropFilter()}
 retention:
   enabled: true
   outbox:

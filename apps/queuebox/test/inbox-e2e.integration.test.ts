@@ -4,6 +4,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
+import { httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: inbox end to end');
 const SECRET = 'whsec_test';
@@ -22,9 +23,7 @@ inbox:
 outbox:
   pollIntervalMs: 50
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
 routes:
   - topicPattern: "**"
     destination: sink

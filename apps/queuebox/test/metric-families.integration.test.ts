@@ -3,6 +3,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson, scrapeText } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
+import { httpSink, hooksSource, dropFilter } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: metric families');
 
@@ -274,9 +275,7 @@ inbox:
   relay:
     pollIntervalMs: 50
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
 routes:
   - topicPattern: "skip.*"
     destination: sink
@@ -286,14 +285,8 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-    filter:
-      exclude:
-        - header: X-Drop
-          exists: true
+${hooksSource()}
+${dropFilter()}
 retention:
   enabled: true
   outbox:

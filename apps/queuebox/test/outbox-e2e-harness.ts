@@ -15,6 +15,7 @@ import { postJson } from './http-calls.js';
 import { suiteScratch } from './scratch.js';
 import { openDatabase, openProxy, openService, type TestService } from './scratch-opens.js';
 import { eventually } from './service.js';
+import { hooksSource } from './yaml-blocks.js';
 
 /** The in-order test's keys and rows per key; rows 3 and 8 of each key fail at first. */
 export const ORDER_KEYS = Array.from({ length: 8 }, (_, k) => `key-${k}`);
@@ -89,10 +90,7 @@ routes:
     destination: slow
 ${scratch.routes}
 sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
+${hooksSource()}
 ${broker.hooks ?? ''}`,
       {},
       { providers: scratch.providers },

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
+import { httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: outbox end to end');
 
@@ -59,9 +60,7 @@ inbox:
   relay:
     enabled: false
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
     path: /events
     headers:
       X-Static: static

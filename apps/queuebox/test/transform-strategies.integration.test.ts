@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
+import { httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: transform error strategies');
 
@@ -31,9 +32,7 @@ inbox:
   relay:
     enabled: false
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
     path: /events
 routes:
   - topicPattern: "fail.*"

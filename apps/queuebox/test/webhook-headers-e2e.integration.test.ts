@@ -5,6 +5,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
+import { httpSink, hooksSource } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: webhook headers end to end');
 const INBOUND = 'Bearer inbound-token';
@@ -89,9 +90,7 @@ outbox:
   retryBaseDelayMs: 100
   concurrency: 4
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
     timeoutMs: 3000
     headers:
       X-Static: static
@@ -103,10 +102,7 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
+${hooksSource()}
     auth:
       type: bearer
       token: inbound-token

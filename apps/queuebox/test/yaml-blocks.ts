@@ -1,0 +1,24 @@
+/**
+ * YAML blocks that many end-to-end configurations repeat word for word, so that a file's YAML
+ * shows only what its test is about. Each is the head of one entry, indented for its place under
+ * `destinations:` or `sources:`; a file adds more keys of that entry on the lines after it.
+ */
+
+/** The `sink` destination: a real HTTP receiver at `url`. */
+export const httpSink = (url: string): string =>
+  ['  sink:', '    type: http', `    baseUrl: ${url}`].join('\n');
+
+/** The `hooks` webhook source at `/hooks`, keyed by `$.id`, typed by `$.type`. */
+export const hooksSource = (): string =>
+  [
+    '  hooks:',
+    '    path: /hooks',
+    '    idempotencyKeyPath: $.id',
+    '    eventTypePath: $.type',
+  ].join('\n');
+
+/** A `filter` for a source entry: a webhook that carries an `X-Drop` header is filtered out. */
+export const dropFilter = (): string =>
+  ['    filter:', '      exclude:', '        - header: X-Drop', '          exists: true'].join(
+    '\n',
+  );
