@@ -99,34 +99,47 @@ ${broker.hooks ?? ''}`,
     await rows.sent(warm!.id, broker.warmMs);
   }, setupMs);
 
+  /** A row of `topic` retried `attempts` times, then dead with `error(id)` as its last error. */
+  const expectDead = async (
+    topic: string,
+    payload: object,
+    options: { attempts: number; key?: string; timeoutMs?: number },
+    error: (id: string) => string,
+  ) => {
+    const [inserted] = await rows.insert(topic, payload, {
+      maxAttempts: options.attempts,
+      ...(options.key === undefined ? {} : { key: options.key }),
+    });
+    const id = inserted!.id;
+    const final = await rows.dead(id, options.timeoutMs);
+    expect(final.attempt).toBe(options.attempts);
+    expect(final.last_error).toBe(error(id));
+    return id;
+  };
+
   return {
     ...rows,
     db: () => db,
-    proxy: () => proxy,
-    /** A row of `topic` retried `attempts` times, then dead with `error(id)` as its last error. */
-    expectDead: async (
-      topic: string,
-      payload: object,
-      options: { attempts: number; key?: string; timeoutMs?: number },
+    expectDead,
+    /**
+     * A `slow.row` row while the broker's answers to the slow destination come `lateMs` late:
+     * retried, then dead with `error(id)`; the answers are on time again after it.
+     */
+    expectDeadWhileLate: async (
+      lateMs: number,
+      options: { attempts: number; timeoutMs: number },
       error: (id: string) => string,
     ) => {
-      const [inserted] = await rows.insert(topic, payload, {
-        maxAttempts: options.attempts,
-        ...(options.key === undefined ? {} : { key: options.key }),
-      });
-      const id = inserted!.id;
-      const final = await rows.dead(id, options.timeoutMs);
-      expect(final.attempt).toBe(options.attempts);
-      expect(final.last_error).toBe(error(id));
-      return id;
+      proxy.setLatency({ toClient: lateMs });
+      try {
+        return await expectDead('slow.row', { n: 1 }, options, error);
+      } finally {
+        proxy.setLatency(0);
+      }
     },
     /** The admin API's replay of one sent row. */
     replay: async (id: string) => {
-      const response = await fetch(`${service.base}/admin/replay`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ids: [id] }),
-      });
+      const response = await postJson(`${service.base}/admin/replay`, { ids: [id] });
       expect(await response.json()).toEqual({ moved: 1 });
     },
     /** A webhook to the `hooks` source; resolves to the inbox row's message id. */
