@@ -7,7 +7,7 @@ import { readRepo } from './repo-files.js';
 import { parseScrape, select, selectorsOf, type Sample, type Selector } from './prometheus-text.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
-import { httpSink, hooksSource, dropFilter } from './yaml-blocks.js';
+import { httpSink, webhookSource, dropFilter } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: dashboard and alert rules');
 
@@ -135,7 +135,7 @@ routes:
   - topicPattern: "hook.*"
     destination: sink
 sources:
-${hooksSource()}
+${webhookSource('hooks')}
 ${dropFilter()}
 retention:
   enabled: true

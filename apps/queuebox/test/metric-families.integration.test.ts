@@ -3,7 +3,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson, scrapeText } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
-import { httpSink, hooksSource, dropFilter } from './yaml-blocks.js';
+import { httpSink, webhookSource, dropFilter } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: metric families');
 
@@ -285,7 +285,7 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-${hooksSource()}
+${webhookSource('hooks')}
 ${dropFilter()}
 retention:
   enabled: true

@@ -15,7 +15,7 @@ import { postJson } from './http-calls.js';
 import { suiteScratch } from './scratch.js';
 import { openDatabase, openProxy, openService, type TestService } from './scratch-opens.js';
 import { eventually } from './service.js';
-import { hooksSource } from './yaml-blocks.js';
+import { webhookSource } from './yaml-blocks.js';
 
 /** The in-order test's keys and rows per key; rows 3 and 8 of each key fail at first. */
 export const ORDER_KEYS = Array.from({ length: 8 }, (_, k) => `key-${k}`);
@@ -90,7 +90,7 @@ routes:
     destination: slow
 ${scratch.routes}
 sources:
-${hooksSource()}
+${webhookSource('hooks')}
 ${broker.hooks ?? ''}`,
       {},
       { providers: scratch.providers },

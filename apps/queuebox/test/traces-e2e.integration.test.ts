@@ -16,6 +16,7 @@ import { suiteScratch } from './scratch.js';
 import { openDatabase, openSink, runningProcesses } from './scratch-opens.js';
 import { eventually } from './service.js';
 import { hex, openReceiver, tracingOn, type TraceReceiver } from './traced-service.js';
+import { httpSink, webhookSource } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: OpenTelemetry traces end to end');
 
@@ -65,9 +66,7 @@ outbox:
   pollIntervalMs: 50
   maxAttempts: 1
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sink.url)}
     headers:
       traceparent: 00-${'1'.repeat(32)}-${'2'.repeat(16)}-01
     auth:
@@ -83,10 +82,7 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  shop:
-    path: /shop
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
+${webhookSource('shop')}
     auth:
       type: hmac
       secret: ${SOURCE_SECRET}
@@ -327,17 +323,12 @@ describe.skipIf(!ready)('tracing off (the default)', () => {
 outbox:
   pollIntervalMs: 50
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sink.url)}
 routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  shop:
-    path: /shop
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
+${webhookSource('shop')}
 `,
       // The exporter's own variables without OTEL_TRACES_EXPORTER: still off.
       { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },

@@ -5,7 +5,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
-import { httpSink, hooksSource } from './yaml-blocks.js';
+import { httpSink, webhookSource } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: webhook headers end to end');
 const INBOUND = 'Bearer inbound-token';
@@ -102,7 +102,7 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-${hooksSource()}
+${webhookSource('hooks')}
     auth:
       type: bearer
       token: inbound-token

@@ -8,11 +8,11 @@
 export const httpSink = (url: string): string =>
   ['  sink:', '    type: http', `    baseUrl: ${url}`].join('\n');
 
-/** The `hooks` webhook source at `/hooks`, keyed by `$.id`, typed by `$.type`. */
-export const hooksSource = (): string =>
+/** A webhook source `name` at `/<name>`, keyed by `$.id`, typed by `$.type`. */
+export const webhookSource = (name: string): string =>
   [
-    '  hooks:',
-    '    path: /hooks',
+    `  ${name}:`,
+    `    path: /${name}`,
     '    idempotencyKeyPath: $.id',
     '    eventTypePath: $.type',
   ].join('\n');
