@@ -7,7 +7,7 @@ import {
 import { skipTitle } from '@queuebox/testing/contracts';
 import { describe, expect, it } from 'vitest';
 import { kafkaSuite, kafkaThrough } from './kafka-e2e.js';
-import { ORDER_KEYS, outboxE2E, ROWS_PER_KEY } from './outbox-e2e-harness.js';
+import { ORDER_KEYS, outboxE2E, REFERENCE_TEXT, ROWS_PER_KEY } from './outbox-e2e-harness.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app outbox end to end';
@@ -45,6 +45,7 @@ describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
     insert,
     sent,
     expectDead,
+    sendReferenceRow,
     expectDeadWhileLate,
     replay,
     postHook,
@@ -127,19 +128,13 @@ describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
   );
 
   it('delivers a row as a record with its key, the stored text and every spec header', async () => {
-    const text = '{"id": 12345678901234567890, "amount": 1.50}';
-    const [inserted] = await insert('order.created', text, {
-      key: 'order-42',
-      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
-    });
-    const id = inserted!.id;
-    await sent(id);
+    const id = await sendReferenceRow();
     // The first read of the topic waits for the collector's consumer group to form.
     const [received] = await eventually(() => {
       const found = withId(events.records, id);
       return found.length > 0 && found;
     }, 30_000);
-    expect(received!.value).toBe(text);
+    expect(received!.value).toBe(REFERENCE_TEXT);
     expect(received!.key).toBe('order-42');
     // Static and row headers (the row wins), then the three standard ones appended, no other.
     expect(received!.headers).toHaveLength(6);

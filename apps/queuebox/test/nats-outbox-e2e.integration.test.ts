@@ -1,7 +1,7 @@
 import { createNatsKit, type NatsKit } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
-import { ORDER_KEYS, outboxE2E, ROWS_PER_KEY } from './outbox-e2e-harness.js';
+import { ORDER_KEYS, outboxE2E, REFERENCE_TEXT, ROWS_PER_KEY } from './outbox-e2e-harness.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: outbox to NATS JetStream end to end';
@@ -24,6 +24,7 @@ describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
     insert,
     row,
     expectDead,
+    sendReferenceRow,
     expectDeadWhileLate,
     replay,
     postHook,
@@ -76,15 +77,9 @@ describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
     (await kit.messages(stream)).filter((m) => m.headers['x-message-id']?.[0] === id);
 
   it('delivers a row to its stream with every spec header and the stored text', async () => {
-    const text = '{"id": 12345678901234567890, "amount": 1.50}';
-    const [inserted] = await insert('order.created', text, {
-      key: 'order-42',
-      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
-    });
-    const id = inserted!.id;
-    await eventually(async () => (await row(id)).state === 'sent');
+    const id = await sendReferenceRow();
     const [received] = await storedWith(events, id);
-    expect(received!.text).toBe(text);
+    expect(received!.text).toBe(REFERENCE_TEXT);
     expect(received!.subject).toBe(`${kit.subject('events')}.order.created`);
     expect(received!.headers).toEqual({
       'X-Static': ['row-wins'],

@@ -17,6 +17,9 @@ import { openDatabase, openProxy, openService, type TestService } from './scratc
 import { eventually } from './service.js';
 import { webhookSource } from './yaml-blocks.js';
 
+/** The first test's row text: numbers a JSON parse would change, which must arrive as stored. */
+export const REFERENCE_TEXT = '{"id": 12345678901234567890, "amount": 1.50}';
+
 /** The in-order test's keys and rows per key; rows 3 and 8 of each key fail at first. */
 export const ORDER_KEYS = Array.from({ length: 8 }, (_, k) => `key-${k}`);
 export const ROWS_PER_KEY = 12;
@@ -121,6 +124,18 @@ ${broker.hooks ?? ''}`,
     ...rows,
     db: () => db,
     expectDead,
+    /**
+     * The first test's row (`order.created`, key `order-42`, a header the `events` destination
+     * also sets, the row's value winning, and two of its own), once sent; resolves to its id.
+     */
+    sendReferenceRow: async () => {
+      const [inserted] = await rows.insert('order.created', REFERENCE_TEXT, {
+        key: 'order-42',
+        headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
+      });
+      await rows.sent(inserted!.id);
+      return inserted!.id;
+    },
     /**
      * A `slow.row` row while the broker's answers to the slow destination come `lateMs` late:
      * retried, then dead with `error(id)`; the answers are on time again after it.

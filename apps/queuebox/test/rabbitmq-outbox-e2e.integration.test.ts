@@ -1,7 +1,7 @@
 import { createRabbitKit, type QueueCollector, type RabbitKit } from '@queuebox/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
-import { ORDER_KEYS, outboxE2E, ROWS_PER_KEY } from './outbox-e2e-harness.js';
+import { ORDER_KEYS, outboxE2E, REFERENCE_TEXT, ROWS_PER_KEY } from './outbox-e2e-harness.js';
 import { eventually } from './service.js';
 
 const { ready, pgUrl, url, target } = await e2eServices(
@@ -25,9 +25,8 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   let orderedExchange: string;
 
   const {
-    insert,
-    row,
     expectDead,
+    sendReferenceRow,
     expectDeadWhileLate,
     postHook,
     seedOrdered,
@@ -99,13 +98,7 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   beforeAll(() => slowQueue.waitFor(1));
 
   it('delivers a row to a bound queue with every reference header and the stored text', async () => {
-    const text = '{"id": 12345678901234567890, "amount": 1.50}';
-    const [inserted] = await insert('order.created', text, {
-      key: 'order-42',
-      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
-    });
-    const id = inserted!.id;
-    await eventually(async () => (await row(id)).state === 'sent');
+    const id = await sendReferenceRow();
     const received = await eventually(() =>
       events.messages.find((m) => m.properties.messageId === id),
     );
@@ -114,7 +107,7 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
       [id],
     );
     expect(received.text).toBe(stored!.text);
-    expect(received.text).toBe('{"id": 12345678901234567890, "amount": 1.50}');
+    expect(received.text).toBe(REFERENCE_TEXT);
     expect(received.exchange).toBe(exchange);
     expect(received.routingKey).toBe('order.created');
     expect(received.properties.contentType).toBe('application/json');
