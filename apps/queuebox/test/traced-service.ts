@@ -10,8 +10,9 @@ import {
   type OtlpReceiver,
   type OtlpSpan,
 } from '@queuebox/testing';
-import type { Scratch } from './scratch.js';
-import { openService, type TestService } from './scratch-opens.js';
+import { beforeAll } from 'vitest';
+import { suiteScratch, type Scratch } from './scratch.js';
+import { openDatabase, openService, type TestService } from './scratch-opens.js';
 import { eventually } from './service.js';
 
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
@@ -58,4 +59,32 @@ export async function openTracedService(
   });
   const service = await openService(scratch, db, yaml, tracingOn(protocol));
   return { ...traces, service };
+}
+
+export interface TracedSuiteOptions {
+  readonly pgUrl: string;
+  /** The database name's prefix. */
+  readonly database: string;
+  readonly protocol: OtlpProtocol;
+  /** Opens the file's broker scratch onto `scratch`; resolves to the service's YAML. */
+  open(scratch: Scratch): Promise<string>;
+}
+
+export interface TracedSuite extends TracedService {
+  readonly db: FreshDatabase;
+}
+
+/**
+ * For a describe: a fresh database, the file's own scratch, then the traced service on them,
+ * all closed after its last test. The fields are set once its beforeAll has run.
+ */
+export function tracedSuite(options: TracedSuiteOptions): TracedSuite {
+  const scratch = suiteScratch();
+  const suite = {} as { db: FreshDatabase } & TracedService;
+  beforeAll(async () => {
+    const db = await openDatabase(scratch, options.pgUrl, options.database);
+    const yaml = await options.open(scratch);
+    Object.assign(suite, { db }, await openTracedService(scratch, db, yaml, options.protocol));
+  });
+  return suite;
 }

@@ -1,10 +1,8 @@
-import { createNatsKit, OtlpSpanKind, type FreshDatabase, type NatsKit } from '@queuebox/testing';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { createNatsKit, OtlpSpanKind, type NatsKit } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { outboxRows } from './e2e-rows.js';
-import { suiteScratch } from './scratch.js';
-import { openDatabase } from './scratch-opens.js';
-import { hex, openTracedService, type TracedService } from './traced-service.js';
+import { hex, tracedSuite } from './traced-service.js';
 
 const SUITE = 'app: traces through a NATS destination';
 const { ready, pgUrl, url } = await e2eServices(SUITE, 'nats');
@@ -16,21 +14,17 @@ const { ready, pgUrl, url } = await e2eServices(SUITE, 'nats');
  * one.
  */
 describe.skipIf(!ready)(SUITE, () => {
-  const scratch = suiteScratch();
-  let db: FreshDatabase;
   let kit: NatsKit;
-  let traced: TracedService;
   let stream: string;
-  const { insert, sent } = outboxRows(() => db);
 
-  beforeAll(async () => {
-    db = await openDatabase(scratch, pgUrl, 'qb_traces_nats');
-    kit = await scratch.open(createNatsKit(url, 'qb-traces'), (opened) => opened.cleanup());
-    stream = await kit.stream(kit.name('TRACED'), [kit.subject('traced.>')]);
-    traced = await openTracedService(
-      scratch,
-      db,
-      `
+  const traced = tracedSuite({
+    pgUrl,
+    database: 'qb_traces_nats',
+    protocol: 'http/json',
+    async open(scratch) {
+      kit = await scratch.open(createNatsKit(url, 'qb-traces'), (opened) => opened.cleanup());
+      stream = await kit.stream(kit.name('TRACED'), [kit.subject('traced.>')]);
+      return `
 database:
   migrate: true
 outbox:
@@ -45,10 +39,10 @@ destinations:
 routes:
   - topicPattern: "**"
     destination: traced
-`,
-      'http/json',
-    );
+`;
+    },
   });
+  const { insert, sent } = outboxRows(() => traced.db);
 
   it('sends the publish span context as the NATS header', async () => {
     const traceId = hex(16);

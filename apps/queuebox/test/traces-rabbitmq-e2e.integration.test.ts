@@ -4,11 +4,9 @@ import {
   type QueueCollector,
   type RabbitKit,
 } from '@queuebox/testing';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
-import { suiteScratch } from './scratch.js';
-import { openDatabase } from './scratch-opens.js';
-import { hex, openTracedService, type TracedService } from './traced-service.js';
+import { hex, tracedSuite, type TracedService } from './traced-service.js';
 
 const SUITE = 'app: traces through a RabbitMQ source and destination';
 const { ready, pgUrl, url } = await e2eServices(SUITE, 'rabbitmq');
@@ -20,25 +18,23 @@ const { ready, pgUrl, url } = await e2eServices(SUITE, 'rabbitmq');
  * as an AMQP header, once, whatever the source message carried.
  */
 describe.skipIf(!ready)(SUITE, () => {
-  const scratch = suiteScratch();
   let kit: RabbitKit;
-  let traced: TracedService;
   let incoming: string;
   let delivered: QueueCollector;
 
-  beforeAll(async () => {
-    const db = await openDatabase(scratch, pgUrl, 'qb_traces_rabbit');
-    kit = await scratch.open(createRabbitKit(url, 'qb-traces'), (opened) => opened.cleanup());
-    incoming = await kit.queue(kit.name('incoming'));
-    const exchange = await kit.exchange(kit.name('out'));
-    delivered = await scratch.open(
-      kit.collect(await kit.queue(kit.name('out.q'), { exchange, patterns: ['#'] })),
-      (collector) => collector.stop(),
-    );
-    traced = await openTracedService(
-      scratch,
-      db,
-      `
+  const traced = tracedSuite({
+    pgUrl,
+    database: 'qb_traces_rabbit',
+    protocol: 'http/protobuf',
+    async open(scratch) {
+      kit = await scratch.open(createRabbitKit(url, 'qb-traces'), (opened) => opened.cleanup());
+      incoming = await kit.queue(kit.name('incoming'));
+      const exchange = await kit.exchange(kit.name('out'));
+      delivered = await scratch.open(
+        kit.collect(await kit.queue(kit.name('out.q'), { exchange, patterns: ['#'] })),
+        (collector) => collector.stop(),
+      );
+      return `
 database:
   migrate: true
 outbox:
@@ -60,9 +56,8 @@ sources:
     queueName: ${incoming}
     connectionUrl: ${url}
     eventTypePath: $.type
-`,
-      'http/protobuf',
-    );
+`;
+    },
   });
   const span: TracedService['span'] = (find) => traced.span(find);
 
