@@ -4,14 +4,13 @@ import { e2eServices } from './e2e-services.js';
 import { assertBuilt, serveQueueBox, type QueueBoxProcess } from './process.js';
 import { suiteScratch } from './scratch.js';
 import { openDatabase } from './scratch-opens.js';
+import { httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: admin transform test in the real process');
 
 const CONFIG = `
 destinations:
-  sink:
-    type: http
-    baseUrl: http://127.0.0.1:9
+${httpSink('http://127.0.0.1:9')}
 routes:
   - topicPattern: "**"
     destination: sink
