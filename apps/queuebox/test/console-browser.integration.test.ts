@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
-import { httpSink } from './yaml-blocks.js';
+import { RELAY_OFF, httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: console in a browser');
 
@@ -46,9 +46,7 @@ database:
   migrate: true
 outbox:
   pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
 ${httpSink(sinkUrl)}
     path: /events

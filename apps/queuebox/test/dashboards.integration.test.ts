@@ -7,7 +7,7 @@ import { readRepo } from './repo-files.js';
 import { parseScrape, select, selectorsOf, type Sample, type Selector } from './prometheus-text.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
-import { httpSink, webhookSource, dropFilter } from './yaml-blocks.js';
+import { FAST_RELAY, dropFilter, httpSink, webhookSource } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: dashboard and alert rules');
 
@@ -123,9 +123,7 @@ outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 50
   pendingGaugeIntervalMs: 200
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
     pendingGaugeIntervalMs: 200
 destinations:
 ${httpSink(sinkUrl)}

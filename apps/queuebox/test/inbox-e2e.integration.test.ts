@@ -4,7 +4,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
-import { httpSink } from './yaml-blocks.js';
+import { FAST_RELAY, httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: inbox end to end');
 const SECRET = 'whsec_test';
@@ -17,9 +17,7 @@ describe.skipIf(!ready)('webhook to HTTP sink', () => {
   const h = sinkService(
     pgUrl,
     (sinkUrl) => `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
 destinations:

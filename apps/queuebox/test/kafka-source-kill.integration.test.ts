@@ -13,6 +13,7 @@ import { kafkaSuite, kafkaThrough, observing } from './kafka-e2e.js';
 import { suiteScratch } from './scratch.js';
 import { openDatabase, openProxy, type TestService } from './scratch-opens.js';
 import { eventually, startTestService } from './service.js';
+import { RELAY_OFF } from './yaml-blocks.js';
 
 const SUITE = 'app source killed between store and commit';
 const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 1);
@@ -49,9 +50,7 @@ describe.skipIf(!ready)(skipTitle('Kafka source killed between store and commit'
   const yaml = () => `
 database:
   migrate: true
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 sources:
   orders:
     type: kafka

@@ -3,7 +3,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson, scrapeText } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
-import { httpSink, webhookSource, dropFilter } from './yaml-blocks.js';
+import { FAST_RELAY, dropFilter, httpSink, webhookSource } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: metric families');
 
@@ -271,9 +271,7 @@ describe.skipIf(!ready)('the metric families of a running QueueBox', () => {
     yaml: (sinkUrl) => `
 outbox:
   pollIntervalMs: 50
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 destinations:
 ${httpSink(sinkUrl)}
 routes:

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
-import { httpSink } from './yaml-blocks.js';
+import { RELAY_OFF, httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: outbox end to end');
 
@@ -56,9 +56,7 @@ ${mapping || '  migrate: true'}
 outbox:
   retryBaseDelayMs: 100
   pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
 ${httpSink(sinkUrl)}
     path: /events

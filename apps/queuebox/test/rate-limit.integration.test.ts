@@ -6,6 +6,7 @@ import { sampleRunQueueWait } from './run-queue-wait.js';
 import { suiteScratch } from './scratch.js';
 import { openDatabase, openSink, runningProcesses } from './scratch-opens.js';
 import { eventually } from './service.js';
+import { RELAY_OFF } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: destinations.<name>.rateLimit');
 
@@ -64,9 +65,7 @@ describe.skipIf(!ready)('destinations.<name>.rateLimit on the built app', () => 
 outbox:
   pollIntervalMs: 50
   claimTimeoutMs: ${CLAIM_TIMEOUT_MS}
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
   limited:
     type: http

@@ -14,6 +14,7 @@ import { count, readiness } from './e2e-rows.js';
 import { suiteScratch } from './scratch.js';
 import { openDatabase, openProxy, openService, type TestService } from './scratch-opens.js';
 import { eventually } from './service.js';
+import { RELAY_OFF } from './yaml-blocks.js';
 
 export interface ReconnectProxies {
   readonly toSource: FaultProxy;
@@ -80,9 +81,7 @@ outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 50
   maxAttempts: 50
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
   out:
 ${scratch.destinationYaml}

@@ -6,6 +6,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
+import { FAST_RELAY } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: signed webhooks end to end');
 const STRIPE_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
@@ -21,9 +22,7 @@ describe.skipIf(!ready)('Stripe webhook in, Standard Webhooks out', () => {
   const h = sinkService(
     pgUrl,
     (sinkUrl) => `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
 destinations:

@@ -16,7 +16,7 @@ import { suiteScratch } from './scratch.js';
 import { openDatabase, openSink, runningProcesses } from './scratch-opens.js';
 import { eventually } from './service.js';
 import { hex, openReceiver, tracingOn, type TraceReceiver } from './traced-service.js';
-import { httpSink, webhookSource } from './yaml-blocks.js';
+import { FAST_RELAY, httpSink, webhookSource } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: OpenTelemetry traces end to end');
 
@@ -59,9 +59,7 @@ registerHooks({
 
 function yaml(sink: HttpSink, failing: HttpSink): string {
   return `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
   maxAttempts: 1

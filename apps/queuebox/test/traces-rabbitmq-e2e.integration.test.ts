@@ -7,6 +7,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { hex, tracedSuite, type TracedService } from './traced-service.js';
+import { FAST_RELAY } from './yaml-blocks.js';
 
 const SUITE = 'app: traces through a RabbitMQ source and destination';
 const { ready, pgUrl, url } = await e2eServices(SUITE, 'rabbitmq');
@@ -39,9 +40,7 @@ database:
   migrate: true
 outbox:
   pollIntervalMs: 50
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 destinations:
   out:
     type: rabbitmq

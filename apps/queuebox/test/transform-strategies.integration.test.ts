@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sinkScenario } from './sink-scenario.js';
-import { httpSink } from './yaml-blocks.js';
+import { RELAY_OFF, httpSink } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: transform error strategies');
 
@@ -28,9 +28,7 @@ describe.skipIf(!ready)('transform errors follow the route strategy', () => {
 outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 100
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
 ${httpSink(sinkUrl)}
     path: /events

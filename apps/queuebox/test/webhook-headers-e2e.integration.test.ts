@@ -5,7 +5,7 @@ import { e2eServices } from './e2e-services.js';
 import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
-import { httpSink, webhookSource } from './yaml-blocks.js';
+import { FAST_RELAY, httpSink, webhookSource } from './yaml-blocks.js';
 
 const { ready, pgUrl } = await e2eServices('app: webhook headers end to end');
 const INBOUND = 'Bearer inbound-token';
@@ -82,9 +82,7 @@ describe.skipIf(!ready)('webhooks with real-client headers to an HTTP sink', () 
   const h = sinkService(
     pgUrl,
     (sinkUrl) => `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 100

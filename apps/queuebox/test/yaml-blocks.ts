@@ -4,6 +4,12 @@
  * `destinations:` or `sources:`; a file adds more keys of that entry on the lines after it.
  */
 
+/** The inbox relay off: the test is about the outbox alone. */
+export const RELAY_OFF = ['inbox:', '  relay:', '    enabled: false'].join('\n');
+
+/** The inbox relay polling every 50 ms, so a test waits on the relay's work, not its sleep. */
+export const FAST_RELAY = ['inbox:', '  relay:', '    pollIntervalMs: 50'].join('\n');
+
 /** The `sink` destination: a real HTTP receiver at `url`. */
 export const httpSink = (url: string): string =>
   ['  sink:', '    type: http', `    baseUrl: ${url}`].join('\n');
