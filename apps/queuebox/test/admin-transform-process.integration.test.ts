@@ -1,21 +1,16 @@
-import {
-  createFreshDatabase,
-  freePort,
-  requireService,
-  type FreshDatabase,
-} from '@queuebox/testing';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertBuilt, startQueueBox, writeConfig, type QueueBoxProcess } from './process.js';
+import { e2eServices } from './e2e-services.js';
+import { assertBuilt, serveQueueBox, type QueueBoxProcess } from './process.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase } from './scratch-opens.js';
+import { httpSink } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: admin transform test in the real process');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: admin transform test in the real process');
 
 const CONFIG = `
 destinations:
-  sink:
-    type: http
-    baseUrl: http://127.0.0.1:9
+${httpSink('http://127.0.0.1:9')}
 routes:
   - topicPattern: "**"
     destination: sink
@@ -35,33 +30,23 @@ const MEMORY_REASON = /^Expression evaluation ran out of memory \(limit 64 MB\)/
  * expression that used to block the whole process for seconds is stopped at its limit while the
  * process keeps answering.
  */
-describe.skipIf(!pg.available)('admin transform test in the real process', () => {
-  let db: FreshDatabase;
+describe.skipIf(!ready)('admin transform test in the real process', () => {
+  const scratch = suiteScratch();
   let qb: QueueBoxProcess;
   let base: string;
 
   beforeAll(async () => {
     assertBuilt();
-    if (!pg.available) return;
-    db = await createFreshDatabase(pgUrl);
-    const port = await freePort();
-    qb = startQueueBox([], {
-      QUEUEBOX_CONFIG_FILE: writeConfig(CONFIG),
-      QUEUEBOX_DATABASE_URL: db.jdbcUrl,
-      QUEUEBOX_DATABASE_USERNAME: db.user,
-      QUEUEBOX_DATABASE_PASSWORD: 'unused-by-trust-auth',
-      QUEUEBOX_SERVER_HTTPPORT: String(port),
-    });
-    await qb.waitFor('is listening on port');
-    base = `http://127.0.0.1:${port}`;
+    const db = await openDatabase(scratch, pgUrl);
+    ({ qb, base } = await serveQueueBox(db, CONFIG, []));
   });
 
+  // Runs before the scratch drops the database (after hooks run last registered first).
   afterAll(async () => {
     if (qb) {
       qb.child.kill('SIGTERM');
       expect((await qb.exited).code).toBe(0);
     }
-    await db?.drop();
   });
 
   const test = async (expression: string, timeoutMs = 1000) => {
@@ -119,15 +104,21 @@ describe.skipIf(!pg.available)('admin transform test in the real process', () =>
     });
   });
 
-  it('stops $string([1..1e7]) within its limit while /health/live keeps answering at once', async () => {
+  /** An expression past its limit: refused with the limit's reason, timed, probed meanwhile. */
+  const stopsAtItsLimit = async (expression: string) => {
     const cpuBefore = serviceCpuMs();
-    const bomb = test('$string([1..1e7])');
+    const bomb = test(expression);
     const liveness = await probeLiveness(bomb);
     const { status, body, ms } = await bomb;
     const cpuMs = serviceCpuMs() - cpuBefore;
     expect(status).toBe(400);
     expect(body.success).toBe(false);
     expect(body.error === TIMEOUT_REASON || MEMORY_REASON.test(body.error)).toBe(true);
+    return { ms, liveness, cpuMs };
+  };
+
+  it('stops $string([1..1e7]) within its limit while /health/live keeps answering at once', async () => {
+    const { ms, liveness, cpuMs } = await stopsAtItsLimit('$string([1..1e7])');
     expect(ms).toBeLessThan(1000 + 700);
     expect(liveness.length).toBeGreaterThan(0);
     expectServiceNotBlocked({ ms, liveness, cpuMs });
@@ -137,15 +128,9 @@ describe.skipIf(!pg.available)('admin transform test in the real process', () =>
   });
 
   it('ends a memory bomb with an error, not a crash, and keeps serving', async () => {
-    const cpuBefore = serviceCpuMs();
-    const bomb = test('$pad("", 200000000, "x") & $pad("", 200000000, "y")', 1000);
-    const liveness = await probeLiveness(bomb);
-    const { status, body, ms } = await bomb;
-    const cpuMs = serviceCpuMs() - cpuBefore;
-    expect(status).toBe(400);
-    expect(body.success).toBe(false);
-    expect(body.error === TIMEOUT_REASON || MEMORY_REASON.test(body.error)).toBe(true);
-    expectServiceNotBlocked({ ms, liveness, cpuMs });
+    expectServiceNotBlocked(
+      await stopsAtItsLimit('$pad("", 200000000, "x") & $pad("", 200000000, "y")'),
+    );
     expect(await test('n')).toMatchObject({ status: 200, body: { success: true, result: 2 } });
     expect(qb.child.exitCode).toBeNull();
   });

@@ -1,16 +1,22 @@
 import type { ServerResponse } from 'node:http';
 import {
-  createFreshDatabase,
   RecordingLogger,
-  requireService,
-  startFaultProxy,
-  startHttpSink,
   type FaultProxy,
   type FreshDatabase,
   type HttpSink,
 } from '@queuebox/testing';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { scrapeText } from './http-calls.js';
+import { testScratch } from './scratch.js';
+import {
+  openDatabase,
+  openProxy,
+  openService,
+  openSink,
+  type TestService,
+} from './scratch-opens.js';
+import { eventually } from './service.js';
 
 /**
  * The circuit breaker in the running service, on real PostgreSQL, with a real HTTP receiver
@@ -18,29 +24,30 @@ import { eventually, startTestService } from './service.js';
  * no attempt once the circuit is open, they are all delivered after the receiver is back, and
  * the other destination's rows go on being delivered meanwhile. No timing is asserted.
  */
-const pg = await requireService('postgres', 'app: circuit breaker');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: circuit breaker');
 
 const ok = (response: ServerResponse) => response.writeHead(200).end('ok');
 const unavailable = (response: ServerResponse) => response.writeHead(503).end('down');
 
-describe.skipIf(!pg.available)('circuit breaker on PostgreSQL with a failing receiver', () => {
+describe.skipIf(!ready)('circuit breaker on PostgreSQL with a failing receiver', () => {
+  const scratch = testScratch();
   let db: FreshDatabase;
   let partner: HttpSink;
   let other: HttpSink;
   let proxy: FaultProxy;
-  let service: Awaited<ReturnType<typeof startTestService>> | undefined;
+  let service: TestService;
   let logger: RecordingLogger;
   let fail: ((response: ServerResponse) => void) | null;
 
   beforeEach(async () => {
-    db = await createFreshDatabase(pgUrl, 'qb_circuit');
+    db = await openDatabase(scratch, pgUrl, 'qb_circuit');
     fail = null;
-    partner = await startHttpSink((_request, response) => (fail ?? ok)(response));
-    other = await startHttpSink();
-    proxy = await startFaultProxy({ target: { host: '127.0.0.1', port: partner.port } });
+    partner = await openSink(scratch, (_request, response) => (fail ?? ok)(response));
+    other = await openSink(scratch);
+    proxy = await openProxy(scratch, { host: '127.0.0.1', port: partner.port });
     logger = new RecordingLogger();
-    service = await startTestService(
+    service = await openService(
+      scratch,
       db,
       `
 outbox:
@@ -64,17 +71,8 @@ routes:
     destination: other
 `,
       { QUEUEBOX_HTTP_BLOCKPRIVATEADDRESSES: 'false' },
-      logger,
+      { logger },
     );
-  });
-
-  afterEach(async () => {
-    await service?.stop();
-    service = undefined;
-    await proxy.close();
-    await partner.close();
-    await other.close();
-    await db.drop();
   });
 
   async function insert(prefix: string, count: number): Promise<void> {
@@ -106,12 +104,12 @@ routes:
   }
 
   async function circuitState(): Promise<string | undefined> {
-    const text = await (await fetch(`${service!.base}/metrics`)).text();
+    const text = await scrapeText(service.base);
     return /^queuebox_destination_circuit_state\{destination="partner"\} (\d+)$/m.exec(text)?.[1];
   }
 
   async function readiness() {
-    const response = await fetch(`${service!.base}/health/ready`);
+    const response = await fetch(`${service.base}/health/ready`);
     const body = (await response.json()) as { components: Record<string, { status: string }> };
     return { status: response.status, circuit: body.components['destination-circuit-partner'] };
   }

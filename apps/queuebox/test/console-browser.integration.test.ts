@@ -1,18 +1,13 @@
 import { existsSync } from 'node:fs';
-import {
-  createFreshDatabase,
-  requireService,
-  serviceRequired,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
+import { serviceRequired } from '@queuebox/testing';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { e2eServices } from './e2e-services.js';
+import { eventually } from './service.js';
+import { sinkScenario } from './sink-scenario.js';
+import { RELAY_OFF, httpSink } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: console in a browser');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: console in a browser');
 
 /** Debian's chromium; QUEUEBOX_TEST_REQUIRE=chromium (set by .ci/run) makes its absence fail. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -32,35 +27,28 @@ const TOKEN = 'console-browser-token';
 /** Where the screenshot for docs/console.md goes, when asked for. */
 const SCREENSHOT = process.env.QUEUEBOX_CONSOLE_SCREENSHOT;
 
-describe.skipIf(!pg.available || !hasChromium)('the console page in Chromium', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
+describe.skipIf(!ready || !hasChromium)('the console page in Chromium', () => {
   let browser: Browser;
   let page: Page;
   let failing = true;
 
-  beforeAll(async () => {
+  beforeAll(() => {
     expect(existsSync(SCRIPT), 'the console script is built (pnpm build)').toBe(true);
-    db = await createFreshDatabase(pgUrl);
+  });
+  const h = sinkScenario({
+    pgUrl,
     // The sink refuses every delivery until the test repairs it, so rows with one attempt die.
-    sink = await startHttpSink((_request, response) => {
+    handler: (_request, response) => {
       response.writeHead(failing ? 503 : 200).end(failing ? 'upstream down' : 'ok');
-    });
-    service = await startTestService(
-      db,
-      `
+    },
+    yaml: (sinkUrl) => `
 database:
   migrate: true
 outbox:
   pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sinkUrl)}
     path: /events
 routes:
   - topicPattern: "order.*"
@@ -71,7 +59,8 @@ admin:
     type: bearer
     token: ${TOKEN}
 `,
-    );
+  });
+  beforeAll(async () => {
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       headless: true,
@@ -90,9 +79,6 @@ admin:
   });
   afterAll(async () => {
     await browser?.close();
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
   });
 
   /** The cells of each row the selector matches, as text (locators: no DOM types in Node). */
@@ -106,19 +92,19 @@ admin:
   const textOf = async (selector: string) => (await page.textContent(selector)) ?? '';
 
   it('shows dead rows, filters, opens one, replays it, and the sink receives it', async () => {
-    await db.sql`
+    await h.db.sql`
       INSERT INTO outbox (topic, payload, max_attempts)
       SELECT topic, jsonb_build_object('order', n), 1
       FROM generate_series(1, 3) AS n, (VALUES ('order.created'), ('order.paid')) AS t(topic)`;
     await eventually(async () => {
-      const [row] = await db.sql<
+      const [row] = await h.db.sql<
         { n: number }[]
       >`SELECT count(*)::int AS n FROM outbox WHERE state = 'dead'`;
       return row!.n === 6;
     }, 60_000);
     failing = false;
 
-    const response = await page.goto(`${service.base}/admin/console`);
+    const response = await page.goto(`${h.service.base}/admin/console`);
     expect(response?.headers()['x-frame-options']).toBe('DENY');
     await page.fill('#credential', TOKEN);
     await page.click('#save-credential');
@@ -154,7 +140,7 @@ admin:
     if (SCREENSHOT !== undefined) await page.screenshot({ path: SCREENSHOT, fullPage: true });
 
     // Replay it: the real poller delivers it to the sink, and no other dead row moves.
-    const forId = () => sink.requests.filter((r) => r.headers['x-message-id'] === id);
+    const forId = () => h.sink.requests.filter((r) => r.headers['x-message-id'] === id);
     const refused = forId().length;
     expect(refused).toBeGreaterThan(0);
     await page.click('#replay');
@@ -165,10 +151,10 @@ admin:
     expect(delivered.url).toBe('/events');
     expect(JSON.parse(delivered.body)).toEqual(detail.payload);
     await eventually(async () => {
-      const [row] = await db.sql<{ state: string }[]>`SELECT state FROM outbox WHERE id = ${id}`;
+      const [row] = await h.db.sql<{ state: string }[]>`SELECT state FROM outbox WHERE id = ${id}`;
       return row!.state === 'sent';
     }, 60_000);
-    const [dead] = await db.sql<
+    const [dead] = await h.db.sql<
       { n: number }[]
     >`SELECT count(*)::int AS n FROM outbox WHERE state = 'dead'`;
     expect(dead!.n).toBe(5);

@@ -1,21 +1,15 @@
-import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
 import { load } from 'js-yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { postJson, scrapeText } from './http-calls.js';
+import { readRepo } from './repo-files.js';
 import { parseScrape, select, selectorsOf, type Sample, type Selector } from './prometheus-text.js';
-import { eventually, startTestService } from './service.js';
+import { eventually } from './service.js';
+import { sinkScenario } from './sink-scenario.js';
+import { FAST_RELAY, dropFilter, httpSink, webhookSource } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: dashboard and alert rules');
-const pgUrl = pg.available ? pg.url : '';
-
-const DOCKER = new URL('../../../docker/', import.meta.url);
+const { ready, pgUrl } = await e2eServices('app: dashboard and alert rules');
 
 interface Panel {
   readonly id: number;
@@ -35,14 +29,14 @@ interface Rule {
 }
 
 function dashboardPanels(): Panel[] {
-  const dashboard = JSON.parse(readFileSync(new URL('grafana/queuebox.json', DOCKER), 'utf8')) as {
+  const dashboard = JSON.parse(readRepo('docker/grafana/queuebox.json')) as {
     panels: Panel[];
   };
   return dashboard.panels.flatMap((panel) => [panel, ...(panel.panels ?? [])]);
 }
 
 function alertRules(): Rule[] {
-  const file = load(readFileSync(new URL('prometheus/alerts.yml', DOCKER), 'utf8')) as {
+  const file = load(readRepo('docker/prometheus/alerts.yml')) as {
     groups: { name: string; rules: Rule[] }[];
   };
   return file.groups.flatMap((group) => group.rules);
@@ -111,22 +105,17 @@ describe('the dashboard and alert files', () => {
   });
 });
 
-describe.skipIf(!pg.available)('the dashboard and alert files against a real scrape', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
+describe.skipIf(!ready)('the dashboard and alert files against a real scrape', () => {
   let held: ServerResponse | undefined;
 
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink((request, response) => {
+  const h = sinkScenario({
+    pgUrl,
+    handler: (request, response) => {
       const mode = (JSON.parse(request.body) as { mode?: string }).mode;
       if (mode === 'hold') held = response;
       else response.writeHead(mode === 'fail' ? 503 : 200).end();
-    });
-    service = await startTestService(
-      db,
-      `
+    },
+    yaml: (sinkUrl) => `
 database:
   poolSize: 2
   connectionTimeoutMs: 1000
@@ -134,57 +123,36 @@ outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 50
   pendingGaugeIntervalMs: 200
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
     pendingGaugeIntervalMs: 200
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sinkUrl)}
 routes:
   - topicPattern: "order.*"
     destination: sink
   - topicPattern: "hook.*"
     destination: sink
 sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-    filter:
-      exclude:
-        - header: X-Drop
-          exists: true
+${webhookSource('hooks')}
+${dropFilter()}
 retention:
   enabled: true
   outbox:
     policy: AGE
     maxAge: 7d
 `,
-    );
   });
-  afterAll(async () => {
-    held?.destroy();
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
-  });
+  afterAll(() => held?.destroy());
 
-  const scrape = async (): Promise<Sample[]> =>
-    parseScrape(await (await fetch(`${service.base}/metrics`)).text());
+  const scrape = async (): Promise<Sample[]> => parseScrape(await scrapeText(h.service.base));
   const value = (samples: Sample[], text: string) =>
     select(samples, selectorsOf(text)[0]!).reduce((sum, s) => sum + s.value, 0);
   const insert = (topic: string, mode: string, maxAttempts = 5) =>
-    db.sql<{ id: string }[]>`
+    h.db.sql<{ id: string }[]>`
       INSERT INTO outbox (topic, payload, max_attempts)
-      VALUES (${topic}, ${db.sql.json({ mode })}, ${maxAttempts}) RETURNING id`;
+      VALUES (${topic}, ${h.db.sql.json({ mode })}, ${maxAttempts}) RETURNING id`;
   const post = (body: object, headers: Record<string, string> = {}) =>
-    fetch(`${service.base}/inbox/hooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    postJson(`${h.service.base}/inbox/hooks`, body, headers);
 
   it(
     'names only series that a QueueBox exposes once its paths have run',
@@ -196,7 +164,7 @@ retention:
       await insert('nowhere.created', 'ok');
       const [heldRow] = await insert('order.held', 'hold');
       await eventually(() => held !== undefined);
-      await db.sql`UPDATE outbox SET claim_token = gen_random_uuid() WHERE id = ${heldRow!.id}`;
+      await h.db.sql`UPDATE outbox SET claim_token = gen_random_uuid() WHERE id = ${heldRow!.id}`;
       held!.writeHead(200).end();
 
       // Inbox: stored, duplicate, refused (no idempotency key), filtered, relayed into the outbox.
@@ -218,7 +186,7 @@ retention:
       });
 
       // A store the database refuses: the webhook answers 500 and counts storage_failed.
-      await db.sql.unsafe(`
+      await h.db.sql.unsafe(`
       CREATE FUNCTION refuse_marked_key() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.idempotency_key = 'refused-by-the-database' THEN
@@ -234,7 +202,7 @@ retention:
 
       // The pool: with both tables locked, the claims of the poller and the relay hold both
       // connections until their answer bound, and the next borrow finds none free: a timeout.
-      await db.sql.begin(async (tx) => {
+      await h.db.sql.begin(async (tx) => {
         await tx`LOCK TABLE outbox, inbox IN ACCESS EXCLUSIVE MODE`;
         await eventually(
           async () => value(await scrape(), 'hikaricp_connections_timeout_total') >= 1,
@@ -256,7 +224,7 @@ retention:
       const [after] = await insert('order.after', 'ok');
       await eventually(
         async () =>
-          (await db.sql`SELECT state FROM outbox WHERE id = ${after!.id}`)[0]?.state === 'sent',
+          (await h.db.sql`SELECT state FROM outbox WHERE id = ${after!.id}`)[0]?.state === 'sent',
       );
     },
   );

@@ -1,30 +1,27 @@
 import { createHmac } from 'node:crypto';
-import { requireService } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
+import { FAST_RELAY, httpSink } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: inbox end to end');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: inbox end to end');
 const SECRET = 'whsec_test';
 
 /**
  * The inbox through the real server: a signed webhook is stored once, the relay forwards it into
  * the outbox, and the outbox delivers it to a real HTTP sink with the relay headers.
  */
-describe.skipIf(!pg.available)('webhook to HTTP sink', () => {
+describe.skipIf(!ready)('webhook to HTTP sink', () => {
   const h = sinkService(
     pgUrl,
     (sinkUrl) => `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
 routes:
   - topicPattern: "**"
     destination: sink
@@ -46,10 +43,9 @@ sources:
   /** Posts this exact text, signed: numbers as the sender wrote them. */
   const postText = (text: string, headers: Record<string, string> = {}) => {
     const signature = `sha256=${createHmac('sha256', SECRET).update(text).digest('hex')}`;
-    return fetch(`${h.service.base}/inbox/stripe`, {
-      method: 'POST',
-      body: text,
-      headers: { 'Content-Type': 'application/json', 'X-Hub-Signature-256': signature, ...headers },
+    return postJson(`${h.service.base}/inbox/stripe`, text, {
+      'X-Hub-Signature-256': signature,
+      ...headers,
     });
   };
 

@@ -1,16 +1,16 @@
 import {
-  createFreshDatabase,
   createKafkaKit,
   startPrivateKafka,
   type FreshDatabase,
-  type KafkaKit,
   type PrivateKafka,
 } from '@queuebox/testing';
 import { skipTitle } from '@queuebox/testing/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { count } from './e2e-rows.js';
 import { kafkaSuite } from './kafka-e2e.js';
-import { eventually, startTestService } from './service.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase, openService } from './scratch-opens.js';
+import { eventually } from './service.js';
 
 const SUITE = 'app with its broker SIGKILLed mid-publish';
 const { ready, skip, pgUrl } = await kafkaSuite(SUITE, 1);
@@ -23,20 +23,24 @@ const { ready, skip, pgUrl } = await kafkaSuite(SUITE, 1);
  * producer whose request died with the broker). The copies are counted and printed.
  */
 describe.skipIf(!ready)(skipTitle('Kafka broker SIGKILLed mid-publish', skip), () => {
+  // The first kit's connections die with the broker mid-test: a kit's cleanup may fail, and that
+  // must not fail the file.
+  const opened = suiteScratch(120_000);
+  const openKit = (prefix: string) =>
+    opened.open(createKafkaKit(broker.brokers, prefix), (kit) =>
+      kit.cleanup().catch(() => undefined),
+    );
   let db: FreshDatabase;
   let broker: PrivateKafka;
-  let kit: KafkaKit | undefined;
-  let reader: KafkaKit | undefined;
-  let service: Awaited<ReturnType<typeof startTestService>> | undefined;
   let topic: string;
 
   beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl, 'qb_kafka_kill');
-    broker = await startPrivateKafka();
-    const setup = await createKafkaKit(broker.brokers, 'qb-kkill');
+    db = await openDatabase(opened, pgUrl, 'qb_kafka_kill');
+    broker = await opened.open(startPrivateKafka(), (started) => started.stop());
+    const setup = await openKit('qb-kkill');
     topic = await setup.topic(setup.name('out'), 3);
-    kit = setup;
-    service = await startTestService(
+    await openService(
+      opened,
       db,
       `
 database:
@@ -56,13 +60,6 @@ routes:
 `,
     );
   }, 240_000);
-  afterAll(async () => {
-    await service?.stop();
-    await reader?.cleanup().catch(() => undefined);
-    await kit?.cleanup().catch(() => undefined);
-    await broker?.stop();
-    await db?.drop();
-  }, 120_000);
 
   const sent = () =>
     count(db, `SELECT count(*)::int AS n FROM outbox WHERE topic = 'kill.row' AND state = 'sent'`);
@@ -99,7 +96,7 @@ routes:
 
     // The kit's connections died with the broker: a new kit reads the topic (the first one
     // still deletes it at the end).
-    reader = await createKafkaKit(broker.brokers, 'qb-kkill-read');
+    const reader = await openKit('qb-kkill-read');
     const read = reader.collect(topic);
     const arrived = () =>
       new Set(read.records.map((r) => r.headers.find(([n]) => n === 'x-message-id')?.[1]));

@@ -1,37 +1,23 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '@queuebox/config';
 import { JsonPayload, silentLogger, type SourceDelivery } from '@queuebox/core';
 import { createKafkaPublisher, KafkaSourceConsumer } from '@queuebox/kafka';
-import {
-  createFreshDatabase,
-  createKafkaKit,
-  outboxMessage,
-  rabbitSource,
-  requireService,
-  type FreshDatabase,
-} from '@queuebox/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { createKafkaKit, outboxMessage, rabbitSource } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { docsYaml, readRepo, repoPath } from './repo-files.js';
+import { testScratch } from './scratch.js';
+import { openDatabase, openService } from './scratch-opens.js';
+import { eventually } from './service.js';
 import { brokerConfigs } from '../src/providers.js';
 
 const SUITE = 'kafka: app docs configuration end to end (1 test)';
-const ROOT = new URL('../../../', import.meta.url);
-const read = (path: string) => readFileSync(fileURLToPath(new URL(path, ROOT)), 'utf8');
-
-/** The one YAML block of docs/kafka.md. */
-function docsYaml(): string {
-  const doc = read('docs/kafka.md');
-  const start = doc.indexOf('```yaml\n');
-  expect(start).toBeGreaterThan(0);
-  return doc.slice(start + '```yaml\n'.length, doc.indexOf('```', start + 8));
-}
 
 /** These need no broker: the docs page, the compose file and the reference stay one. */
 describe('the Kafka configurations of the docs and the reference', () => {
   it('the docs configuration is the compose file and loads with its defaults', () => {
-    const yaml = docsYaml();
-    expect(yaml).toBe(read('docker/queuebox-kafka.yml'));
+    const yaml = docsYaml('docs/kafka.md');
+    expect(yaml).toBe(readRepo('docker/queuebox-kafka.yml'));
     const config = loadConfig({
       brokers: brokerConfigs,
       env: {},
@@ -57,8 +43,8 @@ describe('the Kafka configurations of the docs and the reference', () => {
     const config = loadConfig({
       brokers: brokerConfigs,
       env: {
-        QUEUEBOX_CONFIG_FILE: fileURLToPath(
-          new URL('packages/config/testdata/reference-configs/kafka-bridge.yml', ROOT),
+        QUEUEBOX_CONFIG_FILE: repoPath(
+          'packages/config/testdata/reference-configs/kafka-bridge.yml',
         ),
       },
       readFile: (path) => readFileSync(path, 'utf8'),
@@ -71,10 +57,7 @@ describe('the Kafka configurations of the docs and the reference', () => {
   });
 });
 
-const pg = await requireService('postgres', SUITE);
-const kafka = await requireService('kafka', SUITE);
-const ready = pg.available && kafka.available;
-const brokers = kafka.available ? kafka.url : '';
+const { ready, pgUrl, url: brokers } = await e2eServices(SUITE, 'kafka');
 
 /**
  * The docs configuration moves a record from the `payments` topic to the `orders` topic through
@@ -83,25 +66,14 @@ const brokers = kafka.available ? kafka.url : '';
  * deletes the two topics.
  */
 describe.skipIf(!ready)(SUITE, () => {
-  let db: FreshDatabase | undefined;
-  let service: Awaited<ReturnType<typeof startTestService>> | undefined;
-  const closers: (() => Promise<void>)[] = [];
-
-  afterEach(async () => {
-    await service?.stop();
-    // Last opened, first closed: the kit deletes the topics once nothing reads them.
-    for (const close of closers.splice(0).reverse()) await close();
-    await db?.drop();
-    service = undefined;
-    db = undefined;
-  });
+  // Last opened, first closed: the kit deletes the topics once nothing reads them.
+  const scratch = testScratch();
 
   it('moves a record from the payments topic to the orders topic', async () => {
     const run = `${Date.now()}`;
     // Both topics exist before QueueBox starts, as on a cluster that creates no topic on demand
     // (the local brokers run with auto.create.topics.enable=false).
-    const kit = await createKafkaKit(brokers, 'qb-docs');
-    closers.push(() => kit.cleanup());
+    const kit = await scratch.open(createKafkaKit(brokers, 'qb-docs'), (k) => k.cleanup());
     const payments = await kit.topic(`qb-docs.${run}.payments`);
     const orders = await kit.topic(`qb-docs.${run}.orders`);
     const publisher = createKafkaPublisher(
@@ -125,7 +97,7 @@ describe.skipIf(!ready)(SUITE, () => {
       },
       { logger: silentLogger },
     );
-    closers.push(() => publisher.close());
+    scratch.defer(() => publisher.close());
     const body = '{"id": "pay-1", "orderId": "o-7", "type": "payment.captured"}';
     const seed = outboxMessage({ key: 'o-7', payload: JsonPayload.fromText(body) });
     const seeded = await publisher.publish({
@@ -138,8 +110,8 @@ describe.skipIf(!ready)(SUITE, () => {
     });
     expect(seeded).toEqual({ ok: true });
 
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_kafka_docs');
-    service = await startTestService(db, docsYaml(), {
+    const db = await openDatabase(scratch, pgUrl, 'qb_kafka_docs');
+    await openService(scratch, db, docsYaml('docs/kafka.md'), {
       KAFKA_BROKERS: brokers,
       PAYMENTS_TOPIC: payments,
       PAYMENTS_GROUP: `qb-docs.${run}.group`,
@@ -180,7 +152,7 @@ describe.skipIf(!ready)(SUITE, () => {
         logger: silentLogger,
       },
     );
-    closers.push(() => reader.close());
+    scratch.defer(() => reader.close());
     await reader.start();
     const delivery = await eventually(
       () => received.find((d) => d.headers['x-topic'] === 'payment.captured'),

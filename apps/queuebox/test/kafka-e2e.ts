@@ -6,7 +6,14 @@
  * advertises after the first metadata answer, so a proxy named in `bootstrapServers` would carry
  * only that answer; kafkajs's `socketFactory` dials the proxy for every broker instead.
  */
-import type { BrokerProvider, DeliveryHandler, DestinationConfig, Publisher } from '@queuebox/core';
+import type {
+  BrokerProvider,
+  DeliveryHandler,
+  DeliveryVerdict,
+  DestinationConfig,
+  Publisher,
+  SourceDelivery,
+} from '@queuebox/core';
 import { createKafkaPublisher, descriptor, KafkaSourceConsumer } from '@queuebox/kafka';
 import { requireService, viaProxy, type FaultProxy } from '@queuebox/testing';
 import { broker, providers, type ProviderRegistry } from '../src/providers.js';
@@ -75,6 +82,23 @@ export function kafkaThrough(routes: KafkaRoutes): ProviderRegistry {
     },
   };
   return { ...providers, kafka: broker('@queuebox/kafka', () => Promise.resolve({ provider })) };
+}
+
+/**
+ * Wraps a source's inbox handler so a test sees each delivery with the verdict the inbox gave
+ * it, before the source settles it (for `KafkaRoutes.handlers`).
+ */
+export function observing(
+  seen: (delivery: SourceDelivery, verdict: DeliveryVerdict) => void,
+): (handler: DeliveryHandler) => DeliveryHandler {
+  return (handler) => ({
+    ...handler,
+    handle: async (delivery) => {
+      const verdict = await handler.handle(delivery);
+      seen(delivery, verdict);
+      return verdict;
+    },
+  });
 }
 
 function routedPublisher(publishers: readonly Publisher[]): Publisher {

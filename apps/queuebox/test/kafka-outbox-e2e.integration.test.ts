@@ -7,7 +7,7 @@ import {
 import { skipTitle } from '@queuebox/testing/contracts';
 import { describe, expect, it } from 'vitest';
 import { kafkaSuite, kafkaThrough } from './kafka-e2e.js';
-import { outboxE2E } from './outbox-e2e-harness.js';
+import { ORDER_KEYS, outboxE2E, REFERENCE_TEXT, ROWS_PER_KEY } from './outbox-e2e-harness.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app outbox end to end';
@@ -41,7 +41,18 @@ describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
   let slow: { records: ConsumedRecord[] };
 
   // Only the slow destination reaches the broker through the proxy.
-  const { insert, sent, expectDead, replay, postHook, db, proxy } = outboxE2E(
+  const {
+    insert,
+    sent,
+    expectDead,
+    sendReferenceRow,
+    expectDeadWhileLate,
+    replay,
+    postHook,
+    seedOrdered,
+    orderedSent,
+    expectKeyOrder,
+  } = outboxE2E(
     {
       pgUrl,
       database: 'qb_kafka_outbox',
@@ -117,19 +128,13 @@ describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
   );
 
   it('delivers a row as a record with its key, the stored text and every spec header', async () => {
-    const text = '{"id": 12345678901234567890, "amount": 1.50}';
-    const [inserted] = await insert('order.created', text, {
-      key: 'order-42',
-      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
-    });
-    const id = inserted!.id;
-    await sent(id);
+    const id = await sendReferenceRow();
     // The first read of the topic waits for the collector's consumer group to form.
     const [received] = await eventually(() => {
       const found = withId(events.records, id);
       return found.length > 0 && found;
     }, 30_000);
-    expect(received!.value).toBe(text);
+    expect(received!.value).toBe(REFERENCE_TEXT);
     expect(received!.key).toBe('order-42');
     // Static and row headers (the row wins), then the three standard ones appended, no other.
     expect(received!.headers).toHaveLength(6);
@@ -183,18 +188,11 @@ describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
   });
 
   it('retries a row whose ack does not come within timeoutMs and marks it dead', async () => {
-    proxy().setLatency({ toClient: 5_000 });
-    let id: string;
-    try {
-      id = await expectDead(
-        'slow.row',
-        { n: 1 },
-        { attempts: 2, timeoutMs: 30_000 },
-        () => 'Publish not acknowledged: Kafka sent no ack within 2000 ms',
-      );
-    } finally {
-      proxy().setLatency(0);
-    }
+    const id = await expectDeadWhileLate(
+      5_000,
+      { attempts: 2, timeoutMs: 30_000 },
+      () => 'Publish not acknowledged: Kafka sent no ack within 2000 ms',
+    );
     // Only the ack was held: the first attempt's record is on the topic all the same (at least
     // once; a consumer deduplicates on x-message-id).
     const first = await eventually(() => withId(slow.records, id)[0], 20_000);
@@ -202,33 +200,13 @@ describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
   }, 60_000);
 
   it('keeps each key in order and in one partition with 8 publishes in flight and refused records in between', async () => {
-    const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
-    const perKey = 12;
-    await db().sql.begin(async (tx) => {
-      for (let seq = 0; seq < perKey; seq++) {
-        for (const key of keys) {
-          // Two rows of each key are too large for the topic until its limit is raised below.
-          const pad = seq === 3 || seq === 8 ? TOO_LARGE : '';
-          await tx.unsafe(
-            `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('seq.step', $1, $2::text::jsonb, 50)`,
-            [key, JSON.stringify({ key, seq, pad })],
-          );
-        }
-      }
-    });
-    await eventually(async () => {
-      const [failed] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
-      );
-      return failed!.n >= 8;
-    }, 30_000);
+    // Two rows of each key are too large for the topic until its limit is raised below.
+    await seedOrdered(
+      (key, seq, tooLarge) => ({ key, seq, pad: tooLarge ? TOO_LARGE : '' }),
+      30_000,
+    );
     await kit.setTopicConfig(orderedTopic, { 'max.message.bytes': DEFAULT_MAX_MESSAGE_BYTES });
-    await eventually(async () => {
-      const [pending] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
-      );
-      return pending!.n === 0;
-    }, 45_000);
+    await orderedSent(45_000);
     // At least once: a request that mixed a refused record with records of other partitions
     // failed as a whole although those were written, so a row may be on the topic twice. The
     // first record of each row is the one whose order counts.
@@ -242,18 +220,20 @@ describe.skipIf(!ready)(skipTitle('outbox delivery to Kafka', skip), () => {
     };
     const received = await eventually(() => {
       const firsts = firstOfEachRow();
-      return firsts.length >= keys.length * perKey && firsts;
+      return firsts.length >= ORDER_KEYS.length * ROWS_PER_KEY && firsts;
     });
-    expect(received).toHaveLength(keys.length * perKey);
-    for (const key of keys) {
-      const ofKey = received.filter((record) => record.key === key);
-      const sequence = ofKey.map((record) => (JSON.parse(record.value) as { seq: number }).seq);
-      expect(sequence, key).toEqual(Array.from({ length: perKey }, (_, i) => i));
+    expect(received).toHaveLength(ORDER_KEYS.length * ROWS_PER_KEY);
+    expectKeyOrder(
+      received.map((record) => ({
+        key: record.key,
+        seq: (JSON.parse(record.value) as { seq: number }).seq,
+        attempt: Number(header(record, 'x-attempt')),
+      })),
+    );
+    for (const key of ORDER_KEYS) {
       const partitions = ordered.records.filter((record) => record.key === key);
       expect(new Set(partitions.map((record) => record.partition)).size, key).toBe(1);
     }
-    const retried = received.filter((record) => Number(header(record, 'x-attempt')) > 0);
-    expect(retried.length).toBeGreaterThanOrEqual(keys.length);
   }, 90_000);
 
   it('delivers a sent row again when an admin replays it, Kafka keeping no duplicate window', async () => {

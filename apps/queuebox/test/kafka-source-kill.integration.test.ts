@@ -1,18 +1,19 @@
-import type { DeliveryHandler, DeliveryVerdict } from '@queuebox/core';
+import type { DeliveryVerdict } from '@queuebox/core';
 import {
   brokerAddress,
-  createFreshDatabase,
   createKafkaKit,
-  startFaultProxy,
   type FaultProxy,
   type FreshDatabase,
   type KafkaKit,
 } from '@queuebox/testing';
 import { skipTitle } from '@queuebox/testing/contracts';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { count } from './e2e-rows.js';
-import { kafkaSuite, kafkaThrough } from './kafka-e2e.js';
+import { kafkaSuite, kafkaThrough, observing } from './kafka-e2e.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase, openProxy, type TestService } from './scratch-opens.js';
 import { eventually, startTestService } from './service.js';
+import { RELAY_OFF } from './yaml-blocks.js';
 
 const SUITE = 'app source killed between store and commit';
 const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 1);
@@ -26,33 +27,30 @@ const { ready, skip, pgUrl, brokers } = await kafkaSuite(SUITE, 1);
  * it.
  */
 describe.skipIf(!ready)(skipTitle('Kafka source killed between store and commit', skip), () => {
+  const opened = suiteScratch();
   let db: FreshDatabase;
   let kit: KafkaKit;
   let proxy: FaultProxy;
   let topic: string;
   let group: string;
-  const services: Awaited<ReturnType<typeof startTestService>>[] = [];
+  /** The replicas still running; a test stops one by taking it off the list. */
+  const services: TestService[] = [];
 
   beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl, 'qb_kafka_source_kill');
-    kit = await createKafkaKit(brokers, 'qb-ksrc-kill');
+    db = await openDatabase(opened, pgUrl, 'qb_kafka_source_kill');
+    kit = await opened.open(createKafkaKit(brokers, 'qb-ksrc-kill'), (k) => k.cleanup());
     topic = await kit.topic(kit.name('in'), 1);
     group = kit.name('queuebox');
-    proxy = await startFaultProxy({ target: brokerAddress(brokers) });
-  });
-  afterAll(async () => {
-    for (const service of services) await service.stop();
-    await proxy?.close();
-    await kit?.cleanup();
-    await db?.drop();
+    proxy = await openProxy(opened, brokerAddress(brokers));
+    opened.defer(async () => {
+      for (const service of services) await service.stop();
+    });
   });
 
   const yaml = () => `
 database:
   migrate: true
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 sources:
   orders:
     type: kafka
@@ -70,16 +68,11 @@ sources:
       await kit.produce(topic, { key: `k-${i}`, value: JSON.stringify({ id: `m-${i}`, n: i }) });
     }
     const first: DeliveryVerdict[] = [];
-    const dying = (handler: DeliveryHandler): DeliveryHandler => ({
-      ...handler,
-      handle: async (delivery) => {
-        const verdict = await handler.handle(delivery);
-        first.push(verdict);
-        // Stored and committed in the inbox; the offset commit that would follow never arrives.
-        proxy.refuse();
-        proxy.cut();
-        return verdict;
-      },
+    const dying = observing((_delivery, verdict) => {
+      first.push(verdict);
+      // Stored and committed in the inbox; the offset commit that would follow never arrives.
+      proxy.refuse();
+      proxy.cut();
     });
     services.push(
       await startTestService(
@@ -101,13 +94,8 @@ sources:
     expect(await kit.lag(group, topic)).toBe(total);
 
     const second = new Map<string, DeliveryVerdict>();
-    const watching = (handler: DeliveryHandler): DeliveryHandler => ({
-      ...handler,
-      handle: async (delivery) => {
-        const verdict = await handler.handle(delivery);
-        second.set(Buffer.from(delivery.body).toString('utf8'), verdict);
-        return verdict;
-      },
+    const watching = observing((delivery, verdict) => {
+      second.set(Buffer.from(delivery.body).toString('utf8'), verdict);
     });
     services.push(
       await startTestService(

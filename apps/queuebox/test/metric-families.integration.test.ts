@@ -1,15 +1,11 @@
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { postJson, scrapeText } from './http-calls.js';
+import { eventually } from './service.js';
+import { sinkScenario } from './sink-scenario.js';
+import { FAST_RELAY, dropFilter, httpSink, webhookSource } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: metric families');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: metric families');
 
 /** One family of the scrape as a dashboard sees it. */
 interface Family {
@@ -260,34 +256,24 @@ function familyOfSample(sample: string, types: ReadonlyMap<string, string>): str
  * labelled family its first sample: delivery, a skipped transform, a claim lost after a publish,
  * new / duplicate / refused / filtered webhooks, a relay forward, and both retention cleanups.
  */
-describe.skipIf(!pg.available)('the metric families of a running QueueBox', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
+describe.skipIf(!ready)('the metric families of a running QueueBox', () => {
   let releaseHeld: () => void = () => undefined;
   const held = new Promise<void>((resolve) => {
     releaseHeld = resolve;
   });
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl);
-    sink = await startHttpSink(async (request, response) => {
+  const h = sinkScenario({
+    pgUrl,
+    handler: async (request, response) => {
       // The `order.held` publish waits until the test has taken its claim away.
       if (request.headers['x-topic'] === 'order.held') await held;
       response.writeHead(200).end('ok');
-    });
-    service = await startTestService(
-      db,
-      `
+    },
+    yaml: (sinkUrl) => `
 outbox:
   pollIntervalMs: 50
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sinkUrl)}
 routes:
   - topicPattern: "skip.*"
     destination: sink
@@ -297,14 +283,8 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
-    filter:
-      exclude:
-        - header: X-Drop
-          exists: true
+${webhookSource('hooks')}
+${dropFilter()}
 retention:
   enabled: true
   outbox:
@@ -314,28 +294,18 @@ retention:
     policy: AGE
     maxAge: 7d
 `,
-    );
   });
-  afterAll(async () => {
-    releaseHeld();
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
-  });
+  afterAll(() => releaseHeld());
 
   const insert = async (topic: string): Promise<string> => {
-    const [row] = await db.sql<{ id: string }[]>`
+    const [row] = await h.db.sql<{ id: string }[]>`
       INSERT INTO outbox (topic, payload) VALUES (${topic}, '{"n": 1}'::jsonb) RETURNING id`;
     return row!.id;
   };
   const stateOf = async (id: string): Promise<string | undefined> =>
-    (await db.sql<{ state: string }[]>`SELECT state FROM outbox WHERE id = ${id}`)[0]?.state;
+    (await h.db.sql<{ state: string }[]>`SELECT state FROM outbox WHERE id = ${id}`)[0]?.state;
   const post = (body: object, headers: Record<string, string> = {}) =>
-    fetch(`${service.base}/inbox/hooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    });
+    postJson(`${h.service.base}/inbox/hooks`, body, headers);
 
   it('exposes exactly the pinned families, types, help texts and label names', async () => {
     const sent = await insert('order.created');
@@ -345,17 +315,17 @@ retention:
 
     // A claim lost after the publish: the fence of markSent no longer holds.
     const lost = await insert('order.held');
-    await eventually(() => sink.requests.some((r) => r.headers['x-topic'] === 'order.held'));
-    await db.sql`UPDATE outbox SET claim_token = gen_random_uuid() WHERE id = ${lost}`;
+    await eventually(() => h.sink.requests.some((r) => r.headers['x-topic'] === 'order.held'));
+    await h.db.sql`UPDATE outbox SET claim_token = gen_random_uuid() WHERE id = ${lost}`;
     releaseHeld();
 
     expect((await post({ id: 'evt-1', type: 'hook.created' })).status).toBe(202);
     expect((await post({ id: 'evt-1', type: 'hook.created' })).status).toBe(200);
     expect((await post({ type: 'hook.created' })).status).toBe(400);
     expect((await post({ id: 'evt-2' }, { 'X-Drop': 'yes' })).status).toBe(202);
-    await eventually(() => sink.requests.some((r) => r.headers['x-topic'] === 'hook.created'));
+    await eventually(() => h.sink.requests.some((r) => r.headers['x-topic'] === 'hook.created'));
 
-    const scrape = async () => familiesOf(await (await fetch(`${service.base}/metrics`)).text());
+    const scrape = async () => familiesOf(await scrapeText(h.service.base));
     const families = await eventually(async () => {
       const now = await scrape();
       const ready =

@@ -1,32 +1,13 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import {
-  createFreshDatabase,
-  createNatsKit,
-  freePort,
-  requireService,
-  type FreshDatabase,
-  type NatsKit,
-} from '@queuebox/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { createNatsKit, freePort } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { docsYaml, readRepo } from './repo-files.js';
+import { testScratch } from './scratch.js';
+import { openDatabase, openService } from './scratch-opens.js';
+import { eventually } from './service.js';
 
 const SUITE = 'app: the NATS configurations of the docs and the reference';
-const pg = await requireService('postgres', SUITE);
-const nats = await requireService('nats', SUITE);
-const ready = pg.available && nats.available;
-const url = nats.available ? nats.url : '';
-
-const ROOT = new URL('../../../', import.meta.url);
-const read = (path: string) => readFileSync(fileURLToPath(new URL(path, ROOT)), 'utf8');
-
-/** The one YAML block of docs/nats.md. */
-function docsYaml(): string {
-  const doc = read('docs/nats.md');
-  const start = doc.indexOf('```yaml\n');
-  expect(start).toBeGreaterThan(0);
-  return doc.slice(start + '```yaml\n'.length, doc.indexOf('```', start + 8));
-}
+const { ready, pgUrl, url } = await e2eServices(SUITE, 'nats');
 
 /** Marks the fixed-name streams this file creates, so a leftover of a killed run can go. */
 const MARK = 'created by the nats-bridge.yml test of QueueBox';
@@ -36,28 +17,17 @@ const MARK = 'created by the nats-bridge.yml test of QueueBox';
  * reference's `nats-bridge.yml` each deliver end to end against the real server and database.
  */
 describe.skipIf(!ready)(SUITE, () => {
-  let db: FreshDatabase | undefined;
-  let kit: NatsKit | undefined;
-  let service: Awaited<ReturnType<typeof startTestService>> | undefined;
-
-  afterEach(async () => {
-    await service?.stop();
-    await kit?.cleanup();
-    await db?.drop();
-    service = undefined;
-    kit = undefined;
-    db = undefined;
-  });
+  const scratch = testScratch();
 
   it('the docs configuration is the compose file, and moves a message from a stream to a stream', async () => {
-    const yaml = docsYaml();
-    expect(yaml).toBe(read('docker/queuebox-nats.yml'));
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_nats_docs');
-    kit = createNatsKit(url, 'qb-ndocs');
+    const yaml = docsYaml('docs/nats.md');
+    expect(yaml).toBe(readRepo('docker/queuebox-nats.yml'));
+    const db = await openDatabase(scratch, pgUrl, 'qb_nats_docs');
+    const kit = await scratch.open(createNatsKit(url, 'qb-ndocs'), (k) => k.cleanup());
     const payments = await kit.stream(kit.name('PAYMENTS'), [kit.subject('payments.>')]);
     const orders = await kit.stream(kit.name('ORDERS'), [kit.subject('orders.>')]);
     // Only the placeholders' variables: the server, the stream and subject of this run.
-    service = await startTestService(db, yaml, {
+    await openService(scratch, db, yaml, {
       NATS_URL: url,
       PAYMENTS_STREAM: payments,
       ORDERS_SUBJECT: kit.subject('orders'),
@@ -65,7 +35,7 @@ describe.skipIf(!ready)(SUITE, () => {
     const body = '{"id": "pay-1", "orderId": "o-7", "type": "payment.captured"}';
     await kit.publish(kit.subject('payments.captured'), body);
     const [received] = await eventually(async () => {
-      const stored = await kit!.messages(orders);
+      const stored = await kit.messages(orders);
       return stored.length > 0 && stored;
     });
     expect(JSON.parse(received!.text)).toEqual(JSON.parse(body));
@@ -77,7 +47,7 @@ describe.skipIf(!ready)(SUITE, () => {
       'X-Origin': ['queuebox'],
     });
     await eventually(async () => {
-      const [row] = await db!.sql<{ state: string }[]>`
+      const [row] = await db.sql<{ state: string }[]>`
         SELECT state FROM inbox WHERE idempotency_key = 'pay-1'`;
       return row?.state === 'processed';
     });
@@ -85,8 +55,8 @@ describe.skipIf(!ready)(SUITE, () => {
   });
 
   it('nats-bridge.yml moves a message from ORDERS to processed.orders with only the server, the HTTP port and the database changed', async () => {
-    const reference = read('packages/config/testdata/reference-configs/nats-bridge.yml');
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_nats_bridge');
+    const reference = readRepo('packages/config/testdata/reference-configs/nats-bridge.yml');
+    const db = await openDatabase(scratch, pgUrl, 'qb_nats_bridge');
     const port = await freePort();
     const yaml = reference
       .replaceAll('nats://nats:4222', url)
@@ -105,7 +75,7 @@ describe.skipIf(!ready)(SUITE, () => {
         `    servers: ${url}`,
       ].filter((line) => line !== ''),
     );
-    kit = createNatsKit(url, 'qb-nbridge');
+    const kit = await scratch.open(createNatsKit(url, 'qb-nbridge'), (k) => k.cleanup());
     const manager = await kit.manager();
     // Fixed names on a shared server: a leftover of a killed run of this test goes first.
     for (const name of ['ORDERS', 'QB_BRIDGE_PROCESSED']) {
@@ -118,11 +88,13 @@ describe.skipIf(!ready)(SUITE, () => {
     }
     await kit.stream('ORDERS', ['orders.>'], { description: MARK });
     await kit.stream('QB_BRIDGE_PROCESSED', ['processed.orders'], { description: MARK });
-    service = await startTestService(db, yaml, { QUEUEBOX_SERVER_HTTPPORT: String(port) });
+    const service = await openService(scratch, db, yaml, {
+      QUEUEBOX_SERVER_HTTPPORT: String(port),
+    });
     expect(service.dataPort).toBe(port);
     await kit.publish('orders.created', '{"id": "o-1", "type": "order.created", "total": 5}');
     const [received] = await eventually(async () => {
-      const stored = await kit!.messages('QB_BRIDGE_PROCESSED');
+      const stored = await kit.messages('QB_BRIDGE_PROCESSED');
       return stored.length > 0 && stored;
     });
     expect(received!.subject).toBe('processed.orders');
@@ -133,7 +105,7 @@ describe.skipIf(!ready)(SUITE, () => {
       'x-topic': ['orders'],
     });
     await eventually(async () => {
-      const [row] = await db!.sql<{ state: string }[]>`SELECT state FROM outbox`;
+      const [row] = await db.sql<{ state: string }[]>`SELECT state FROM outbox`;
       return row?.state === 'sent';
     });
     const health = await fetch(`http://127.0.0.1:${port}/health/ready`);

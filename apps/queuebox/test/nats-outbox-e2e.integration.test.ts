@@ -1,14 +1,11 @@
-import { createNatsKit, requireService, type NatsKit } from '@queuebox/testing';
+import { createNatsKit, type NatsKit } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
-import { outboxE2E } from './outbox-e2e-harness.js';
+import { e2eServices } from './e2e-services.js';
+import { ORDER_KEYS, outboxE2E, REFERENCE_TEXT, ROWS_PER_KEY } from './outbox-e2e-harness.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: outbox to NATS JetStream end to end';
-const pg = await requireService('postgres', SUITE);
-const nats = await requireService('nats', SUITE);
-const ready = pg.available && nats.available;
-const url = nats.available ? nats.url : 'nats://127.0.0.1:4222';
-const server = new URL(url);
+const { ready, pgUrl, url, target } = await e2eServices(SUITE, 'nats');
 
 /**
  * The outbox through the real service to the real JetStream: a row reaches its stream with every
@@ -23,10 +20,21 @@ describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
   let ordered: string;
   let slow: string;
 
-  const { insert, row, expectDead, replay, postHook, db, proxy } = outboxE2E({
-    pgUrl: pg.available ? pg.url : '',
+  const {
+    insert,
+    row,
+    expectDead,
+    sendReferenceRow,
+    expectDeadWhileLate,
+    replay,
+    postHook,
+    seedOrdered,
+    orderedSent,
+    expectKeyOrder,
+  } = outboxE2E({
+    pgUrl,
     database: 'qb_nats_outbox',
-    target: { host: server.hostname, port: Number(server.port || 4222) },
+    target,
     async open(toServer) {
       kit = createNatsKit(url, 'qb-outbox-e2e');
       events = await kit.stream(kit.name('EVENTS'), [kit.subject('events.>')]);
@@ -69,15 +77,9 @@ describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
     (await kit.messages(stream)).filter((m) => m.headers['x-message-id']?.[0] === id);
 
   it('delivers a row to its stream with every spec header and the stored text', async () => {
-    const text = '{"id": 12345678901234567890, "amount": 1.50}';
-    const [inserted] = await insert('order.created', text, {
-      key: 'order-42',
-      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
-    });
-    const id = inserted!.id;
-    await eventually(async () => (await row(id)).state === 'sent');
+    const id = await sendReferenceRow();
     const [received] = await storedWith(events, id);
-    expect(received!.text).toBe(text);
+    expect(received!.text).toBe(REFERENCE_TEXT);
     expect(received!.subject).toBe(`${kit.subject('events')}.order.created`);
     expect(received!.headers).toEqual({
       'X-Static': ['row-wins'],
@@ -101,65 +103,37 @@ describe.skipIf(!ready)('outbox delivery to NATS JetStream', () => {
   });
 
   it('retries a row whose PubAck does not come within timeoutMs and marks it dead', async () => {
-    proxy().setLatency({ toClient: 3_000 });
-    try {
-      await expectDead(
-        'slow.row',
-        { n: 1 },
-        { attempts: 2, timeoutMs: 20_000 },
-        () => 'Publish not acknowledged: no PubAck within 1000 ms',
-      );
-    } finally {
-      proxy().setLatency(0);
-    }
+    await expectDeadWhileLate(
+      3_000,
+      { attempts: 2, timeoutMs: 20_000 },
+      () => 'Publish not acknowledged: no PubAck within 1000 ms',
+    );
     // Each attempt reached the stream; the message id made the second one a duplicate.
     await eventually(async () => (await kit.messages(slow)).length === 2);
   }, 40_000);
 
   it('keeps each key in order with 8 publishes in flight and failing publishes in between', async () => {
-    const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
-    const perKey = 12;
-    await db().sql.begin(async (tx) => {
-      for (let seq = 0; seq < perKey; seq++) {
-        for (const key of keys) {
-          // Two rows of each key meet no stream until the stream takes `late.>` below.
-          const subject = kit.subject(seq === 3 || seq === 8 ? `late.${key}` : `ok.${key}`);
-          await tx.unsafe(
-            `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('seq.step', $1, $2::text::jsonb, 50)`,
-            [key, JSON.stringify({ subject, key, seq })],
-          );
-        }
-      }
-    });
-    await eventually(async () => {
-      const [failed] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
-      );
-      return failed!.n >= 8;
-    });
+    // Two rows of each key meet no stream until the stream takes `late.>` below.
+    await seedOrdered((key, seq, late) => ({
+      subject: kit.subject(`${late ? 'late' : 'ok'}.${key}`),
+      key,
+      seq,
+    }));
     const manager = await kit.manager();
     const info = await manager.streams.info(ordered);
     await manager.streams.update(ordered, {
       ...info.config,
       subjects: [kit.subject('ok.>'), kit.subject('late.>')],
     });
-    await eventually(async () => {
-      const [pending] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
-      );
-      return pending!.n === 0;
-    }, 30_000);
+    await orderedSent(30_000);
     const received = await kit.messages(ordered);
-    expect(received).toHaveLength(keys.length * perKey);
-    for (const key of keys) {
-      const sequence = received
-        .map((m) => JSON.parse(m.text) as { key: string; seq: number })
-        .filter((m) => m.key === key)
-        .map((m) => m.seq);
-      expect(sequence, key).toEqual(Array.from({ length: perKey }, (_, i) => i));
-    }
-    const retried = received.filter((m) => Number(m.headers['x-attempt']?.[0]) > 0);
-    expect(retried.length).toBeGreaterThanOrEqual(keys.length);
+    expect(received).toHaveLength(ORDER_KEYS.length * ROWS_PER_KEY);
+    expectKeyOrder(
+      received.map((m) => ({
+        ...(JSON.parse(m.text) as { key: string; seq: number }),
+        attempt: Number(m.headers['x-attempt']?.[0]),
+      })),
+    );
   }, 60_000);
 
   it('delivers a sent row again when an admin replays it inside the duplicate window', async () => {

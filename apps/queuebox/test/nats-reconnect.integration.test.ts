@@ -1,12 +1,10 @@
-import { createNatsKit, requireService } from '@queuebox/testing';
+import { createNatsKit } from '@queuebox/testing';
 import { reconnectSuite } from './reconnect-suite.js';
+import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: NATS connections cut mid-run';
-const pg = await requireService('postgres', SUITE);
-const nats = await requireService('nats', SUITE);
-const url = nats.available ? nats.url : 'nats://127.0.0.1:4222';
-const server = new URL(url);
+const { ready, pgUrl, url, target } = await e2eServices(SUITE, 'nats');
 
 /**
  * NATS: the proxies stand in `servers`; PubAcks are slowed during the destination test, and the
@@ -15,10 +13,10 @@ const server = new URL(url);
 reconnectSuite({
   kind: 'nats',
   title: SUITE,
-  ready: pg.available && nats.available,
-  pgUrl: pg.available ? pg.url : '',
+  ready,
+  pgUrl,
   database: 'qb_nats_reconnect',
-  target: { host: server.hostname, port: Number(server.port || 4222) },
+  target,
   rejoinMs: 20_000,
   testMs: 60_000,
   destinationCutMs: 500,

@@ -1,13 +1,12 @@
-import { createNatsKit, requireService, type NatsKit } from '@queuebox/testing';
+import { createNatsKit, type NatsKit } from '@queuebox/testing';
 import { it } from 'vitest';
 import { digest } from './e2e-rows.js';
+import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sourceE2ESuite, type SourceChannel } from './source-e2e-suite.js';
 
 const SUITE = 'app: a NATS JetStream source into the inbox';
-const pg = await requireService('postgres', SUITE);
-const nats = await requireService('nats', SUITE);
-const url = nats.available ? nats.url : '';
+const { ready, pgUrl, url } = await e2eServices(SUITE, 'nats');
 
 let kit: NatsKit;
 const streams = {} as Record<SourceChannel, string>;
@@ -20,8 +19,8 @@ const durable = (channel: SourceChannel) => `queuebox-${channel}`;
 sourceE2ESuite({
   kind: 'nats',
   title: SUITE,
-  ready: pg.available && nats.available,
-  pgUrl: pg.available ? pg.url : '',
+  ready,
+  pgUrl,
   database: 'qb_nats_source',
   outageTestMs: 45_000,
   async open() {

@@ -1,15 +1,11 @@
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { type FreshDatabase } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { eventually } from './service.js';
+import { sinkScenario } from './sink-scenario.js';
+import { RELAY_OFF, httpSink } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: outbox end to end');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: outbox end to end');
 
 interface Row {
   id: string;
@@ -23,20 +19,19 @@ interface Row {
  * every header, failures retry with a growing delay and become dead at the row's ceiling, and a
  * topic no route matches is dead at once. Once on the reference schema, once on renamed tables.
  */
-describe
-  .skipIf(!pg.available)
-  .each([{ schema: 'reference' as const }, { schema: 'renamed' as const }])(
+describe.skipIf(!ready).each([{ schema: 'reference' as const }, { schema: 'renamed' as const }])(
   'outbox delivery on the $schema schema',
   ({ schema }) => {
-    let db: FreshDatabase;
-    let sink: HttpSink;
-    let service: Awaited<ReturnType<typeof startTestService>>;
     const table = schema === 'reference' ? 'outbox' : 'app_outbox';
     const col = (name: string) => (schema === 'reference' ? name : `c_${name}`);
+    const mapping =
+      schema === 'renamed'
+        ? `  migrate: false\n  outboxTableName: app_outbox\n  columnMapping:\n    outbox:\n${OUTBOX_COLUMNS.map((c) => `      ${camel(c)}: c_${c}`).join('\n')}\n    inbox:\n      headers: headers\n`
+        : '';
 
-    beforeAll(async () => {
-      db = await createFreshDatabase(pgUrl);
-      sink = await startHttpSink((request, response) => {
+    const h = sinkScenario({
+      pgUrl,
+      handler: (request, response) => {
         // `fail-twice` rows fail their first two attempts; `always-fail` rows never succeed;
         // `refused-once` rows get a 422 on their first attempt.
         const attempt = Number(request.headers['x-attempt']);
@@ -47,30 +42,23 @@ describe
         }
         const fail = body.mode === 'always-fail' || (body.mode === 'fail-twice' && attempt < 2);
         response.writeHead(fail ? 503 : 200).end(fail ? 'busy, password=hunter2' : 'ok');
-      });
-      let mapping = '';
-      if (schema === 'renamed') {
+      },
+      async prepare(db) {
+        if (schema !== 'renamed') return;
         await createRenamedOutbox(db);
-        mapping = `  migrate: false\n  outboxTableName: app_outbox\n  columnMapping:\n    outbox:\n${OUTBOX_COLUMNS.map((c) => `      ${camel(c)}: c_${c}`).join('\n')}\n    inbox:\n      headers: headers\n`;
         await db.sql.unsafe(
           `CREATE TABLE inbox (id uuid PRIMARY KEY, headers jsonb NOT NULL DEFAULT '{}')`,
         );
-      }
-      service = await startTestService(
-        db,
-        `
+      },
+      yaml: (sinkUrl) => `
 database:
 ${mapping || '  migrate: true'}
 outbox:
   retryBaseDelayMs: 100
   pollIntervalMs: 50
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sinkUrl)}
     path: /events
     headers:
       X-Static: static
@@ -78,12 +66,6 @@ routes:
   - topicPattern: "order.*"
     destination: sink
 `,
-      );
-    });
-    afterAll(async () => {
-      await service?.stop();
-      await sink?.close();
-      await db?.drop();
     });
 
     const insert = (
@@ -91,7 +73,7 @@ routes:
       payload: object,
       extra: { key?: string; maxAttempts?: number; headers?: object } = {},
     ) =>
-      db.sql.unsafe<{ id: string }[]>(
+      h.db.sql.unsafe<{ id: string }[]>(
         `INSERT INTO ${table} (${col('topic')}, ${col('key')}, ${col('payload')}, ${col('headers')}, ${col('max_attempts')})
        VALUES ($1, $2, $3::text::jsonb, $4::text::jsonb, $5) RETURNING ${col('id')} AS id`,
         [
@@ -104,7 +86,7 @@ routes:
       );
     const row = async (id: string) =>
       (
-        await db.sql.unsafe<Row[]>(
+        await h.db.sql.unsafe<Row[]>(
           `SELECT ${col('state')} AS state, ${col('attempt')} AS attempt, ${col('last_error')} AS last_error, ${col('id')} AS id FROM ${table} WHERE ${col('id')} = $1`,
           [id],
         )
@@ -118,7 +100,7 @@ routes:
       );
       const id = inserted!.id;
       await eventually(async () => (await row(id)).state === 'sent');
-      const request = sink.requests.find((r) => r.headers['x-message-id'] === id)!;
+      const request = h.sink.requests.find((r) => r.headers['x-message-id'] === id)!;
       expect(request.method).toBe('POST');
       expect(request.url).toBe('/events');
       expect(JSON.parse(request.body)).toEqual({ step: 1 });
@@ -131,7 +113,7 @@ routes:
     });
 
     it('sends the payload as jsonb holds it, every number exactly as stored', async () => {
-      const [inserted] = await db.sql.unsafe<{ id: string }[]>(
+      const [inserted] = await h.db.sql.unsafe<{ id: string }[]>(
         `INSERT INTO ${table} (${col('topic')}, ${col('payload')}) VALUES ('order.numbers', $1::text::jsonb) RETURNING ${col('id')} AS id`,
         [
           '{"id": 12345678901234567890, "amount": 1.50, "big": 1e30, "tiny": -1e-21, "zero": 0.0, "huge": 1e400}',
@@ -139,8 +121,8 @@ routes:
       );
       const id = inserted!.id;
       await eventually(async () => (await row(id)).state === 'sent');
-      const request = sink.requests.find((r) => r.headers['x-message-id'] === id)!;
-      const [stored] = await db.sql.unsafe<{ text: string }[]>(
+      const request = h.sink.requests.find((r) => r.headers['x-message-id'] === id)!;
+      const [stored] = await h.db.sql.unsafe<{ text: string }[]>(
         `SELECT ${col('payload')}::text AS text FROM ${table} WHERE ${col('id')} = $1`,
         [id],
       );
@@ -155,7 +137,7 @@ routes:
       const [inserted] = await insert('order.paid', { mode: 'fail-twice' });
       const id = inserted!.id;
       await eventually(async () => (await row(id)).state === 'sent');
-      const attempts = sink.requests.filter((r) => r.headers['x-message-id'] === id);
+      const attempts = h.sink.requests.filter((r) => r.headers['x-message-id'] === id);
       expect(attempts.map((r) => r.headers['x-attempt'])).toEqual(['0', '1', '2']);
       const final = await row(id);
       expect(final.attempt).toBe(2);
@@ -166,7 +148,7 @@ routes:
       const [inserted] = await insert('order.refused', { mode: 'refused-once' });
       const id = inserted!.id;
       await eventually(async () => (await row(id)).state === 'sent');
-      const attempts = sink.requests.filter((r) => r.headers['x-message-id'] === id);
+      const attempts = h.sink.requests.filter((r) => r.headers['x-message-id'] === id);
       expect(attempts.map((r) => r.headers['x-attempt'])).toEqual(['0', '1']);
       expect((await row(id)).last_error).toBe(
         'HTTP 422: Unprocessable Entity - {"error":"invalid order"}',
@@ -181,7 +163,7 @@ routes:
         return current.state === 'dead' ? current : undefined;
       });
       expect(dead.attempt).toBe(2);
-      expect(sink.requests.filter((r) => r.headers['x-message-id'] === id)).toHaveLength(3);
+      expect(h.sink.requests.filter((r) => r.headers['x-message-id'] === id)).toHaveLength(3);
       expect(dead.last_error).toContain('HTTP 503');
     });
 
@@ -194,12 +176,12 @@ routes:
       });
       expect(dead.last_error).toBe("No route matches topic 'invoice.sent'");
       expect(dead.attempt).toBe(0);
-      expect(sink.requests.some((r) => r.headers['x-message-id'] === id)).toBe(false);
+      expect(h.sink.requests.some((r) => r.headers['x-message-id'] === id)).toBe(false);
     });
 
     it('delivers the rows of one key in insert order while a retry holds the key back', async () => {
       const ids: string[] = [];
-      await db.sql.begin(async (tx) => {
+      await h.db.sql.begin(async (tx) => {
         for (const [step, mode] of [
           [1, 'fail-twice'],
           [2, 'ok'],
@@ -213,7 +195,7 @@ routes:
         }
       });
       await eventually(async () => (await row(ids[2]!)).state === 'sent');
-      const delivered = sink.requests
+      const delivered = h.sink.requests
         .filter(
           (r) => r.headers['x-message-key'] === 'k-order' && r.headers['x-attempt'] !== undefined,
         )

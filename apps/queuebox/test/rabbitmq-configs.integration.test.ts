@@ -1,56 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import {
-  createFreshDatabase,
-  createRabbitKit,
-  freePort,
-  requireService,
-  type FreshDatabase,
-  type RabbitKit,
-} from '@queuebox/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { createRabbitKit, freePort } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { docsYaml, readRepo } from './repo-files.js';
+import { testScratch } from './scratch.js';
+import { openDatabase, openService } from './scratch-opens.js';
+import { eventually } from './service.js';
 
 const SUITE = 'app: the RabbitMQ configurations of the docs and the reference';
-const pg = await requireService('postgres', SUITE);
-const rabbit = await requireService('rabbitmq', SUITE);
-const ready = pg.available && rabbit.available;
-const url = rabbit.available ? rabbit.url : '';
-
-const ROOT = new URL('../../../', import.meta.url);
-const read = (path: string) => readFileSync(fileURLToPath(new URL(path, ROOT)), 'utf8');
-
-/** The one YAML block of docs/rabbitmq.md. */
-function docsYaml(): string {
-  const doc = read('docs/rabbitmq.md');
-  const start = doc.indexOf('```yaml\n');
-  expect(start).toBeGreaterThan(0);
-  return doc.slice(start + '```yaml\n'.length, doc.indexOf('```', start + 8));
-}
+const { ready, pgUrl, url } = await e2eServices(SUITE, 'rabbitmq');
 
 /**
  * The configuration docs/rabbitmq.md gives (the file compose's `rabbitmq` profile mounts) and the
  * reference's `rabbitmq-bridge.yml` each deliver end to end against the real broker and database.
  */
 describe.skipIf(!ready)(SUITE, () => {
-  let db: FreshDatabase | undefined;
-  let kit: RabbitKit | undefined;
-  let service: Awaited<ReturnType<typeof startTestService>> | undefined;
-
-  afterEach(async () => {
-    await service?.stop();
-    await kit?.cleanup();
-    await db?.drop();
-    service = undefined;
-    kit = undefined;
-    db = undefined;
-  });
+  const scratch = testScratch();
 
   it('the docs configuration is the compose file, and moves a message from a queue to an exchange', async () => {
-    const yaml = docsYaml();
-    expect(yaml).toBe(read('docker/queuebox-rabbitmq.yml'));
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_rabbit_docs');
-    kit = await createRabbitKit(url, 'qb-docs');
+    const yaml = docsYaml('docs/rabbitmq.md');
+    expect(yaml).toBe(readRepo('docker/queuebox-rabbitmq.yml'));
+    const db = await openDatabase(scratch, pgUrl, 'qb_rabbit_docs');
+    const kit = await scratch.open(createRabbitKit(url, 'qb-docs'), (k) => k.cleanup());
     const exchange = await kit.exchange(kit.name('orders'));
     const collector = await kit.collect(
       await kit.queue(kit.name('orders-all'), { exchange, patterns: ['#'] }),
@@ -58,7 +28,7 @@ describe.skipIf(!ready)(SUITE, () => {
     const payments = kit.name('payments');
     kit.adopt('queue', payments);
     // Only the placeholders' variables: the broker, the exchange and queue names of this run.
-    service = await startTestService(db, yaml, {
+    await openService(scratch, db, yaml, {
       RABBITMQ_URL: url,
       ORDERS_EXCHANGE: exchange,
       PAYMENTS_QUEUE: payments,
@@ -81,7 +51,7 @@ describe.skipIf(!ready)(SUITE, () => {
   });
 
   it('rabbitmq-bridge.yml delivers a webhook to its exchange with only the broker host, the HTTP port and the database changed', async () => {
-    const reference = read('packages/config/testdata/reference-configs/rabbitmq-bridge.yml');
+    const reference = readRepo('packages/config/testdata/reference-configs/rabbitmq-bridge.yml');
     const broker = new URL(url);
     const port = await freePort();
     const yaml = reference
@@ -89,15 +59,15 @@ describe.skipIf(!ready)(SUITE, () => {
       .replace('httpPort: 8080', `httpPort: ${port}`);
     expect(yaml).not.toBe(reference);
     expect(yaml.split('\n').filter((line, i) => line !== reference.split('\n')[i])).toHaveLength(2);
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_rabbit_bridge');
-    kit = await createRabbitKit(url, 'qb-bridge');
+    const db = await openDatabase(scratch, pgUrl, 'qb_rabbit_bridge');
+    const kit = await scratch.open(createRabbitKit(url, 'qb-bridge'), (k) => k.cleanup());
     // The reference's compose bound a queue to the exchange; this run binds one of its own.
     const exchange = await kit.exchange('queuebox-events');
     const collector = await kit.collect(
       await kit.queue(kit.name('events'), { exchange, patterns: ['#'] }),
     );
     // The database comes from QUEUEBOX_DATABASE_* (the file has no URL); the port is the file's.
-    service = await startTestService(db, yaml, { QUEUEBOX_SERVER_HTTPPORT: String(port) });
+    await openService(scratch, db, yaml, { QUEUEBOX_SERVER_HTTPPORT: String(port) });
     const response = await fetch(`http://127.0.0.1:${port}/inbox/stripe`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -117,7 +87,7 @@ describe.skipIf(!ready)(SUITE, () => {
       'x-topic': 'payment.succeeded',
     });
     await eventually(async () => {
-      const [row] = await db!.sql<{ state: string }[]>`SELECT state FROM outbox`;
+      const [row] = await db.sql<{ state: string }[]>`SELECT state FROM outbox`;
       return row?.state === 'sent';
     });
     // Shared name: deleted only when no other binding uses it (the kit removed this run's queue).

@@ -1,18 +1,13 @@
-import {
-  createRabbitKit,
-  requireService,
-  type QueueCollector,
-  type RabbitKit,
-} from '@queuebox/testing';
+import { createRabbitKit, type QueueCollector, type RabbitKit } from '@queuebox/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { outboxE2E } from './outbox-e2e-harness.js';
+import { e2eServices } from './e2e-services.js';
+import { ORDER_KEYS, outboxE2E, REFERENCE_TEXT, ROWS_PER_KEY } from './outbox-e2e-harness.js';
 import { eventually } from './service.js';
 
-const pg = await requireService('postgres', 'app: outbox to RabbitMQ end to end');
-const rabbit = await requireService('rabbitmq', 'app: outbox to RabbitMQ end to end');
-const ready = pg.available && rabbit.available;
-const url = rabbit.available ? rabbit.url : 'amqp://127.0.0.1:5672';
-const broker = new URL(url);
+const { ready, pgUrl, url, target } = await e2eServices(
+  'app: outbox to RabbitMQ end to end',
+  'rabbitmq',
+);
 
 /**
  * The outbox through the real service to the real broker: a row reaches a bound queue with every
@@ -29,10 +24,19 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   let exchange: string;
   let orderedExchange: string;
 
-  const { insert, row, expectDead, postHook, db, proxy } = outboxE2E({
-    pgUrl: pg.available ? pg.url : '',
+  const {
+    expectDead,
+    sendReferenceRow,
+    expectDeadWhileLate,
+    postHook,
+    seedOrdered,
+    orderedSent,
+    expectKeyOrder,
+    db,
+  } = outboxE2E({
+    pgUrl,
     database: 'qb_rabbit_outbox',
-    target: { host: broker.hostname, port: Number(broker.port || 5672) },
+    target,
     async open(toBroker) {
       kit = await createRabbitKit(url, 'qb-outbox-e2e');
       const slowUrl = new URL(url);
@@ -94,13 +98,7 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   beforeAll(() => slowQueue.waitFor(1));
 
   it('delivers a row to a bound queue with every reference header and the stored text', async () => {
-    const text = '{"id": 12345678901234567890, "amount": 1.50}';
-    const [inserted] = await insert('order.created', text, {
-      key: 'order-42',
-      headers: { 'X-Correlation-Id': 'corr-1', 'X-Static': 'row-wins', 'X-Tenant': 't1' },
-    });
-    const id = inserted!.id;
-    await eventually(async () => (await row(id)).state === 'sent');
+    const id = await sendReferenceRow();
     const received = await eventually(() =>
       events.messages.find((m) => m.properties.messageId === id),
     );
@@ -109,7 +107,7 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
       [id],
     );
     expect(received.text).toBe(stored!.text);
-    expect(received.text).toBe('{"id": 12345678901234567890, "amount": 1.50}');
+    expect(received.text).toBe(REFERENCE_TEXT);
     expect(received.exchange).toBe(exchange);
     expect(received.routingKey).toBe('order.created');
     expect(received.properties.contentType).toBe('application/json');
@@ -142,62 +140,35 @@ describe.skipIf(!ready)('outbox delivery to RabbitMQ', () => {
   });
 
   it('retries a row the broker does not confirm within 5000 ms and marks it dead', async () => {
-    proxy().setLatency({ toClient: 7_000 });
-    try {
-      await expectDead(
-        'slow.row',
-        { n: 1 },
-        { attempts: 1, timeoutMs: 25_000 },
-        () => 'Publish not confirmed',
-      );
-    } finally {
-      proxy().setLatency(0);
-    }
+    await expectDeadWhileLate(
+      7_000,
+      { attempts: 1, timeoutMs: 25_000 },
+      () => 'Publish not confirmed',
+    );
   }, 40_000);
 
   it('keeps each key in order with 8 publishes in flight and failing publishes in between', async () => {
-    const keys = Array.from({ length: 8 }, (_, k) => `key-${k}`);
-    const perKey = 12;
-    await db().sql.begin(async (tx) => {
-      for (let seq = 0; seq < perKey; seq++) {
-        for (const key of keys) {
-          // Two rows of each key are unroutable until `late.#` is bound below.
-          const rk = seq === 3 || seq === 8 ? `late.${key}` : `ok.${key}`;
-          await tx.unsafe(
-            `INSERT INTO outbox (topic, key, payload, max_attempts) VALUES ('seq.step', $1, $2::text::jsonb, 50)`,
-            [key, JSON.stringify({ exchange: orderedExchange, rk, key, seq })],
-          );
-        }
-      }
-    });
-    // The exchange exists once QueueBox declared it: wait for the first failures to bind.
-    await eventually(async () => {
-      const [failed] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND attempt > 0`,
-      );
-      return failed!.n >= 8;
-    });
+    // Two rows of each key are unroutable until `late.#` is bound below; the exchange exists
+    // once QueueBox declared it, so the binding waits for the first failures.
+    await seedOrdered((key, seq, late) => ({
+      exchange: orderedExchange,
+      rk: `${late ? 'late' : 'ok'}.${key}`,
+      key,
+      seq,
+    }));
     await kit.queue(orderedQueue, { exchange: orderedExchange, patterns: ['ok.#'] });
     ordered = await kit.collect(orderedQueue);
     // Rows delivered before the queue was bound went nowhere (returned) and are retried too.
     await new Promise((resolve) => setTimeout(resolve, 500));
     await (await kit.channel()).bindQueue(orderedQueue, orderedExchange, 'late.#');
-    await eventually(async () => {
-      const [pending] = await db().sql.unsafe<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM outbox WHERE topic = 'seq.step' AND state <> 'sent'`,
-      );
-      return pending!.n === 0;
-    }, 30_000);
-    const received = await ordered.waitFor(keys.length * perKey);
-    for (const key of keys) {
-      const sequence = received
-        .map((m) => JSON.parse(m.text) as { key: string; seq: number })
-        .filter((m) => m.key === key)
-        .map((m) => m.seq);
-      expect(sequence, key).toEqual(Array.from({ length: perKey }, (_, i) => i));
-    }
-    const retried = received.filter((m) => (m.headers['x-attempt'] as number) > 0);
-    expect(retried.length).toBeGreaterThanOrEqual(keys.length);
+    await orderedSent(30_000);
+    const received = await ordered.waitFor(ORDER_KEYS.length * ROWS_PER_KEY);
+    expectKeyOrder(
+      received.map((m) => ({
+        ...(JSON.parse(m.text) as { key: string; seq: number }),
+        attempt: m.headers['x-attempt'] as number,
+      })),
+    );
   }, 60_000);
 
   it('relays a webhook to RabbitMQ with x-inbox-id and x-source, x-topic being QueueBox’s', async () => {

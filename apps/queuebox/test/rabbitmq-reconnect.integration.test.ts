@@ -1,21 +1,19 @@
-import { createRabbitKit, requireService, type FaultProxy } from '@queuebox/testing';
+import { createRabbitKit, type FaultProxy } from '@queuebox/testing';
 import { reconnectSuite } from './reconnect-suite.js';
+import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 
 const SUITE = 'app: RabbitMQ connections cut mid-run';
-const pg = await requireService('postgres', SUITE);
-const rabbit = await requireService('rabbitmq', SUITE);
-const url = rabbit.available ? rabbit.url : 'amqp://127.0.0.1:5672';
-const broker = new URL(url);
+const { ready, pgUrl, url, target } = await e2eServices(SUITE, 'rabbitmq');
 
 /** RabbitMQ: the proxies stand in the AMQP URLs; publisher confirms, no duplicate window. */
 reconnectSuite({
   kind: 'rabbitmq',
   title: SUITE,
-  ready: pg.available && rabbit.available,
-  pgUrl: pg.available ? pg.url : '',
+  ready,
+  pgUrl,
   database: 'qb_rabbit_cut',
-  target: { host: broker.hostname, port: Number(broker.port || 5672) },
+  target,
   rejoinMs: 20_000,
   testMs: 60_000,
   destinationCutMs: 500,

@@ -1,13 +1,12 @@
-import { createRabbitKit, requireService, type RabbitKit } from '@queuebox/testing';
+import { createRabbitKit, type RabbitKit } from '@queuebox/testing';
 import { it } from 'vitest';
 import { digest } from './e2e-rows.js';
+import { e2eServices } from './e2e-services.js';
 import { eventually } from './service.js';
 import { sourceE2ESuite, type SourceChannel } from './source-e2e-suite.js';
 
 const SUITE = 'app: a RabbitMQ source into the inbox';
-const pg = await requireService('postgres', SUITE);
-const rabbit = await requireService('rabbitmq', SUITE);
-const url = rabbit.available ? rabbit.url : '';
+const { ready, pgUrl, url } = await e2eServices(SUITE, 'rabbitmq');
 
 let kit: RabbitKit;
 const queues = {} as Record<SourceChannel, string>;
@@ -16,8 +15,8 @@ const queues = {} as Record<SourceChannel, string>;
 sourceE2ESuite({
   kind: 'rabbitmq',
   title: SUITE,
-  ready: pg.available && rabbit.available,
-  pgUrl: pg.available ? pg.url : '',
+  ready,
+  pgUrl,
   database: 'qb_rabbit_source',
   outageTestMs: 45_000,
   async open() {

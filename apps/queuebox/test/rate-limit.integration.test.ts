@@ -1,17 +1,14 @@
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FreshDatabase, HttpSink } from '@queuebox/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
 import { assertBuilt, serveQueueBox, type QueueBoxProcess } from './process.js';
 import { sampleRunQueueWait } from './run-queue-wait.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase, openSink, runningProcesses } from './scratch-opens.js';
 import { eventually } from './service.js';
+import { RELAY_OFF } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: destinations.<name>.rateLimit');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: destinations.<name>.rateLimit');
 
 const PER_SECOND = 50;
 const BURST = 10;
@@ -42,25 +39,21 @@ const CLAIM_TIMEOUT_MS = 2_000;
  *   its requests at the receiver at once.
  * - `free` (no limit), inserted behind the limited backlog, is not held behind it.
  */
-describe.skipIf(!pg.available)('destinations.<name>.rateLimit on the built app', () => {
+describe.skipIf(!ready)('destinations.<name>.rateLimit on the built app', () => {
+  const scratch = suiteScratch();
   let db: FreshDatabase;
   let sink: HttpSink;
   let slowSink: HttpSink;
-  const running: QueueBoxProcess[] = [];
+  let running: QueueBoxProcess[];
 
   beforeAll(async () => {
     assertBuilt();
-    db = await createFreshDatabase(pgUrl, 'qb_rate');
-    sink = await startHttpSink();
-    slowSink = await startHttpSink((_request, response) => {
+    db = await openDatabase(scratch, pgUrl, 'qb_rate');
+    sink = await openSink(scratch);
+    slowSink = await openSink(scratch, (_request, response) => {
       setTimeout(() => response.writeHead(200).end('ok'), 50);
     });
-  });
-  afterAll(async () => {
-    for (const qb of running) if (qb.child.exitCode === null) qb.child.kill('SIGKILL');
-    await sink?.close();
-    await slowSink?.close();
-    await db?.drop();
+    running = runningProcesses(scratch);
   });
 
   it(
@@ -72,9 +65,7 @@ describe.skipIf(!pg.available)('destinations.<name>.rateLimit on the built app',
 outbox:
   pollIntervalMs: 50
   claimTimeoutMs: ${CLAIM_TIMEOUT_MS}
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
   limited:
     type: http

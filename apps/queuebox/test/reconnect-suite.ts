@@ -7,16 +7,14 @@
  * broker's file supplies a `ReconnectBroker`: its scratch, its YAML through the proxies, how it
  * sends, what arrived, and its bounds.
  */
-import {
-  createFreshDatabase,
-  startFaultProxy,
-  type FaultProxy,
-  type FreshDatabase,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FaultProxy, FreshDatabase } from '@queuebox/testing';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderRegistry } from '../src/providers.js';
 import { count, readiness } from './e2e-rows.js';
-import { eventually, startTestService } from './service.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase, openProxy, openService, type TestService } from './scratch-opens.js';
+import { eventually } from './service.js';
+import { RELAY_OFF } from './yaml-blocks.js';
 
 export interface ReconnectProxies {
   readonly toSource: FaultProxy;
@@ -61,18 +59,20 @@ export interface ReconnectBroker {
 
 export function reconnectSuite(broker: ReconnectBroker): void {
   describe.skipIf(!broker.ready)(broker.title, () => {
+    const opened = suiteScratch();
     let db: FreshDatabase;
     let toSource: FaultProxy;
     let toDestination: FaultProxy;
     let scratch: ReconnectScratch;
-    let service: Awaited<ReturnType<typeof startTestService>>;
+    let service: TestService;
 
     beforeAll(async () => {
-      db = await createFreshDatabase(broker.pgUrl, broker.database);
-      toSource = await startFaultProxy({ target: broker.target });
-      toDestination = await startFaultProxy({ target: broker.target });
-      scratch = await broker.open({ toSource, toDestination });
-      service = await startTestService(
+      db = await openDatabase(opened, broker.pgUrl, broker.database);
+      toSource = await openProxy(opened, broker.target);
+      toDestination = await openProxy(opened, broker.target);
+      scratch = await opened.open(broker.open({ toSource, toDestination }), (s) => s.cleanup());
+      service = await openService(
+        opened,
         db,
         `
 database:
@@ -81,9 +81,7 @@ outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 50
   maxAttempts: 50
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
   out:
 ${scratch.destinationYaml}
@@ -95,16 +93,8 @@ sources:
 ${scratch.sourceYaml}
 `,
         {},
-        undefined,
-        scratch.providers,
+        { providers: scratch.providers },
       );
-    });
-    afterAll(async () => {
-      await service?.stop();
-      await toSource?.close();
-      await toDestination?.close();
-      await scratch?.cleanup();
-      await db?.drop();
     });
 
     const sourceReadiness = () => readiness(service.base, `${broker.kind}.orders`);

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { requireService } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
+import { FAST_RELAY } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: signed webhooks end to end');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: signed webhooks end to end');
 const STRIPE_SECRET = `whsec_${randomBytes(16).toString('hex')}`;
 const SIGNING_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 
@@ -17,13 +18,11 @@ const SIGNING_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
  * sink signed with Standard Webhooks, which the standardwebhooks package verifies. Stripe's
  * signature never reaches the sink.
  */
-describe.skipIf(!pg.available)('Stripe webhook in, Standard Webhooks out', () => {
+describe.skipIf(!ready)('Stripe webhook in, Standard Webhooks out', () => {
   const h = sinkService(
     pgUrl,
     (sinkUrl) => `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
 destinations:
@@ -47,14 +46,11 @@ sources:
   );
 
   const post = (text: string, signature: string | null) =>
-    fetch(`${h.service.base}/inbox/stripe`, {
-      method: 'POST',
-      body: text,
-      headers: {
-        'Content-Type': 'application/json',
-        ...(signature === null ? {} : { 'Stripe-Signature': signature }),
-      },
-    });
+    postJson(
+      `${h.service.base}/inbox/stripe`,
+      text,
+      signature === null ? {} : { 'Stripe-Signature': signature },
+    );
 
   it('stores once by the event id and delivers a request the receiver can verify', async () => {
     const text = '{"id":"evt_e2e_signed","type":"invoice.paid","amount":1.50}';

@@ -16,6 +16,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { count, digest, inboxRows, readyComponents, type InboxRow } from './e2e-rows.js';
 import { eventually, startTestService } from './service.js';
+import { RELAY_OFF } from './yaml-blocks.js';
 
 /** The two sources every broker's suite runs: `orders` with paths, `strict` with a transform. */
 export type SourceChannel = 'orders' | 'strict';
@@ -101,9 +102,7 @@ export function sourceE2ESuite(broker: SourceE2EBroker): void {
 database:
   migrate: true
   connectionTimeoutMs: 2000
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 ${SOURCES_YAML(scratch)}`,
       );
     });

@@ -1,25 +1,24 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  createFreshDatabase,
   freePort,
   OtlpSpanKind,
-  requireService,
-  startHttpSink,
-  startOtlpReceiver,
   type FreshDatabase,
   type HttpSink,
   type OtlpReceiver,
-  type OtlpSpan,
 } from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
 import { assertBuilt, startQueueBox, writeConfig, type QueueBoxProcess } from './process.js';
+import { suiteScratch } from './scratch.js';
+import { openDatabase, openSink, runningProcesses } from './scratch-opens.js';
 import { eventually } from './service.js';
+import { hex, openReceiver, tracingOn, type TraceReceiver } from './traced-service.js';
+import { FAST_RELAY, httpSink, webhookSource } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: OpenTelemetry traces end to end');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: OpenTelemetry traces end to end');
 
 const SOURCE_SECRET = 'whsec_trace_source_secret_7f3a';
 const DESTINATION_TOKEN = 'dest_trace_bearer_token_91c2';
@@ -58,20 +57,14 @@ registerHooks({
   return file;
 })();
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-
 function yaml(sink: HttpSink, failing: HttpSink): string {
   return `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
   maxAttempts: 1
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sink.url)}
     headers:
       traceparent: 00-${'1'.repeat(32)}-${'2'.repeat(16)}-01
     auth:
@@ -87,10 +80,7 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  shop:
-    path: /shop
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
+${webhookSource('shop')}
     auth:
       type: hmac
       secret: ${SOURCE_SECRET}
@@ -138,52 +128,45 @@ function rawValues(rawHeaders: readonly string[], name: string): string[] {
   return values;
 }
 
-describe.skipIf(!pg.available).each([
-  { protocol: 'http/protobuf', contentType: 'application/x-protobuf' },
-  { protocol: 'http/json', contentType: 'application/json' },
+describe.skipIf(!ready).each([
+  { protocol: 'http/protobuf' as const, contentType: 'application/x-protobuf' },
+  { protocol: 'http/json' as const, contentType: 'application/json' },
 ])('traces over OTLP $protocol', ({ protocol, contentType }) => {
+  const scratch = suiteScratch();
   let db: FreshDatabase;
   let sink: HttpSink;
-  let failing: HttpSink;
+  let traces: TraceReceiver;
   let receiver: OtlpReceiver;
   let base: string;
   let qb: QueueBoxProcess;
-  const running: QueueBoxProcess[] = [];
 
   beforeAll(async () => {
     assertBuilt();
-    db = await createFreshDatabase(pgUrl, 'qb_traces');
-    sink = await startHttpSink();
-    failing = await startHttpSink((_request, response) => {
+    db = await openDatabase(scratch, pgUrl, 'qb_traces');
+    sink = await openSink(scratch);
+    const failing = await openSink(scratch, (_request, response) => {
       response.writeHead(500, { 'content-type': 'text/plain' });
       response.end(`upstream refused: password=${LEAKED_PASSWORD}`);
     });
-    receiver = await startOtlpReceiver();
+    traces = await openReceiver(scratch);
+    receiver = traces.receiver;
+    // Opened last, so a process still running is killed before the rest closes.
+    const running = runningProcesses(scratch);
     ({ qb, base } = await serve(
       db,
       yaml(sink, failing),
       {
-        OTEL_TRACES_EXPORTER: 'otlp',
+        ...tracingOn(protocol),
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
-        OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
         OTEL_SERVICE_NAME: 'queuebox-trace-test',
         OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '1.0',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
       },
       running,
     ));
   });
-  afterAll(async () => {
-    for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-    await sink?.close();
-    await failing?.close();
-    await receiver?.close();
-    await db?.drop();
-  });
 
-  const span = (find: (s: OtlpSpan) => boolean) =>
-    eventually(() => receiver.spans().find(find), 20_000);
+  const span: TraceReceiver['span'] = (find) => traces.span(find);
 
   it('follows one trace from the webhook through inbox, relay and outbox to the receiver', async () => {
     const traceId = hex(16);
@@ -318,20 +301,17 @@ describe.skipIf(!pg.available).each([
   });
 });
 
-describe.skipIf(!pg.available)('tracing off (the default)', () => {
+describe.skipIf(!ready)('tracing off (the default)', () => {
+  const scratch = suiteScratch();
   let db: FreshDatabase;
   let sink: HttpSink;
-  const running: QueueBoxProcess[] = [];
+  let running: QueueBoxProcess[];
 
   beforeAll(async () => {
     assertBuilt();
-    db = await createFreshDatabase(pgUrl, 'qb_traces_off');
-    sink = await startHttpSink();
-  });
-  afterAll(async () => {
-    for (const p of running) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-    await sink?.close();
-    await db?.drop();
+    db = await openDatabase(scratch, pgUrl, 'qb_traces_off');
+    sink = await openSink(scratch);
+    running = runningProcesses(scratch);
   });
 
   it('loads no OpenTelemetry SDK package, and a traceparent is an ordinary header', async () => {
@@ -341,17 +321,12 @@ describe.skipIf(!pg.available)('tracing off (the default)', () => {
 outbox:
   pollIntervalMs: 50
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sink.url)}
 routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  shop:
-    path: /shop
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
+${webhookSource('shop')}
 `,
       // The exporter's own variables without OTEL_TRACES_EXPORTER: still off.
       { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' },

@@ -1,24 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import {
-  createFreshDatabase,
-  createNatsKit,
-  OtlpSpanKind,
-  requireService,
-  startOtlpReceiver,
-  type FreshDatabase,
-  type NatsKit,
-  type OtlpReceiver,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatsKit, OtlpSpanKind, type NatsKit } from '@queuebox/testing';
+import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
 import { outboxRows } from './e2e-rows.js';
-import { eventually, startTestService } from './service.js';
+import { hex, tracedSuite } from './traced-service.js';
 
 const SUITE = 'app: traces through a NATS destination';
-const pg = await requireService('postgres', SUITE);
-const nats = await requireService('nats', SUITE);
-const ready = pg.available && nats.available;
-
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const { ready, pgUrl, url } = await e2eServices(SUITE, 'nats');
 
 /**
  * An application's row with its own `traceparent` published to NATS JetStream with tracing on
@@ -27,25 +14,17 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
  * one.
  */
 describe.skipIf(!ready)(SUITE, () => {
-  let db: FreshDatabase;
   let kit: NatsKit;
-  let receiver: OtlpReceiver;
-  let service: Awaited<ReturnType<typeof startTestService>>;
   let stream: string;
-  const saved = { ...process.env };
-  const { insert, sent } = outboxRows(() => db);
 
-  beforeAll(async () => {
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_traces_nats');
-    const url = nats.available ? nats.url : '';
-    kit = createNatsKit(url, 'qb-traces');
-    stream = await kit.stream(kit.name('TRACED'), [kit.subject('traced.>')]);
-    receiver = await startOtlpReceiver();
-    // The exporter reads its endpoint from the process environment, as the SDK does.
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
-    service = await startTestService(
-      db,
-      `
+  const traced = tracedSuite({
+    pgUrl,
+    database: 'qb_traces_nats',
+    protocol: 'http/json',
+    async open(scratch) {
+      kit = await scratch.open(createNatsKit(url, 'qb-traces'), (opened) => opened.cleanup());
+      stream = await kit.stream(kit.name('TRACED'), [kit.subject('traced.>')]);
+      return `
 database:
   migrate: true
 outbox:
@@ -60,21 +39,10 @@ destinations:
 routes:
   - topicPattern: "**"
     destination: traced
-`,
-      {
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      },
-    );
+`;
+    },
   });
-  afterAll(async () => {
-    await service?.stop();
-    process.env = saved;
-    await kit?.cleanup();
-    await receiver?.close();
-    await db?.drop();
-  });
+  const { insert, sent } = outboxRows(() => traced.db);
 
   it('sends the publish span context as the NATS header', async () => {
     const traceId = hex(16);
@@ -87,10 +55,7 @@ routes:
       },
     );
     await sent(row!.id);
-    const publish = await eventually(
-      () => receiver.spans().find((s) => s.name === 'publish traced' && s.traceId === traceId),
-      20_000,
-    );
+    const publish = await traced.span((s) => s.name === 'publish traced' && s.traceId === traceId);
     expect(publish.kind).toBe(OtlpSpanKind.producer);
     expect(publish.parentSpanId).toBe(parent);
     expect(publish.attributes).toMatchObject({
@@ -109,6 +74,6 @@ routes:
       ['traceparent', [`00-${traceId}-${publish.spanId}-01`]],
       ['tracestate', ['app=7']],
     ]);
-    expect(receiver.exports.every((e) => e.contentType === 'application/json')).toBe(true);
+    expect(traced.receiver.exports.every((e) => e.contentType === 'application/json')).toBe(true);
   });
 });

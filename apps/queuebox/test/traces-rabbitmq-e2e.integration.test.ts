@@ -1,25 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import {
-  createFreshDatabase,
   createRabbitKit,
   OtlpSpanKind,
-  requireService,
-  startOtlpReceiver,
-  type FreshDatabase,
-  type OtlpReceiver,
-  type OtlpSpan,
   type QueueCollector,
   type RabbitKit,
 } from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { hex, tracedSuite, type TracedService } from './traced-service.js';
+import { FAST_RELAY } from './yaml-blocks.js';
 
 const SUITE = 'app: traces through a RabbitMQ source and destination';
-const pg = await requireService('postgres', SUITE);
-const rabbit = await requireService('rabbitmq', SUITE);
-const ready = pg.available && rabbit.available;
-
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
+const { ready, pgUrl, url } = await e2eServices(SUITE, 'rabbitmq');
 
 /**
  * The broker side of tracing, on the real service (in this process) and a real broker: an AMQP
@@ -28,36 +19,28 @@ const hex = (bytes: number) => randomBytes(bytes).toString('hex');
  * as an AMQP header, once, whatever the source message carried.
  */
 describe.skipIf(!ready)(SUITE, () => {
-  let db: FreshDatabase;
   let kit: RabbitKit;
-  let receiver: OtlpReceiver;
-  let service: Awaited<ReturnType<typeof startTestService>>;
   let incoming: string;
   let delivered: QueueCollector;
-  const saved = { ...process.env };
 
-  beforeAll(async () => {
-    db = await createFreshDatabase(pg.available ? pg.url : '', 'qb_traces_rabbit');
-    const url = rabbit.available ? rabbit.url : '';
-    kit = await createRabbitKit(url, 'qb-traces');
-    incoming = await kit.queue(kit.name('incoming'));
-    const exchange = await kit.exchange(kit.name('out'));
-    delivered = await kit.collect(
-      await kit.queue(kit.name('out.q'), { exchange, patterns: ['#'] }),
-    );
-    receiver = await startOtlpReceiver();
-    // The exporter reads its endpoint from the process environment, as the SDK does.
-    process.env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
-    service = await startTestService(
-      db,
-      `
+  const traced = tracedSuite({
+    pgUrl,
+    database: 'qb_traces_rabbit',
+    protocol: 'http/protobuf',
+    async open(scratch) {
+      kit = await scratch.open(createRabbitKit(url, 'qb-traces'), (opened) => opened.cleanup());
+      incoming = await kit.queue(kit.name('incoming'));
+      const exchange = await kit.exchange(kit.name('out'));
+      delivered = await scratch.open(
+        kit.collect(await kit.queue(kit.name('out.q'), { exchange, patterns: ['#'] })),
+        (collector) => collector.stop(),
+      );
+      return `
 database:
   migrate: true
 outbox:
   pollIntervalMs: 50
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 destinations:
   out:
     type: rabbitmq
@@ -72,25 +55,10 @@ sources:
     queueName: ${incoming}
     connectionUrl: ${url}
     eventTypePath: $.type
-`,
-      {
-        OTEL_TRACES_EXPORTER: 'otlp',
-        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
-        OTEL_BSP_SCHEDULE_DELAY: '100',
-      },
-    );
+`;
+    },
   });
-  afterAll(async () => {
-    await service?.stop();
-    process.env = saved;
-    await delivered?.stop();
-    await kit?.cleanup();
-    await receiver?.close();
-    await db?.drop();
-  });
-
-  const span = (find: (s: OtlpSpan) => boolean) =>
-    eventually(() => receiver.spans().find(find), 20_000);
+  const span: TracedService['span'] = (find) => traced.span(find);
 
   it('follows an AMQP message from the source queue to the destination exchange', async () => {
     const traceId = hex(16);

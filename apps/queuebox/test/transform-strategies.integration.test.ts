@@ -1,15 +1,10 @@
-import {
-  createFreshDatabase,
-  requireService,
-  startHttpSink,
-  type FreshDatabase,
-  type HttpSink,
-} from '@queuebox/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startTestService } from './service.js';
+import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { eventually } from './service.js';
+import { sinkScenario } from './sink-scenario.js';
+import { RELAY_OFF, httpSink } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: transform error strategies');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: transform error strategies');
 
 interface Row {
   state: string;
@@ -25,27 +20,17 @@ interface Row {
  * the pipeline and the poller pin the same rules on fakes; this one runs the real service on a
  * real database.
  */
-describe.skipIf(!pg.available)('transform errors follow the route strategy', () => {
-  let db: FreshDatabase;
-  let sink: HttpSink;
-  let service: Awaited<ReturnType<typeof startTestService>>;
-
-  beforeAll(async () => {
-    db = await createFreshDatabase(pgUrl, 'qb_transform_strategies');
-    sink = await startHttpSink();
-    service = await startTestService(
-      db,
-      `
+describe.skipIf(!ready)('transform errors follow the route strategy', () => {
+  const h = sinkScenario({
+    pgUrl,
+    database: 'qb_transform_strategies',
+    yaml: (sinkUrl) => `
 outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 100
-inbox:
-  relay:
-    enabled: false
+${RELAY_OFF}
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sink.url}
+${httpSink(sinkUrl)}
     path: /events
 routes:
   - topicPattern: "fail.*"
@@ -69,23 +54,20 @@ routes:
       expression: "$error('poison')"
       onError: Dead
 `,
-    );
-  });
-  afterAll(async () => {
-    await service?.stop();
-    await sink?.close();
-    await db?.drop();
   });
 
   const insert = async (topic: string, payloadText: string, maxAttempts = 5) => {
-    const [row] = await db.sql<{ id: string }[]>`
+    const [row] = await h.db.sql<{ id: string }[]>`
       INSERT INTO outbox (topic, payload, max_attempts)
       VALUES (${topic}, ${payloadText}::text::jsonb, ${maxAttempts}) RETURNING id::text AS id`;
     return row!.id;
   };
   const row = async (id: string) =>
-    (await db.sql<Row[]>`SELECT state, attempt, last_error FROM outbox WHERE id = ${id}::uuid`)[0]!;
-  const deliveries = (id: string) => sink.requests.filter((r) => r.headers['x-message-id'] === id);
+    (
+      await h.db.sql<Row[]>`SELECT state, attempt, last_error FROM outbox WHERE id = ${id}::uuid`
+    )[0]!;
+  const deliveries = (id: string) =>
+    h.sink.requests.filter((r) => r.headers['x-message-id'] === id);
   const settled = (id: string, state: string) =>
     eventually(async () => {
       const current = await row(id);

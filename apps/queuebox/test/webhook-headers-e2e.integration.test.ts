@@ -1,11 +1,13 @@
 import { request } from 'node:http';
-import { requireService, type SinkRequest } from '@queuebox/testing';
+import type { SinkRequest } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
+import { e2eServices } from './e2e-services.js';
+import { postJson } from './http-calls.js';
 import { eventually } from './service.js';
 import { sinkService } from './sink-service.js';
+import { FAST_RELAY, httpSink, webhookSource } from './yaml-blocks.js';
 
-const pg = await requireService('postgres', 'app: webhook headers end to end');
-const pgUrl = pg.available ? pg.url : '';
+const { ready, pgUrl } = await e2eServices('app: webhook headers end to end');
 const INBOUND = 'Bearer inbound-token';
 
 /** Headers a real client may send that describe its request, never the message. */
@@ -76,21 +78,17 @@ function values(request: SinkRequest, name: string): string[] {
  * sink, and so do the ordinary webhooks after them: no row jams the destination or takes one of
  * its connections, each request carries the configured credential and its own framing.
  */
-describe.skipIf(!pg.available)('webhooks with real-client headers to an HTTP sink', () => {
+describe.skipIf(!ready)('webhooks with real-client headers to an HTTP sink', () => {
   const h = sinkService(
     pgUrl,
     (sinkUrl) => `
-inbox:
-  relay:
-    pollIntervalMs: 50
+${FAST_RELAY}
 outbox:
   pollIntervalMs: 50
   retryBaseDelayMs: 100
   concurrency: 4
 destinations:
-  sink:
-    type: http
-    baseUrl: ${sinkUrl}
+${httpSink(sinkUrl)}
     timeoutMs: 3000
     headers:
       X-Static: static
@@ -102,10 +100,7 @@ routes:
   - topicPattern: "**"
     destination: sink
 sources:
-  hooks:
-    path: /hooks
-    idempotencyKeyPath: $.id
-    eventTypePath: $.type
+${webhookSource('hooks')}
     auth:
       type: bearer
       token: inbound-token
@@ -160,10 +155,8 @@ sources:
     // 4. Then 100 ordinary webhooks.
     for (let n = 0; n < 100; n++) {
       const body = { id: `evt-${n}`, type: 'order.updated' };
-      const res = await fetch(`${h.service.base}/inbox/hooks`, {
-        method: 'POST',
-        headers: { Authorization: INBOUND, 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
+      const res = await postJson(`${h.service.base}/inbox/hooks`, body, {
+        Authorization: INBOUND,
       });
       accept({ status: res.status, body: await res.text() }, body);
     }
