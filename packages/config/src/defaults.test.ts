@@ -1,4 +1,11 @@
 import { Secret, type AppConfig } from '@queuebox/core';
+import {
+  brokerSourceDefaults,
+  kafkaDestination,
+  natsDestination,
+  rabbitDestination,
+  sourceDefaults,
+} from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../test/brokers.js';
 
@@ -180,6 +187,7 @@ destinations:
   subject: {type: nats, servers: "nats://nats:4222", subject: orders}
 `);
     // Off unless written: every kind publishes as the reference does.
+    const offUnlessWritten = { rateLimit: null, circuitBreaker: null };
     expect(config.destinations).toEqual({
       web: {
         type: 'http',
@@ -193,50 +201,17 @@ destinations:
         rateLimit: null,
         circuitBreaker: null,
       },
-      rabbit: {
-        type: 'rabbitmq',
-        url: 'amqp://rabbit',
-        exchange: 'events',
-        exchangeFrom: null,
-        exchangeType: 'topic',
-        routingKeyTemplate: '{{ topic }}',
-        deliveryMode: 'persistent',
-        headers: {},
-        transform: null,
-        rateLimit: null,
-        circuitBreaker: null,
-      },
-      stream: {
-        type: 'kafka',
+      rabbit: rabbitDestination({ url: 'amqp://rabbit', ...offUnlessWritten }),
+      stream: kafkaDestination({
         bootstrapServers: 'kafka:9092',
         topic: 'orders',
-        topicFrom: null,
-        keyTemplate: '{{ key }}',
-        timeoutMs: 30_000,
-        securityProtocol: 'PLAINTEXT',
-        saslMechanism: null,
-        saslUsername: null,
-        saslPassword: null,
-        headers: {},
-        transform: null,
-        rateLimit: null,
-        circuitBreaker: null,
-      },
-      subject: {
-        type: 'nats',
+        ...offUnlessWritten,
+      }),
+      subject: natsDestination({
         servers: 'nats://nats:4222',
         subject: 'orders',
-        subjectFrom: null,
-        jetStream: true,
-        timeoutMs: 30_000,
-        username: null,
-        password: null,
-        token: null,
-        headers: {},
-        transform: null,
-        rateLimit: null,
-        circuitBreaker: null,
-      },
+        ...offUnlessWritten,
+      }),
     });
   });
 
@@ -332,30 +307,8 @@ sources:
   stream: {type: kafka, bootstrapServers: "kafka:9092", topics: [orders], groupId: g}
   jet: {type: nats, servers: "nats://nats:4222", stream: ORDERS, durable: d}
 `);
-    const shared = {
-      consumption: 'push',
-      aggregateIdPath: [],
-      eventTypePath: [],
-      idempotencyKeyExpression: null,
-      aggregateIdExpression: null,
-      eventTypeExpression: null,
-      initialDelayMs: 0,
-      scheduledAtHeader: null,
-      scheduledAtPath: [],
-      transform: null,
-      filter: null,
-    };
-    const broker = {
-      ...shared,
-      topic: '{{ source }}',
-      idempotencyKeyPath: ['$.id'],
-      eventTypeFromHeader: false,
-      attributeHeaders: {
-        idempotencyKey: 'x-idempotency-key',
-        aggregateId: 'x-aggregate-id',
-        eventType: 'x-event-type',
-      },
-    };
+    const shared = sourceDefaults();
+    const broker = brokerSourceDefaults();
     expect(config.sources).toEqual({
       hook: {
         ...shared,

@@ -48,7 +48,7 @@ export * from './doc-examples.js';
 export * from './rabbitmq-kit.js';
 export { publishWithInt64Headers } from './amqp-raw-publish.js';
 export * from './fixtures/broker-source.js';
-export { brokerSourceDefaults } from './fixtures/source-defaults.js';
+export { brokerSourceDefaults, sourceDefaults } from './fixtures/source-defaults.js';
 export * from './nats-kit.js';
 export * from './kafka-kit.js';
 export * from './kafka-private-broker.js';
