@@ -1,9 +1,11 @@
 import { Secret, type AppConfig } from '@queuebox/core';
 import {
-  brokerSourceDefaults,
   kafkaDestination,
+  kafkaSource,
   natsDestination,
+  natsSource,
   rabbitDestination,
+  rabbitSource,
   sourceDefaults,
 } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
@@ -307,11 +309,9 @@ sources:
   stream: {type: kafka, bootstrapServers: "kafka:9092", topics: [orders], groupId: g}
   jet: {type: nats, servers: "nats://nats:4222", stream: ORDERS, durable: d}
 `);
-    const shared = sourceDefaults();
-    const broker = brokerSourceDefaults();
     expect(config.sources).toEqual({
       hook: {
-        ...shared,
+        ...sourceDefaults(),
         type: 'http',
         topic: '{{ eventType }}',
         path: '/hook',
@@ -323,40 +323,9 @@ sources:
         auth: null,
         rateLimit: null,
       },
-      rabbit: {
-        ...broker,
-        type: 'rabbitmq',
-        queueName: 'q',
-        connectionUrl: 'amqp://rabbit',
-        prefetchCount: 10,
-        declareQueue: false,
-      },
-      stream: {
-        ...broker,
-        type: 'kafka',
-        bootstrapServers: 'kafka:9092',
-        topics: ['orders'],
-        groupId: 'g',
-        autoOffsetReset: 'earliest',
-        maxPollRecords: 100,
-        securityProtocol: 'PLAINTEXT',
-        saslMechanism: null,
-        saslUsername: null,
-        saslPassword: null,
-      },
-      jet: {
-        ...broker,
-        type: 'nats',
-        servers: 'nats://nats:4222',
-        stream: 'ORDERS',
-        durable: 'd',
-        filterSubject: null,
-        ackWaitMs: 30_000,
-        batchSize: 100,
-        username: null,
-        password: null,
-        token: null,
-      },
+      rabbit: rabbitSource({ queueName: 'q', connectionUrl: 'amqp://rabbit' }),
+      stream: kafkaSource({ bootstrapServers: 'kafka:9092', topics: ['orders'], groupId: 'g' }),
+      jet: natsSource({ servers: 'nats://nats:4222', stream: 'ORDERS', durable: 'd' }),
     });
   });
 
