@@ -22,6 +22,7 @@ import { measureDelivery } from './delivery.mjs';
 import { captureRunning, captureSettings, createPublication } from './latency.mjs';
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
+import { loadSettings } from '../lib/context.mjs';
 
 export const CAPTURE_AB_ID = 'qb-cap-ab';
 export const ROUNDS = 3;
@@ -133,9 +134,7 @@ async function throughputRun(ctx, id, mode) {
       const loading = await loadOutbox(sql, {
         rows: options.rows,
         keys: 0,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       let captureUp = Promise.resolve(null);
       const result = await measureDelivery(ctx, db, {

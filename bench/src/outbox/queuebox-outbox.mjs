@@ -15,6 +15,7 @@ import { RESULTS_DIR, freePort, log, round } from '../lib/util.mjs';
 import { measureDelivery } from './delivery.mjs';
 import { explainOutboxClaim } from './explain.mjs';
 import { loadOutbox } from './load.mjs';
+import { loadSettings } from '../lib/context.mjs';
 
 const METRIC_FAMILIES = [
   'queuebox_outbox_messages_total',
@@ -56,9 +57,7 @@ export async function queueboxThroughput(
       const loading = await loadOutbox(sql, {
         rows,
         keys,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       log(
         `  loaded ${rows} rows in ${loading.seconds} s (${loading.rowsPerSecond} rows/s)`,

@@ -17,6 +17,7 @@ import { freePort, log, round } from '../lib/util.mjs';
 import { measureDelivery } from './delivery.mjs';
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
+import { loadSettings } from '../lib/context.mjs';
 
 export const REPLICA_COUNTS = [1, 2, 4];
 export const replicaId = (n, size) => `rep-${n}-${size}`;
@@ -150,9 +151,7 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
       const loading = await loadOutbox(sql, {
         rows,
         keys,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       log(`  loaded ${rows} rows in ${loading.seconds} s (${loading.rowsPerSecond} rows/s)`);
       const result = await measureDelivery(ctx, db, {
