@@ -23,6 +23,7 @@ import { captureRunning, captureSettings, createPublication } from './latency.mj
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
 import { loadSettings } from '../lib/context.mjs';
+import { outboxDrained } from '../lib/outbox-states.mjs';
 
 export const CAPTURE_AB_ID = 'qb-cap-ab';
 export const ROUNDS = 3;
@@ -148,11 +149,7 @@ async function throughputRun(ctx, id, mode) {
           if (mode === 'capture') captureUp = captureUpAfter(queuebox, id);
           return queuebox;
         },
-        allDone: async () => {
-          const [row] =
-            await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
-          return !row.busy;
-        },
+        allDone: () => outboxDrained(sql),
       });
       delete result.metricsText;
       const captureUpMs = await captureUp;

@@ -16,6 +16,7 @@ import { measureDelivery } from './delivery.mjs';
 import { explainOutboxClaim } from './explain.mjs';
 import { loadOutbox } from './load.mjs';
 import { loadSettings } from '../lib/context.mjs';
+import { outboxDrained, outboxFinalStates } from '../lib/outbox-states.mjs';
 
 const METRIC_FAMILIES = [
   'queuebox_outbox_messages_total',
@@ -98,14 +99,9 @@ export async function queueboxThroughput(
             extraEnv,
             ...(execPath ? { execPath } : {}),
           }),
-        allDone: async () => {
-          const [row] =
-            await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
-          return !row.busy;
-        },
+        allDone: () => outboxDrained(sql),
       });
-      const states =
-        await sql`select state, count(*)::int as n from outbox group by state order by state`;
+      const finalStates = await outboxFinalStates(sql);
       let traces = null;
       if (otlp) {
         traces = { env: extraEnv, received: otlp.summary() };
@@ -132,7 +128,7 @@ export async function queueboxThroughput(
         },
         loading,
         ...result,
-        finalStates: Object.fromEntries(states.map((r) => [r.state, r.n])),
+        finalStates,
         queueboxMetrics: metrics,
         explain,
         ...(traces ? { traces } : {}),

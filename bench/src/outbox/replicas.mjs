@@ -18,6 +18,7 @@ import { measureDelivery } from './delivery.mjs';
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
 import { loadSettings } from '../lib/context.mjs';
+import { outboxDrained, outboxFinalStates } from '../lib/outbox-states.mjs';
 
 export const REPLICA_COUNTS = [1, 2, 4];
 export const replicaId = (n, size) => `rep-${n}-${size}`;
@@ -160,14 +161,9 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
         role: roleOf(0),
         timeoutMs: options.timeout * 1000,
         start: () => startReplicas(ctx, id, db, configs),
-        allDone: async () => {
-          const [row] =
-            await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
-          return !row.busy;
-        },
+        allDone: () => outboxDrained(sql),
       });
-      const states =
-        await sql`select state, count(*)::int as n from outbox group by state order by state`;
+      const finalStates = await outboxFinalStates(sql);
       const byReplica = perReplica(result.metricsText, result.cpu);
       delete result.metricsText;
       const statements = await statementShapes(sql);
@@ -191,7 +187,7 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
         },
         loading,
         ...result,
-        finalStates: Object.fromEntries(states.map((r) => [r.state, r.n])),
+        finalStates,
         byReplica,
         statements,
       };
