@@ -18,6 +18,7 @@ import { measureDelivery } from './delivery.mjs';
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
 import { loadSettings } from '../lib/context.mjs';
+import { startTogether } from '../lib/process-group.mjs';
 import { outboxDrained, outboxFinalStates } from '../lib/outbox-states.mjs';
 
 export const REPLICA_COUNTS = [1, 2, 4];
@@ -48,7 +49,7 @@ async function replicaConfigs(ctx, id, n) {
 
 /** Spawns every replica at once; resolves when all answer /health/ready; one worker to measure. */
 async function startReplicas(ctx, id, db, configs) {
-  const started = await Promise.allSettled(
+  const { up, group } = await startTogether(
     configs.map((c, i) =>
       startQueueBox({
         label: `${ctx.stamp}-${id}-queuebox-r${i + 1}`,
@@ -57,27 +58,13 @@ async function startReplicas(ctx, id, db, configs) {
         httpPort: c.httpPort,
       }),
     ),
+    roleOf,
   );
-  const up = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
-    await Promise.all(up.map((r) => r.stop()));
-    throw failed.reason;
-  }
   return {
-    pid: up[0].pid,
-    roles: up.map((r, i) => ({ pid: r.pid, role: roleOf(i) })),
-    startedAt: Math.min(...up.map((r) => r.startedAt)),
-    // Ready when the last one is.
-    readyAt: Math.max(...up.map((r) => r.readyAt)),
-    logFile: up.map((r) => r.logFile).join(', '),
+    ...group,
     dist: up[0].dist,
     async metrics() {
       return Promise.all(up.map((r) => r.metrics()));
-    },
-    async stop() {
-      const exits = await Promise.all(up.map((r) => r.stop()));
-      return exits[0];
     },
   };
 }
