@@ -9,6 +9,7 @@ export * from './postgres-logical.js';
 export * from './postgres-database.js';
 export * from './ports.js';
 export * from './database-config.js';
+export * from './sqlserver-login.js';
 export * from './http-sink.js';
 export * from './otlp/otlp-receiver.js';
 export * from './otlp/otlp-traces.js';
