@@ -9,6 +9,7 @@ import {
 import { requireService, sqlServerLogin, sqlServerMigrationConfig } from '@queuebox/testing';
 import mssql from 'mssql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectRollbackWritesNothing } from '../test/rollback-case.js';
 import { enqueue, enqueueMany } from './index.js';
 
 const ss = await requireService('sqlserver', 'outbox client: enqueue on an mssql transaction');
@@ -86,15 +87,7 @@ describe.skipIf(!ss.available)('enqueue through mssql', () => {
   });
 
   it('writes nothing when the transaction rolls back', async () => {
-    const failure = new Error('business rule failed');
-    await expect(
-      inTransaction(async (tx) => {
-        await enqueue(tx, { topic: 'rolled.back', payload: { n: 1 } });
-        await enqueueMany(tx, [{ topic: 'rolled.back', payload: { n: 2 } }]);
-        throw failure;
-      }),
-    ).rejects.toBe(failure);
-    expect(await rows('rolled.back')).toEqual([]);
+    await expectRollbackWritesNothing(inTransaction, rows);
   });
 
   it('writes one row with every field an application may set, and returns its id', async () => {
