@@ -1,12 +1,13 @@
 import { Secret, type AppConfig } from '@queuebox/core';
 import {
+  hmacAuth,
+  httpSource,
   kafkaDestination,
   kafkaSource,
   natsDestination,
   natsSource,
   rabbitDestination,
   rabbitSource,
-  sourceDefaults,
 } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../test/brokers.js';
@@ -281,16 +282,7 @@ sources:
       key: expect.any(Secret),
       headerName: 'X-API-Key',
     });
-    const hmac = {
-      type: 'hmac',
-      secret: expect.any(Secret),
-      headerName: 'X-Signature',
-      algorithm: 'HmacSHA256',
-      signaturePrefix: 'sha256=',
-      timestampHeader: null,
-      timestampToleranceMs: 300_000,
-      signaturePayloadFormat: 'BODY',
-    };
+    const hmac = hmacAuth({ secret: expect.any(Secret) });
     expect(config.sources.signed).toMatchObject({ auth: hmac });
     expect(config.sources.stamped).toMatchObject({
       auth: {
@@ -310,19 +302,7 @@ sources:
   jet: {type: nats, servers: "nats://nats:4222", stream: ORDERS, durable: d}
 `);
     expect(config.sources).toEqual({
-      hook: {
-        ...sourceDefaults(),
-        type: 'http',
-        topic: '{{ eventType }}',
-        path: '/hook',
-        idempotencyKeyPath: ['$.id'],
-        eventTypePath: ['$.type'],
-        idempotencyKeyHeader: null,
-        eventTypeHeader: null,
-        aggregateIdHeader: null,
-        auth: null,
-        rateLimit: null,
-      },
+      hook: httpSource({ path: '/hook', idempotencyKeyPath: ['$.id'], eventTypePath: ['$.type'] }),
       rabbit: rabbitSource({ queueName: 'q', connectionUrl: 'amqp://rabbit' }),
       stream: kafkaSource({ bootstrapServers: 'kafka:9092', topics: ['orders'], groupId: 'g' }),
       jet: natsSource({ servers: 'nats://nats:4222', stream: 'ORDERS', durable: 'd' }),
