@@ -1,9 +1,8 @@
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@queuebox/config';
 import { silentLogger, systemClock, type BrokerProvider } from '@queuebox/core';
 import { descriptor as rabbitDescriptor } from '@queuebox/rabbitmq/descriptor';
-import { brokerAddressRules } from '@queuebox/testing';
+import { brokerAddressRules, freePort } from '@queuebox/testing';
 import {
   broker,
   brokerConfigs,
@@ -158,19 +157,7 @@ describe('the provider registry', () => {
   });
 
   it('takes database.type sqlserver to the SQL Server provider, which meets a closed port', async () => {
-    const port = await closedPort();
-    const config = loadConfig({
-      brokers: brokerConfigs,
-      env: {
-        QUEUEBOX_DATABASE_TYPE: 'sqlserver',
-        QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${port};databaseName=queuebox;encrypt=false`,
-        QUEUEBOX_DATABASE_USERNAME: 'sa',
-        QUEUEBOX_DATABASE_PASSWORD: 'not-a-real-password',
-        QUEUEBOX_DATABASE_STARTUPTIMEOUTMS: '1000',
-        QUEUEBOX_DATABASE_CONNECTIONTIMEOUTMS: '1000',
-      },
-      readFile: () => undefined,
-    });
+    const config = await sqlServerAtClosedPort({ QUEUEBOX_DATABASE_STARTUPTIMEOUTMS: '1000' });
     const provider = await loadDatabaseProvider(config.database.type);
     expect(provider.name).toBe('sqlserver');
     const opened = provider.open(config, { logger: silentLogger, clock: systemClock });
@@ -183,20 +170,10 @@ describe('the provider registry', () => {
   });
 
   it('takes outbox.capture.mode sqlserver-cdc to the SQL Server capture source, which meets a closed port', async () => {
-    const port = await closedPort();
-    const config = loadConfig({
-      brokers: brokerConfigs,
-      env: {
-        QUEUEBOX_DATABASE_TYPE: 'sqlserver',
-        QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${port};databaseName=queuebox;encrypt=false`,
-        QUEUEBOX_DATABASE_USERNAME: 'sa',
-        QUEUEBOX_DATABASE_PASSWORD: 'not-a-real-password',
-        QUEUEBOX_DATABASE_CONNECTIONTIMEOUTMS: '1000',
-        QUEUEBOX_OUTBOX_CAPTURE_ENABLED: 'true',
-        QUEUEBOX_OUTBOX_CAPTURE_MODE: 'sqlserver-cdc',
-        QUEUEBOX_OUTBOX_CAPTURE_STATEDIRECTORY: '/var/lib/queuebox/capture',
-      },
-      readFile: () => undefined,
+    const config = await sqlServerAtClosedPort({
+      QUEUEBOX_OUTBOX_CAPTURE_ENABLED: 'true',
+      QUEUEBOX_OUTBOX_CAPTURE_MODE: 'sqlserver-cdc',
+      QUEUEBOX_OUTBOX_CAPTURE_STATEDIRECTORY: '/var/lib/queuebox/capture',
     });
     const provider = await loadCaptureProvider(config.outbox.capture.mode);
     const opened = provider.createCaptureSource(config, { logger: silentLogger }).open();
@@ -205,15 +182,22 @@ describe('the provider registry', () => {
   });
 });
 
-/** A TCP port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+/**
+ * A SQL Server configuration whose server is a port on 127.0.0.1 nothing listens on (it was
+ * free a moment ago), with a password that must never show in an error, and `extra` settings.
+ */
+async function sqlServerAtClosedPort(extra: Record<string, string>) {
+  const port = await freePort();
+  return loadConfig({
+    brokers: brokerConfigs,
+    env: {
+      QUEUEBOX_DATABASE_TYPE: 'sqlserver',
+      QUEUEBOX_DATABASE_URL: `jdbc:sqlserver://127.0.0.1:${port};databaseName=queuebox;encrypt=false`,
+      QUEUEBOX_DATABASE_USERNAME: 'sa',
+      QUEUEBOX_DATABASE_PASSWORD: 'not-a-real-password',
+      QUEUEBOX_DATABASE_CONNECTIONTIMEOUTMS: '1000',
+      ...extra,
+    },
+    readFile: () => undefined,
   });
 }

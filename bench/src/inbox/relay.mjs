@@ -19,6 +19,7 @@ import {
 import { freePort, log, now, round, waitFor } from '../lib/util.mjs';
 import { explainOutboxClaim } from '../outbox/explain.mjs';
 import { SOURCE, ingestConfig } from './ingest.mjs';
+import { loadSettings } from '../lib/context.mjs';
 
 function relayConfig(sink, httpPort) {
   const base = ingestConfig(httpPort);
@@ -78,9 +79,7 @@ export async function relayThroughput(ctx) {
       const loading = await loadInbox(sql, {
         rows,
         aggregates,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       log(`  loaded ${rows} inbox rows in ${loading.seconds} s`);
       await ctx.sink.reset({ recordTimes: true });

@@ -36,6 +36,15 @@ export async function createContext(options) {
   };
 }
 
+/** How every scenario loads its backlog: the load batch, the payloads, ANALYZE unless told not to. */
+export function loadSettings(ctx) {
+  return {
+    batch: ctx.options['load-batch'],
+    payloads: ctx.payloads,
+    analyze: !ctx.options['no-analyze'],
+  };
+}
+
 /**
  * Colleagues share this machine: before a scenario, wait (up to `maxSeconds`) until the machine
  * is quiet — under 25 % of all cores busy over 2 s — and record what it was.

@@ -14,6 +14,7 @@ import { runMigrations } from '@queuebox/postgres';
 import { loadOutbox } from '../outbox/load.mjs';
 import { connect, withDatabase } from './pg.mjs';
 import { round } from './util.mjs';
+import { loadSettings } from './context.mjs';
 
 export const OUTBOX_WORK_BATCH = 100;
 
@@ -62,9 +63,7 @@ export async function withOutboxWork(ctx, body, { rows = ctx.options.rows } = {}
       await loadOutbox(sql, {
         rows,
         keys: 0,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
     } finally {
       await sql.end({ timeout: 5 });

@@ -23,6 +23,7 @@ import { connect, withDatabase } from './pg.mjs';
 import { pickMetrics, startQueueBox } from './queuebox.mjs';
 import { log, now, round, sleep } from './util.mjs';
 import { loadOutbox } from '../outbox/load.mjs';
+import { outboxFinalStates } from './outbox-states.mjs';
 
 /** A source's inbox count is a scan of the table under test; its rate comes from the rows. */
 const SOURCE_POLL_MS = 500;
@@ -116,7 +117,7 @@ export async function queueboxPublish(ctx, adapter, { id, concurrency }) {
     },
     async measure(sql) {
       const seen = await watch(() => publish.count(scratch), rows, options.timeout * 1000, id);
-      const states = await sql`select state, count(*)::int as n from outbox group by state order by state`;
+      const finalStates = await outboxFinalStates(sql);
       return {
         seen,
         figures: ({ seconds, ...times }) => ({
@@ -126,7 +127,7 @@ export async function queueboxPublish(ctx, adapter, { id, concurrency }) {
           lost: Math.max(0, rows - seen.value),
           timedOut: seen.timedOut,
         }),
-        after: { finalStates: Object.fromEntries(states.map((r) => [r.state, r.n])) },
+        after: { finalStates },
       };
     },
   });

@@ -22,6 +22,8 @@ import { measureDelivery } from './delivery.mjs';
 import { captureRunning, captureSettings, createPublication } from './latency.mjs';
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
+import { loadSettings } from '../lib/context.mjs';
+import { outboxDrained } from '../lib/outbox-states.mjs';
 
 export const CAPTURE_AB_ID = 'qb-cap-ab';
 export const ROUNDS = 3;
@@ -133,9 +135,7 @@ async function throughputRun(ctx, id, mode) {
       const loading = await loadOutbox(sql, {
         rows: options.rows,
         keys: 0,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       let captureUp = Promise.resolve(null);
       const result = await measureDelivery(ctx, db, {
@@ -149,11 +149,7 @@ async function throughputRun(ctx, id, mode) {
           if (mode === 'capture') captureUp = captureUpAfter(queuebox, id);
           return queuebox;
         },
-        allDone: async () => {
-          const [row] =
-            await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
-          return !row.busy;
-        },
+        allDone: () => outboxDrained(sql),
       });
       delete result.metricsText;
       const captureUpMs = await captureUp;

@@ -7,55 +7,18 @@
  */
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
+import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS } from '@queuebox/core';
 import { REPO_DIR, percentile } from '../lib/util.mjs';
 
-const OUTBOX_COLUMNS = [
-  'id',
-  'topic',
-  'key',
-  'aggregateType',
-  'payload',
-  'headers',
-  'state',
-  'attempt',
-  'maxAttempts',
-  'scheduledAt',
-  'createdAt',
-  'updatedAt',
-  'claimedAt',
-  'claimToken',
-  'leaseExpiresAt',
-  'lastError',
-  'sequence',
-];
-const INBOX_COLUMNS = [
-  'id',
-  'source',
-  'idempotencyKey',
-  'aggregateId',
-  'eventType',
-  'payload',
-  'state',
-  'createdAt',
-  'processedAt',
-  'claimedAt',
-  'claimToken',
-  'leaseExpiresAt',
-  'correlationId',
-  'consumption',
-  'scheduledAt',
-  'attempt',
-  'lastError',
-  'headers',
-];
-const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-const quoted = (names) => Object.fromEntries(names.map((n) => [n, `"${snake(n)}"`]));
+/** The default column names, quoted as the statements' builders take them. */
+const quoted = (columns) =>
+  Object.fromEntries(Object.entries(columns).map(([field, name]) => [field, `"${name}"`]));
 
 export const DEFAULT_TABLES = {
   outbox: '"outbox"',
   inbox: '"inbox"',
-  outboxColumns: quoted(OUTBOX_COLUMNS),
-  inboxColumns: quoted(INBOX_COLUMNS),
+  outboxColumns: quoted(DEFAULT_OUTBOX_COLUMNS),
+  inboxColumns: quoted(DEFAULT_INBOX_COLUMNS),
 };
 
 async function importDist(file) {

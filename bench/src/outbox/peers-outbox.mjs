@@ -9,6 +9,7 @@ import { connect, connectionString, withDatabase } from '../lib/pg.mjs';
 import { log, round } from '../lib/util.mjs';
 import { measurePeerDelivery } from './delivery.mjs';
 import { loadGraphile } from './load.mjs';
+import { loadSettings } from '../lib/context.mjs';
 
 /** The installed versions: `module` is the package name (or alias) the runner imports. */
 export const GRAPHILE_VERSIONS = {
@@ -61,10 +62,8 @@ export async function graphileThroughput(
       const loading = await loadGraphile(sql, {
         rows,
         keys,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
         queuePerKey,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       log(`  loaded ${rows} jobs in ${loading.seconds} s (${loading.rowsPerSecond} jobs/s)`);
       const result = await measurePeerDelivery(ctx, db, {

@@ -15,6 +15,8 @@ import { RESULTS_DIR, freePort, log, round } from '../lib/util.mjs';
 import { measureDelivery } from './delivery.mjs';
 import { explainOutboxClaim } from './explain.mjs';
 import { loadOutbox } from './load.mjs';
+import { loadSettings } from '../lib/context.mjs';
+import { outboxDrained, outboxFinalStates } from '../lib/outbox-states.mjs';
 
 const METRIC_FAMILIES = [
   'queuebox_outbox_messages_total',
@@ -56,9 +58,7 @@ export async function queueboxThroughput(
       const loading = await loadOutbox(sql, {
         rows,
         keys,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       log(
         `  loaded ${rows} rows in ${loading.seconds} s (${loading.rowsPerSecond} rows/s)`,
@@ -99,14 +99,9 @@ export async function queueboxThroughput(
             extraEnv,
             ...(execPath ? { execPath } : {}),
           }),
-        allDone: async () => {
-          const [row] =
-            await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
-          return !row.busy;
-        },
+        allDone: () => outboxDrained(sql),
       });
-      const states =
-        await sql`select state, count(*)::int as n from outbox group by state order by state`;
+      const finalStates = await outboxFinalStates(sql);
       let traces = null;
       if (otlp) {
         traces = { env: extraEnv, received: otlp.summary() };
@@ -133,7 +128,7 @@ export async function queueboxThroughput(
         },
         loading,
         ...result,
-        finalStates: Object.fromEntries(states.map((r) => [r.state, r.n])),
+        finalStates,
         queueboxMetrics: metrics,
         explain,
         ...(traces ? { traces } : {}),

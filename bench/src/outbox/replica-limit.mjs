@@ -6,6 +6,7 @@
  * the replicas' ratio is read against, measured in the same run.
  */
 import { startPeer } from '../lib/peer-process.mjs';
+import { startTogether } from '../lib/process-group.mjs';
 import { log } from '../lib/util.mjs';
 import { measureDelivery } from './delivery.mjs';
 
@@ -16,7 +17,7 @@ const roleOf = (i) => `peer worker p${i + 1}`;
 
 async function startRunners(ctx, id, rows, n) {
   const share = Math.ceil(rows / n);
-  const started = await Promise.allSettled(
+  const { group } = await startTogether(
     Array.from({ length: n }, (_, i) =>
       startPeer('http-limit-runner.mjs', `${ctx.stamp}-${id}-p${i + 1}`, {
         rows: Math.max(0, Math.min(share, rows - i * share)),
@@ -29,23 +30,9 @@ async function startRunners(ctx, id, rows, n) {
         reportEvery: 0,
       }),
     ),
+    roleOf,
   );
-  const up = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
-    await Promise.all(up.map((r) => r.stop()));
-    throw failed.reason;
-  }
-  return {
-    pid: up[0].pid,
-    roles: up.map((r, i) => ({ pid: r.pid, role: roleOf(i) })),
-    startedAt: Math.min(...up.map((r) => r.startedAt)),
-    readyAt: Math.max(...up.map((r) => r.readyAt)),
-    logFile: up.map((r) => r.logFile).join(', '),
-    async stop() {
-      await Promise.all(up.map((r) => r.stop()));
-    },
-  };
+  return group;
 }
 
 export async function replicaLimit(ctx, { id, title, processes, rows }) {

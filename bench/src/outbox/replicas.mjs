@@ -17,6 +17,9 @@ import { freePort, log, round } from '../lib/util.mjs';
 import { measureDelivery } from './delivery.mjs';
 import { loadOutbox } from './load.mjs';
 import { outboxConfig } from './queuebox-outbox.mjs';
+import { loadSettings } from '../lib/context.mjs';
+import { startTogether } from '../lib/process-group.mjs';
+import { outboxDrained, outboxFinalStates } from '../lib/outbox-states.mjs';
 
 export const REPLICA_COUNTS = [1, 2, 4];
 export const replicaId = (n, size) => `rep-${n}-${size}`;
@@ -46,7 +49,7 @@ async function replicaConfigs(ctx, id, n) {
 
 /** Spawns every replica at once; resolves when all answer /health/ready; one worker to measure. */
 async function startReplicas(ctx, id, db, configs) {
-  const started = await Promise.allSettled(
+  const { up, group } = await startTogether(
     configs.map((c, i) =>
       startQueueBox({
         label: `${ctx.stamp}-${id}-queuebox-r${i + 1}`,
@@ -55,27 +58,13 @@ async function startReplicas(ctx, id, db, configs) {
         httpPort: c.httpPort,
       }),
     ),
+    roleOf,
   );
-  const up = started.filter((s) => s.status === 'fulfilled').map((s) => s.value);
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
-    await Promise.all(up.map((r) => r.stop()));
-    throw failed.reason;
-  }
   return {
-    pid: up[0].pid,
-    roles: up.map((r, i) => ({ pid: r.pid, role: roleOf(i) })),
-    startedAt: Math.min(...up.map((r) => r.startedAt)),
-    // Ready when the last one is.
-    readyAt: Math.max(...up.map((r) => r.readyAt)),
-    logFile: up.map((r) => r.logFile).join(', '),
+    ...group,
     dist: up[0].dist,
     async metrics() {
       return Promise.all(up.map((r) => r.metrics()));
-    },
-    async stop() {
-      const exits = await Promise.all(up.map((r) => r.stop()));
-      return exits[0];
     },
   };
 }
@@ -150,9 +139,7 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
       const loading = await loadOutbox(sql, {
         rows,
         keys,
-        batch: options['load-batch'],
-        payloads: ctx.payloads,
-        analyze: !options['no-analyze'],
+        ...loadSettings(ctx),
       });
       log(`  loaded ${rows} rows in ${loading.seconds} s (${loading.rowsPerSecond} rows/s)`);
       const result = await measureDelivery(ctx, db, {
@@ -161,14 +148,9 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
         role: roleOf(0),
         timeoutMs: options.timeout * 1000,
         start: () => startReplicas(ctx, id, db, configs),
-        allDone: async () => {
-          const [row] =
-            await sql`select exists(select 1 from outbox where state in ('pending', 'processing')) as busy`;
-          return !row.busy;
-        },
+        allDone: () => outboxDrained(sql),
       });
-      const states =
-        await sql`select state, count(*)::int as n from outbox group by state order by state`;
+      const finalStates = await outboxFinalStates(sql);
       const byReplica = perReplica(result.metricsText, result.cpu);
       delete result.metricsText;
       const statements = await statementShapes(sql);
@@ -192,7 +174,7 @@ export async function queueboxReplicas(ctx, { id, title, replicas, keys, rows })
         },
         loading,
         ...result,
-        finalStates: Object.fromEntries(states.map((r) => [r.state, r.n])),
+        finalStates,
         byReplica,
         statements,
       };

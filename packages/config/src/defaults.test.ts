@@ -1,4 +1,14 @@
 import { Secret, type AppConfig } from '@queuebox/core';
+import {
+  hmacAuth,
+  httpSource,
+  kafkaDestination,
+  kafkaSource,
+  natsDestination,
+  natsSource,
+  rabbitDestination,
+  rabbitSource,
+} from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../test/brokers.js';
 
@@ -180,6 +190,7 @@ destinations:
   subject: {type: nats, servers: "nats://nats:4222", subject: orders}
 `);
     // Off unless written: every kind publishes as the reference does.
+    const offUnlessWritten = { rateLimit: null, circuitBreaker: null };
     expect(config.destinations).toEqual({
       web: {
         type: 'http',
@@ -193,50 +204,17 @@ destinations:
         rateLimit: null,
         circuitBreaker: null,
       },
-      rabbit: {
-        type: 'rabbitmq',
-        url: 'amqp://rabbit',
-        exchange: 'events',
-        exchangeFrom: null,
-        exchangeType: 'topic',
-        routingKeyTemplate: '{{ topic }}',
-        deliveryMode: 'persistent',
-        headers: {},
-        transform: null,
-        rateLimit: null,
-        circuitBreaker: null,
-      },
-      stream: {
-        type: 'kafka',
+      rabbit: rabbitDestination({ url: 'amqp://rabbit', ...offUnlessWritten }),
+      stream: kafkaDestination({
         bootstrapServers: 'kafka:9092',
         topic: 'orders',
-        topicFrom: null,
-        keyTemplate: '{{ key }}',
-        timeoutMs: 30_000,
-        securityProtocol: 'PLAINTEXT',
-        saslMechanism: null,
-        saslUsername: null,
-        saslPassword: null,
-        headers: {},
-        transform: null,
-        rateLimit: null,
-        circuitBreaker: null,
-      },
-      subject: {
-        type: 'nats',
+        ...offUnlessWritten,
+      }),
+      subject: natsDestination({
         servers: 'nats://nats:4222',
         subject: 'orders',
-        subjectFrom: null,
-        jetStream: true,
-        timeoutMs: 30_000,
-        username: null,
-        password: null,
-        token: null,
-        headers: {},
-        transform: null,
-        rateLimit: null,
-        circuitBreaker: null,
-      },
+        ...offUnlessWritten,
+      }),
     });
   });
 
@@ -304,16 +282,7 @@ sources:
       key: expect.any(Secret),
       headerName: 'X-API-Key',
     });
-    const hmac = {
-      type: 'hmac',
-      secret: expect.any(Secret),
-      headerName: 'X-Signature',
-      algorithm: 'HmacSHA256',
-      signaturePrefix: 'sha256=',
-      timestampHeader: null,
-      timestampToleranceMs: 300_000,
-      signaturePayloadFormat: 'BODY',
-    };
+    const hmac = hmacAuth({ secret: expect.any(Secret) });
     expect(config.sources.signed).toMatchObject({ auth: hmac });
     expect(config.sources.stamped).toMatchObject({
       auth: {
@@ -332,78 +301,11 @@ sources:
   stream: {type: kafka, bootstrapServers: "kafka:9092", topics: [orders], groupId: g}
   jet: {type: nats, servers: "nats://nats:4222", stream: ORDERS, durable: d}
 `);
-    const shared = {
-      consumption: 'push',
-      aggregateIdPath: [],
-      eventTypePath: [],
-      idempotencyKeyExpression: null,
-      aggregateIdExpression: null,
-      eventTypeExpression: null,
-      initialDelayMs: 0,
-      scheduledAtHeader: null,
-      scheduledAtPath: [],
-      transform: null,
-      filter: null,
-    };
-    const broker = {
-      ...shared,
-      topic: '{{ source }}',
-      idempotencyKeyPath: ['$.id'],
-      eventTypeFromHeader: false,
-      attributeHeaders: {
-        idempotencyKey: 'x-idempotency-key',
-        aggregateId: 'x-aggregate-id',
-        eventType: 'x-event-type',
-      },
-    };
     expect(config.sources).toEqual({
-      hook: {
-        ...shared,
-        type: 'http',
-        topic: '{{ eventType }}',
-        path: '/hook',
-        idempotencyKeyPath: ['$.id'],
-        eventTypePath: ['$.type'],
-        idempotencyKeyHeader: null,
-        eventTypeHeader: null,
-        aggregateIdHeader: null,
-        auth: null,
-        rateLimit: null,
-      },
-      rabbit: {
-        ...broker,
-        type: 'rabbitmq',
-        queueName: 'q',
-        connectionUrl: 'amqp://rabbit',
-        prefetchCount: 10,
-        declareQueue: false,
-      },
-      stream: {
-        ...broker,
-        type: 'kafka',
-        bootstrapServers: 'kafka:9092',
-        topics: ['orders'],
-        groupId: 'g',
-        autoOffsetReset: 'earliest',
-        maxPollRecords: 100,
-        securityProtocol: 'PLAINTEXT',
-        saslMechanism: null,
-        saslUsername: null,
-        saslPassword: null,
-      },
-      jet: {
-        ...broker,
-        type: 'nats',
-        servers: 'nats://nats:4222',
-        stream: 'ORDERS',
-        durable: 'd',
-        filterSubject: null,
-        ackWaitMs: 30_000,
-        batchSize: 100,
-        username: null,
-        password: null,
-        token: null,
-      },
+      hook: httpSource({ path: '/hook', idempotencyKeyPath: ['$.id'], eventTypePath: ['$.type'] }),
+      rabbit: rabbitSource({ queueName: 'q', connectionUrl: 'amqp://rabbit' }),
+      stream: kafkaSource({ bootstrapServers: 'kafka:9092', topics: ['orders'], groupId: 'g' }),
+      jet: natsSource({ servers: 'nats://nats:4222', stream: 'ORDERS', durable: 'd' }),
     });
   });
 

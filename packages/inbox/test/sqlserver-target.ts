@@ -1,29 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  DEFAULT_INBOX_COLUMNS,
-  DEFAULT_OUTBOX_COLUMNS,
-  Secret,
-  silentLogger,
-} from '@queuebox/core';
+import { silentLogger } from '@queuebox/core';
 import { connectionConfig, createPool, runMigrations } from '@queuebox/sqlserver';
-import type { ServiceLookup } from '@queuebox/testing';
+import { sqlServerLogin, sqlServerMigrationConfig, type ServiceLookup } from '@queuebox/testing';
 import mssql from 'mssql';
 import { fromMssql } from '../src/index.js';
 import type { InboxRowState, WorkerHarness, WorkerTarget, WorkRow } from './contract/harness.js';
 
 export type MssqlAdapter = 'fromMssql(mssql, pool)' | 'fromMssql(pool)';
-
-/** `sqlserver://user:password@host:port;...` as @queuebox/testing hands it over. */
-function server(url: string) {
-  const m = /^sqlserver:\/\/([^:@]+):([^@]*)@([^:;]+)(?::(\d+))?/.exec(url);
-  if (!m) throw new Error('not a sqlserver:// test URL');
-  return {
-    user: decodeURIComponent(m[1]!),
-    password: decodeURIComponent(m[2]!),
-    server: m[3]!,
-    port: Number(m[4] ?? 1433),
-  };
-}
 
 /** A database of its own on the located SQL Server, migrated by QueueBox, and an mssql pool on it. */
 export interface FreshMssql {
@@ -38,39 +21,21 @@ export interface FreshMssql {
  * @queuebox/outbox's mssql test makes it), with the harness's tables, and a pool on it.
  */
 export async function freshMssqlDatabase(url: string): Promise<FreshMssql> {
-  const s = server(url);
+  const s = sqlServerLogin(url);
   const name = `qb_pull_${randomBytes(5).toString('hex')}`;
   // Local and container servers use a self-signed certificate. The worker needs requests of
   // 30 s or more (fromMssql refuses less): the claim's lock wait is 10 s.
   const base = {
-    ...s,
+    server: s.host,
+    port: s.port,
+    user: s.user,
+    password: s.password,
     requestTimeout: 30_000,
     options: { encrypt: false, trustServerCertificate: true },
   };
   const master = await new mssql.ConnectionPool({ ...base, database: 'master' }).connect();
   await master.request().batch(`CREATE DATABASE [${name}]`);
-  const migrator = createPool(
-    connectionConfig({
-      type: 'sqlserver',
-      url: `jdbc:sqlserver://${s.server}:${s.port};databaseName=${name}`,
-      connection: {
-        hosts: [{ host: s.server, port: s.port }],
-        database: name,
-        params: { encrypt: 'false', trustServerCertificate: 'true' },
-      },
-      username: s.user,
-      password: new Secret(s.password),
-      poolSize: 1,
-      connectionTimeoutMs: 30_000,
-      startupTimeoutMs: 60_000,
-      migrate: true,
-      outboxTableName: 'outbox',
-      inboxTableName: 'inbox',
-      columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
-    }),
-    1,
-    30_000,
-  );
+  const migrator = createPool(connectionConfig(sqlServerMigrationConfig(s, name)), 1, 30_000);
   await runMigrations(migrator, { logger: silentLogger });
   await migrator.close();
   const pool = await new mssql.ConnectionPool({
@@ -87,7 +52,7 @@ export async function freshMssqlDatabase(url: string): Promise<FreshMssql> {
     );
   return {
     pool,
-    connectionString: `Server=${s.server},${s.port};Database=${name};User Id=${s.user};Password=${s.password};Encrypt=false;TrustServerCertificate=true`,
+    connectionString: `Server=${s.host},${s.port};Database=${name};User Id=${s.user};Password=${s.password};Encrypt=false;TrustServerCertificate=true`,
     async drop() {
       await pool.close();
       await master

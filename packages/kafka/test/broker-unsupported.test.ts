@@ -7,10 +7,10 @@
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { silentLogger } from '@queuebox/core';
+import { kafkaSource } from '@queuebox/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKafkaPublisher, KafkaSourceConsumer } from '../src/index.js';
 import { destinations, kafkaDestination, publishRequest } from './publish-requests.js';
-import { kafkaSource } from './source-config.js';
 
 const SERVED: [number, number, number][] = [
   [0, 8, 15],

@@ -9,6 +9,7 @@ import { silentLogger, type DeliveryHandler } from '@queuebox/core';
 import {
   brokerAddress,
   createKafkaKit,
+  kafkaSource,
   requireService,
   startFaultProxy,
   viaProxy,
@@ -16,7 +17,6 @@ import {
 } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { KafkaSourceConsumer } from '../src/index.js';
-import { kafkaSource } from './source-config.js';
 
 const SUITE = 'kafka: a source group rebalancing on a real broker (1 test)';
 const kafka = await requireService('kafka', SUITE);

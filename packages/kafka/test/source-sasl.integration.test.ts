@@ -7,11 +7,10 @@
  * listener is given, and a failure where QUEUEBOX_TEST_REQUIRE names kafka.
  */
 import { Secret, type DeliveryHandler } from '@queuebox/core';
-import { createKafkaKit, recordingLogger } from '@queuebox/testing';
+import { createKafkaKit, kafkaSource, recordingLogger } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { KafkaSourceConsumer } from '../src/index.js';
 import { onlyBob, saslListener } from './sasl-listener.js';
-import { kafkaSource } from './source-config.js';
 
 const SUITE = 'kafka: a source refused by an ACL (1 test)';
 const { ready, brokers, saslBrokers } = await saslListener(SUITE);

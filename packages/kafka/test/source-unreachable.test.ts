@@ -1,9 +1,8 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { Secret, silentLogger, type DeliveryHandler } from '@queuebox/core';
-import { warningLogger } from '@queuebox/testing';
+import { kafkaSource, warningLogger } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { KafkaSourceConsumer, provider } from '../src/index.js';
-import { kafkaSource } from './source-config.js';
 
 const handler: DeliveryHandler = {
   handle: () => Promise.resolve({ settle: 'ack', outcome: 'stored' }),

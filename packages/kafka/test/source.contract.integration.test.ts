@@ -9,13 +9,13 @@ import { createBrokerIngest } from '@queuebox/inbox-service';
 import {
   brokerAddress,
   createKafkaKit,
+  kafkaSource,
   requireService,
   startFaultProxy,
   viaProxy,
 } from '@queuebox/testing';
 import { brokerSourceContract, contractIngest } from '@queuebox/testing/contracts';
 import { KafkaSourceConsumer } from '../src/index.js';
-import { kafkaSource } from './source-config.js';
 
 const MAX_POLL_RECORDS = 4;
 

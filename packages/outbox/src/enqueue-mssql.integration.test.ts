@@ -1,34 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import {
-  Secret,
-  silentLogger,
-  DEFAULT_INBOX_COLUMNS,
-  DEFAULT_OUTBOX_COLUMNS,
-} from '@queuebox/core';
+import { silentLogger } from '@queuebox/core';
 import {
   connectionConfig,
   createPool,
   runMigrations,
   type SqlServerPool,
 } from '@queuebox/sqlserver';
-import { requireService } from '@queuebox/testing';
+import { requireService, sqlServerLogin, sqlServerMigrationConfig } from '@queuebox/testing';
 import mssql from 'mssql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectRollbackWritesNothing } from '../test/rollback-case.js';
 import { enqueue, enqueueMany } from './index.js';
 
 const ss = await requireService('sqlserver', 'outbox client: enqueue on an mssql transaction');
-
-/** `sqlserver://user:password@host:port;...` as @queuebox/testing hands it over. */
-function server(url: string) {
-  const m = /^sqlserver:\/\/([^:@]+):([^@]*)@([^:;]+)(?::(\d+))?/.exec(url);
-  if (!m) throw new Error('not a sqlserver:// test URL');
-  return {
-    user: decodeURIComponent(m[1]!),
-    password: decodeURIComponent(m[2]!),
-    host: m[3]!,
-    port: Number(m[4] ?? 1433),
-  };
-}
 
 /**
  * The SQL Server side of the enqueue contract: an application's mssql transaction writes outbox
@@ -69,7 +53,7 @@ describe.skipIf(!ss.available)('enqueue through mssql', () => {
   };
 
   beforeAll(async () => {
-    const s = server(ss.available ? ss.url : '');
+    const s = sqlServerLogin(ss.available ? ss.url : '');
     const options = { encrypt: false, trustServerCertificate: true };
     master = await new mssql.ConnectionPool({
       server: s.host,
@@ -88,28 +72,7 @@ describe.skipIf(!ss.available)('enqueue through mssql', () => {
       database: name,
       options,
     }).connect();
-    migrator = createPool(
-      connectionConfig({
-        type: 'sqlserver',
-        url: `jdbc:sqlserver://${s.host}:${s.port};databaseName=${name}`,
-        connection: {
-          hosts: [{ host: s.host, port: s.port }],
-          database: name,
-          params: { encrypt: 'false', trustServerCertificate: 'true' },
-        },
-        username: s.user,
-        password: new Secret(s.password),
-        poolSize: 1,
-        connectionTimeoutMs: 30_000,
-        startupTimeoutMs: 60_000,
-        migrate: true,
-        outboxTableName: 'outbox',
-        inboxTableName: 'inbox',
-        columnMapping: { outbox: DEFAULT_OUTBOX_COLUMNS, inbox: DEFAULT_INBOX_COLUMNS },
-      }),
-      1,
-      30_000,
-    );
+    migrator = createPool(connectionConfig(sqlServerMigrationConfig(s, name)), 1, 30_000);
     await runMigrations(migrator, { logger: silentLogger });
   }, 120_000);
   afterAll(async () => {
@@ -124,15 +87,7 @@ describe.skipIf(!ss.available)('enqueue through mssql', () => {
   });
 
   it('writes nothing when the transaction rolls back', async () => {
-    const failure = new Error('business rule failed');
-    await expect(
-      inTransaction(async (tx) => {
-        await enqueue(tx, { topic: 'rolled.back', payload: { n: 1 } });
-        await enqueueMany(tx, [{ topic: 'rolled.back', payload: { n: 2 } }]);
-        throw failure;
-      }),
-    ).rejects.toBe(failure);
-    expect(await rows('rolled.back')).toEqual([]);
+    await expectRollbackWritesNothing(inTransaction, rows);
   });
 
   it('writes one row with every field an application may set, and returns its id', async () => {

@@ -4,6 +4,7 @@ import { createFreshDatabase, requireService, type FreshDatabase } from '@queueb
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLIENT_KINDS, openClient, type TestClient } from '../test/clients.js';
 import { startRelayToSink, type RelayToSink } from '../test/relay-to-sink.js';
+import { expectRollbackWritesNothing } from '../test/rollback-case.js';
 import { createOutbox, enqueue, enqueueMany } from './index.js';
 
 const pg = await requireService('postgres', 'outbox client: enqueue on each client library');
@@ -48,15 +49,7 @@ describe.skipIf(!pg.available).each(CLIENT_KINDS.map((kind) => ({ kind })))(
     });
 
     it('writes nothing when the transaction rolls back', async () => {
-      const failure = new Error('business rule failed');
-      await expect(
-        client.transaction(async (tx) => {
-          await enqueue(tx, { topic: 'rolled.back', payload: { n: 1 } });
-          await enqueueMany(tx, [{ topic: 'rolled.back', payload: { n: 2 } }]);
-          throw failure;
-        }),
-      ).rejects.toBe(failure);
-      expect(await rows('rolled.back')).toEqual([]);
+      await expectRollbackWritesNothing((work) => client.transaction(work), rows);
     });
 
     it('writes one row with every field an application may set, and returns its id', async () => {

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { Secret, type Clock, type InboundAuthConfig } from '@queuebox/core';
+import { Secret, type Clock } from '@queuebox/core';
+import { hmacAuth } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { createAuthValidator, type HeaderLookup } from './auth-validator.js';
 
@@ -11,22 +12,6 @@ const utf8 = (text: string) => new TextEncoder().encode(text);
 function headers(values: Record<string, string>): HeaderLookup {
   const lower = new Map(Object.entries(values).map(([name, value]) => [name.toLowerCase(), value]));
   return (name) => lower.get(name.toLowerCase());
-}
-
-function hmac(
-  overrides: Partial<Extract<InboundAuthConfig, { type: 'hmac' }>> = {},
-): InboundAuthConfig {
-  return {
-    type: 'hmac',
-    secret: new Secret('whsec_test'),
-    headerName: 'X-Signature',
-    algorithm: 'HmacSHA256',
-    signaturePrefix: 'sha256=',
-    timestampHeader: null,
-    timestampToleranceMs: 300_000,
-    signaturePayloadFormat: 'BODY',
-    ...overrides,
-  };
 }
 
 describe('bearer', () => {
@@ -101,7 +86,10 @@ describe('hmac', () => {
     const independent = `sha256=${createHmac('sha256', "It's a Secret to Everybody").update(body).digest('hex')}`;
     expect(independent).toBe(literal);
     const validator = createAuthValidator(
-      hmac({ secret: new Secret("It's a Secret to Everybody"), headerName: 'X-Hub-Signature-256' }),
+      hmacAuth({
+        secret: new Secret("It's a Secret to Everybody"),
+        headerName: 'X-Hub-Signature-256',
+      }),
     );
     expect(validator.validate(headers({ 'X-Hub-Signature-256': literal }), body)).toEqual({
       ok: true,
@@ -112,14 +100,14 @@ describe('hmac', () => {
     const body = new Uint8Array([0x7b, 0x22, 0xff, 0x00, 0x22, 0x7d]);
     const signature = `sha256=${createHmac('sha256', 'whsec_test').update(body).digest('hex')}`;
     expect(
-      createAuthValidator(hmac()).validate(headers({ 'X-Signature': signature }), body),
+      createAuthValidator(hmacAuth()).validate(headers({ 'X-Signature': signature }), body),
     ).toEqual({ ok: true });
   });
 
   it('refuses a tampered body, a tampered signature and an upper-case hex', () => {
     const body = utf8('{"id":"evt_1"}');
     const signature = `sha256=${createHmac('sha256', 'whsec_test').update(body).digest('hex')}`;
-    const validator = createAuthValidator(hmac());
+    const validator = createAuthValidator(hmacAuth());
     const invalid = { ok: false, reason: 'Invalid signature' };
     expect(
       validator.validate(headers({ 'X-Signature': signature }), utf8('{"id":"evt_2"}')),
@@ -139,7 +127,7 @@ describe('hmac', () => {
   it('compares without a prefix when the prefix is empty', () => {
     const body = utf8('{}');
     const hex = createHmac('sha256', 'whsec_test').update(body).digest('hex');
-    const validator = createAuthValidator(hmac({ signaturePrefix: '' }));
+    const validator = createAuthValidator(hmacAuth({ signaturePrefix: '' }));
     expect(validator.validate(headers({ 'X-Signature': hex }), body)).toEqual({ ok: true });
   });
 
@@ -148,7 +136,7 @@ describe('hmac', () => {
     const hex =
       '5a43c7ba64fe21bb51f0ceaefd5379537f8a4d9c291b3f3902b8ee83754f4fa0f714fe5706f602b511036779d10c0f47d2475bb871fff9767cfa64ae19cbf54b';
     const validator = createAuthValidator(
-      hmac({ algorithm: 'HmacSHA512', signaturePrefix: 'sha512=' }),
+      hmacAuth({ algorithm: 'HmacSHA512', signaturePrefix: 'sha512=' }),
     );
     expect(
       validator.validate(headers({ 'X-Signature': `sha512=${hex}` }), utf8('{"id":"evt_1"}')),
@@ -166,14 +154,14 @@ describe('hmac', () => {
   });
 
   it('names the configured signature header when it is missing', () => {
-    expect(createAuthValidator(hmac()).validate(headers({}), utf8('{}'))).toEqual({
+    expect(createAuthValidator(hmacAuth()).validate(headers({}), utf8('{}'))).toEqual({
       ok: false,
       reason: 'Missing X-Signature header',
     });
   });
 
   describe('with a timestamp header (TIMESTAMP_DOT_BODY)', () => {
-    const config = hmac({
+    const config = hmacAuth({
       timestampHeader: 'X-Timestamp',
       signaturePayloadFormat: 'TIMESTAMP_DOT_BODY',
       timestampToleranceMs: 300_000,
@@ -270,7 +258,7 @@ describe('hmac', () => {
 
   it('checks the timestamp but signs the body alone with a timestamp header and BODY', () => {
     const validator = createAuthValidator(
-      hmac({ timestampHeader: 'X-Timestamp', signaturePayloadFormat: 'BODY' }),
+      hmacAuth({ timestampHeader: 'X-Timestamp', signaturePayloadFormat: 'BODY' }),
       clock,
     );
     const body = utf8('{}');
@@ -295,11 +283,11 @@ describe('hmac', () => {
 describe('hmac configuration', () => {
   it('refuses TIMESTAMP_DOT_BODY without a timestamp header, naming the key', () => {
     expect(() =>
-      createAuthValidator(hmac({ signaturePayloadFormat: 'TIMESTAMP_DOT_BODY' })),
+      createAuthValidator(hmacAuth({ signaturePayloadFormat: 'TIMESTAMP_DOT_BODY' })),
     ).toThrow('auth.signaturePayloadFormat: TIMESTAMP_DOT_BODY needs auth.timestampHeader.');
     expect(() =>
       createAuthValidator(
-        hmac({ signaturePayloadFormat: 'TIMESTAMP_DOT_BODY' }),
+        hmacAuth({ signaturePayloadFormat: 'TIMESTAMP_DOT_BODY' }),
         clock,
         'sources.gh.auth',
       ),
@@ -322,7 +310,7 @@ describe('reasons never carry a credential', () => {
         key: new Secret('k-123'),
         headerName: 'X-API-Key',
       }).validate(headers({ 'X-API-Key': 'wrong' }), utf8('')),
-      createAuthValidator(hmac()).validate(headers({ 'X-Signature': 'wrong' }), utf8('')),
+      createAuthValidator(hmacAuth()).validate(headers({ 'X-Signature': 'wrong' }), utf8('')),
     ];
     for (const result of results) {
       expect(result.ok).toBe(false);

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Secret } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { httpSource } from '@queuebox/testing';
+import { hmacAuth, httpSource } from '@queuebox/testing';
 import { expectAnswer, NOW, setup, stripe, chunked } from '../../test/route-harness.js';
 
 describe('401', () => {
@@ -55,16 +55,7 @@ describe('401', () => {
       gh: httpSource({
         path: '/github',
         idempotencyKeyHeader: 'X-GitHub-Delivery',
-        auth: {
-          type: 'hmac',
-          secret: new Secret(secret),
-          headerName: 'X-Hub-Signature-256',
-          algorithm: 'HmacSHA256',
-          signaturePrefix: 'sha256=',
-          timestampHeader: null,
-          timestampToleranceMs: 300_000,
-          signaturePayloadFormat: 'BODY',
-        },
+        auth: hmacAuth({ secret: new Secret(secret), headerName: 'X-Hub-Signature-256' }),
       }),
     });
     // Whitespace and key order matter: the signature is over the bytes, not the parsed JSON.

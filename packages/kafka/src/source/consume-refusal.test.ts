@@ -1,7 +1,7 @@
 import { Secret } from '@queuebox/core';
+import { kafkaSource } from '@queuebox/testing';
 import kafkajs from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import { kafkaSource } from '../../test/source-config.js';
 import { consumeRefusal } from './consume-refusal.js';
 
 const { KafkaJSConnectionError, KafkaJSProtocolError } = kafkajs;
