@@ -6,7 +6,13 @@
  * advertises after the first metadata answer, so a proxy named in `bootstrapServers` would carry
  * only that answer; kafkajs's `socketFactory` dials the proxy for every broker instead.
  */
-import type { BrokerProvider, DeliveryHandler, DestinationConfig, Publisher } from '@queuebox/core';
+import {
+  publishFailed,
+  type BrokerProvider,
+  type DeliveryHandler,
+  type DestinationConfig,
+  type Publisher,
+} from '@queuebox/core';
 import { createKafkaPublisher, descriptor, KafkaSourceConsumer } from '@queuebox/kafka';
 import { requireService, viaProxy, type FaultProxy } from '@queuebox/testing';
 import { broker, providers, type ProviderRegistry } from '../src/providers.js';
@@ -86,7 +92,7 @@ function routedPublisher(publishers: readonly Publisher[]): Publisher {
       return publisher === undefined
         ? Promise.resolve({
             ok: false,
-            error: `No publisher supports destination '${request.destination}'`,
+            error: publishFailed(`No publisher supports destination '${request.destination}'`),
           })
         : publisher.publish(request);
     },
