@@ -6,6 +6,7 @@
  * advertises after the first metadata answer, so a proxy named in `bootstrapServers` would carry
  * only that answer; kafkajs's `socketFactory` dials the proxy for every broker instead.
  */
+<<<<<<< HEAD
 import type {
   BrokerProvider,
   DeliveryHandler,
@@ -13,6 +14,14 @@ import type {
   DestinationConfig,
   Publisher,
   SourceDelivery,
+=======
+import {
+  publishFailed,
+  type BrokerProvider,
+  type DeliveryHandler,
+  type DestinationConfig,
+  type Publisher,
+>>>>>>> broker-errors
 } from '@queuebox/core';
 import { createKafkaPublisher, descriptor, KafkaSourceConsumer } from '@queuebox/kafka';
 import { requireService, viaProxy, type FaultProxy } from '@queuebox/testing';
@@ -110,7 +119,7 @@ function routedPublisher(publishers: readonly Publisher[]): Publisher {
       return publisher === undefined
         ? Promise.resolve({
             ok: false,
-            error: `No publisher supports destination '${request.destination}'`,
+            error: publishFailed(`No publisher supports destination '${request.destination}'`),
           })
         : publisher.publish(request);
     },

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { classifyBrokerError, errorClassOf, QueueBoxError, toError } from './errors.js';
+import {
+  brokerError,
+  classifyBrokerError,
+  errorClassOf,
+  QueueBoxError,
+  toError,
+} from './errors.js';
 
 describe('errorClassOf', () => {
   it('reads the class a classifier gave a QueueBoxError', () => {
@@ -59,5 +65,29 @@ describe('classifyBrokerError', () => {
       code: 'config_invalid',
       driverCode: null,
     });
+  });
+});
+
+describe('brokerError', () => {
+  it('keeps the text as given and sets retryable from the class', () => {
+    const cause = new Error('client said no');
+    const permanent = brokerError(cause, 'Publish failed: refused', {
+      errorClass: 'permanent',
+      code: 'publish_failed',
+      driverCode: 'TOO_LARGE',
+    });
+    expect(permanent).toMatchObject({
+      code: 'publish_failed',
+      retryable: false,
+      message: 'Publish failed: refused',
+      cause,
+    });
+    expect(errorClassOf(permanent)).toBe('permanent');
+    const transient = brokerError(cause, 'x', {
+      errorClass: 'transient',
+      code: 'auth_failed',
+      driverCode: null,
+    });
+    expect(errorClassOf(transient)).toBe('transient');
   });
 });

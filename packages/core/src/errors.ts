@@ -98,6 +98,22 @@ export function classifyBrokerError(
 }
 
 /**
+ * A broker client's error as a QueueBoxError, as `storeError` makes a database's: code and
+ * `retryable` from the broker's classification, the client's error as its cause. `message` is
+ * the caller's text, kept as it is, since it is what the row's `last_error` and the logs show.
+ */
+export function brokerError(
+  cause: unknown,
+  message: string,
+  classification: ErrorClassification,
+): QueueBoxError {
+  return new QueueBoxError(classification.code, message, {
+    cause,
+    retryable: classification.errorClass === 'transient',
+  });
+}
+
+/**
  * The class of anything thrown. A QueueBoxError says so through `retryable`; anything else was
  * not classified where it arose and counts as transient, because retrying an unknown failure
  * loses nothing while dead-lettering it could throw away a good message.

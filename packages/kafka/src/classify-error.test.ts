@@ -1,7 +1,7 @@
 import kafkajs from 'kafkajs';
 import { QueueBoxError } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { classifyKafkaError } from './classify-error.js';
+import { classifyKafkaError, kafkaError } from './classify-error.js';
 
 const {
   KafkaJSConnectionError,
@@ -69,6 +69,24 @@ describe('classifyKafkaError', () => {
       errorClass: 'transient',
       code: 'publish_failed',
       driverCode: null,
+    });
+  });
+
+  it('makes a QueueBoxError whose retryable flag follows the class, with the text as given', () => {
+    const tooLarge = protocol('MESSAGE_TOO_LARGE');
+    const refused = kafkaError(tooLarge, 'Publish failed: too large');
+    expect(refused).toBeInstanceOf(QueueBoxError);
+    expect(refused).toMatchObject({
+      code: 'publish_failed',
+      retryable: false,
+      message: 'Publish failed: too large',
+      cause: tooLarge,
+    });
+    const lost = new KafkaJSConnectionError('Connection error: ECONNREFUSED');
+    expect(kafkaError(lost, 'lost')).toMatchObject({ code: 'publish_failed', retryable: true });
+    expect(kafkaError(protocol('TOPIC_AUTHORIZATION_FAILED'), 'no')).toMatchObject({
+      code: 'auth_failed',
+      retryable: true,
     });
   });
 });

@@ -1,4 +1,9 @@
-import { classifyBrokerError, type ErrorClassification } from '@queuebox/core';
+import {
+  brokerError,
+  classifyBrokerError,
+  type ErrorClassification,
+  type QueueBoxError,
+} from '@queuebox/core';
 import { protocolType, rootCause } from './publisher/publish-failure.js';
 
 /**
@@ -35,4 +40,12 @@ export function classifyKafkaError(error: unknown): ErrorClassification {
   const driverCode =
     protocolType(root) ?? (root instanceof Error && root.name !== 'Error' ? root.name : null);
   return classifyBrokerError(error, driverCode, CODES);
+}
+
+/**
+ * The client's error as a QueueBoxError with `message` as its text: code and `retryable` from
+ * classifyKafkaError, the client's error as its cause.
+ */
+export function kafkaError(error: unknown, message: string): QueueBoxError {
+  return brokerError(error, message, classifyKafkaError(error));
 }

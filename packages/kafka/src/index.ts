@@ -14,7 +14,7 @@ import { descriptor } from './descriptor.js';
 import { createKafkaPublisher } from './publisher/kafka-publisher.js';
 import { KafkaSourceConsumer } from './source/kafka-consumer.js';
 
-export { classifyKafkaError } from './classify-error.js';
+export { classifyKafkaError, kafkaError } from './classify-error.js';
 export { createKafkaPublisher, type KafkaPublisherOptions } from './publisher/kafka-publisher.js';
 export { requestTimeoutOf } from './publisher/destination-link.js';
 export { MAX_BATCH_BYTES, MAX_BATCH_RECORDS } from './publisher/send-batches.js';

@@ -70,7 +70,8 @@ describe('a Kafka broker QueueBox cannot speak to', () => {
     const outcome = await publisher.publish(publishRequest('k', 't', null));
     expect(performance.now() - started).toBeLessThan(5_000);
     expect(outcome.ok).toBe(false);
-    if (!outcome.ok) expect(outcome.error.replace(/^Publish failed: /, '')).toMatch(EXPECTED);
+    if (!outcome.ok)
+      expect(outcome.error.message.replace(/^Publish failed: /, '')).toMatch(EXPECTED);
     await publisher.close();
   });
 

@@ -38,7 +38,9 @@ describe.skipIf(!ready)(SUITE, () => {
       expect(performance.now() - started).toBeLessThan(10_000);
       expect(outcome).toMatchObject({ ok: false });
       if (!outcome.ok)
-        expect(outcome.error).toMatch(/^Publish failed: .*SASL PLAIN authentication failed/);
+        expect(outcome.error.message).toMatch(
+          /^Publish failed: .*SASL PLAIN authentication failed/,
+        );
     } finally {
       await publisher.close();
     }
@@ -61,8 +63,8 @@ describe.skipIf(!ready)(SUITE, () => {
       const refused = await alice.publish(publishRequest('k', topic, null));
       expect(refused).toMatchObject({ ok: false });
       if (!refused.ok) {
-        expect(refused.error).toMatch(/\(TOPIC_AUTHORIZATION_FAILED\) on topic '/);
-        expect(refused.error.endsWith(`on topic '${topic}'`)).toBe(true);
+        expect(refused.error.message).toMatch(/\(TOPIC_AUTHORIZATION_FAILED\) on topic '/);
+        expect(refused.error.message.endsWith(`on topic '${topic}'`)).toBe(true);
       }
     } finally {
       await alice.close();

@@ -1,7 +1,7 @@
 import { errors } from '@nats-io/transport-node';
 import { QueueBoxError } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { classifyNatsError } from './classify-error.js';
+import { classifyNatsError, natsError } from './classify-error.js';
 
 describe('classifyNatsError', () => {
   it('calls a payload over max_payload permanent', () => {
@@ -39,5 +39,20 @@ describe('classifyNatsError', () => {
       code: 'publish_failed',
       driverCode: null,
     });
+  });
+
+  it('makes a QueueBoxError whose retryable flag follows the class, with the text as given', () => {
+    const tooLarge = errors.InvalidArgumentError.format('payload', 'max_payload size exceeded');
+    const refused = natsError(tooLarge, 'Publish failed: too large');
+    expect(refused).toBeInstanceOf(QueueBoxError);
+    expect(refused).toMatchObject({
+      code: 'publish_failed',
+      retryable: false,
+      message: 'Publish failed: too large',
+      cause: tooLarge,
+    });
+    expect(natsError(new errors.TimeoutError(), 'late')).toMatchObject({ retryable: true });
+    const denied = new errors.PermissionViolationError('denied', 'publish', 'orders.x');
+    expect(natsError(denied, 'no')).toMatchObject({ code: 'auth_failed', retryable: true });
   });
 });

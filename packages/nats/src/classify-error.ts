@@ -1,4 +1,9 @@
-import { classifyBrokerError, type ErrorClassification } from '@queuebox/core';
+import {
+  brokerError,
+  classifyBrokerError,
+  type ErrorClassification,
+  type QueueBoxError,
+} from '@queuebox/core';
 
 /**
  * nats.js errors in core's taxonomy, as the databases classify theirs. Permanent only where the
@@ -19,4 +24,12 @@ const CODES = {
 
 export function classifyNatsError(error: unknown): ErrorClassification {
   return classifyBrokerError(error, error instanceof Error ? error.name : null, CODES);
+}
+
+/**
+ * The client's error as a QueueBoxError with `message` as its text: code and `retryable` from
+ * classifyNatsError, the client's error as its cause.
+ */
+export function natsError(error: unknown, message: string): QueueBoxError {
+  return brokerError(error, message, classifyNatsError(error));
 }

@@ -14,7 +14,7 @@ import { descriptor } from './descriptor.js';
 import { createNatsPublisher } from './publisher/nats-publisher.js';
 import { NatsSourceConsumer } from './source/nats-consumer.js';
 
-export { classifyNatsError } from './classify-error.js';
+export { classifyNatsError, natsError } from './classify-error.js';
 export { createNatsPublisher } from './publisher/nats-publisher.js';
 export { replayMessageId, subjectProblem } from './publisher/destination-link.js';
 export { wireHeaders, wireValue, isNatsHeaderName } from './publisher/wire-message.js';

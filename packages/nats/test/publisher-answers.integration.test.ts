@@ -46,7 +46,7 @@ describe.skipIf(!nats.available)('NATS publisher: the answers of the stream', ()
     const wrong = outboxMessage({ headers: { 'Nats-Expected-Last-Sequence': '7' } });
     const refused = await ns.publish(publishRequest('ns', subject, wrong));
     expect(refused).toMatchObject({ ok: false });
-    expect((refused as { error: string }).error).toMatch(
+    expect((refused as { error: Error }).error.message).toMatch(
       /^Publish failed: the stream refused it: wrong last sequence: 1 \(400\)$/,
     );
     const right = outboxMessage({ headers: { 'Nats-Expected-Last-Sequence': '1' } });
@@ -74,7 +74,7 @@ describe.skipIf(!nats.available)('NATS publisher: the answers of the stream', ()
     expect(
       results
         .filter((r) => !r.ok)
-        .every((r) => /maximum messages/i.test((r as { error: string }).error)),
+        .every((r) => /maximum messages/i.test((r as { error: Error }).error.message)),
     ).toBe(true);
     const inA = (await kit.messages(first)).map((m) => m.headers['x-message-id']![0]);
     const inB = (await kit.messages(second)).map((m) => m.headers['x-message-id']![0]);
@@ -117,13 +117,17 @@ describe.skipIf(!nats.available)('NATS publisher: the answers of the stream', ()
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(denied).toEqual({
         ok: false,
-        error: 'Publish failed: Permissions Violation for Publish to "denied.orders"',
-        retryable: true,
+        error: expect.objectContaining({
+          message: 'Publish failed: Permissions Violation for Publish to "denied.orders"',
+          retryable: true,
+        }) as unknown,
       });
       expect(allowed).toEqual({
         ok: false,
-        error: 'Publish failed: no JetStream stream takes this subject (503 no responders)',
-        retryable: true,
+        error: expect.objectContaining({
+          message: 'Publish failed: no JetStream stream takes this subject (503 no responders)',
+          retryable: true,
+        }) as unknown,
       });
     });
 
@@ -133,7 +137,7 @@ describe.skipIf(!nats.available)('NATS publisher: the answers of the stream', ()
       const outcome = await ns.publish(publishRequest('ns', 'orders.created'));
       expect(Date.now() - started).toBeLessThan(5_000);
       expect(outcome).toMatchObject({ ok: false });
-      expect((outcome as { error: string }).error).toMatch(
+      expect((outcome as { error: Error }).error.message).toMatch(
         /^Publish failed: .*Permissions Violation for Subscription to "_INBOX\./i,
       );
     });

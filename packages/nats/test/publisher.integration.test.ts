@@ -164,18 +164,24 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     const ns = publisher({}, { logger });
     expect(await ns.publish(publishRequest('ns', kit.subject('no.stream')))).toEqual({
       ok: false,
-      error: 'Publish failed: no JetStream stream takes this subject (503 no responders)',
-      retryable: true,
+      error: expect.objectContaining({
+        message: 'Publish failed: no JetStream stream takes this subject (503 no responders)',
+        retryable: true,
+      }) as unknown,
     });
     expect(await ns.publish(publishRequest('ns', '  '))).toMatchObject({
       ok: false,
-      error: expect.stringContaining('resolved no subject') as string,
+      error: expect.objectContaining({
+        message: expect.stringContaining('resolved no subject'),
+      }) as unknown,
     });
     for (const bad of [`${subject}.>`, `${subject}..x`, 'a b']) {
       expect(await ns.publish(publishRequest('ns', bad))).toMatchObject({
         ok: false,
-        error: expect.stringContaining('is not a subject NATS can publish to') as string,
-        retryable: false,
+        error: expect.objectContaining({
+          message: expect.stringContaining('is not a subject NATS can publish to'),
+          retryable: false,
+        }) as unknown,
       });
     }
     const message = outboxMessage({
@@ -222,15 +228,17 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     for (const result of results) {
       expect(result).toMatchObject({ ok: false });
-      expect((result as { error: string }).error).toMatch(
+      expect((result as { error: Error }).error.message).toMatch(
         /^Publish failed: the connection to NATS was lost, so message .* was not acknowledged$/,
       );
     }
     const during = await ns.publish(publishRequest('ns', subject));
     expect(during).toEqual({
       ok: false,
-      error: 'Publish failed: the connection to NATS is lost and the client is reconnecting',
-      retryable: true,
+      error: expect.objectContaining({
+        message: 'Publish failed: the connection to NATS is lost and the client is reconnecting',
+        retryable: true,
+      }) as unknown,
     });
     through.setLatency(0);
     through.restore();
@@ -252,8 +260,10 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     const unheard = publisher({ timeoutMs: 5_000 }, { servers: `nats://127.0.0.1:${nobody}` });
     expect(await unheard.publish(publishRequest('ns', subject))).toEqual({
       ok: false,
-      error: `Publish failed: Connecting to NATS failed: connection refused (connect ECONNREFUSED 127.0.0.1:${nobody})`,
-      retryable: true,
+      error: expect.objectContaining({
+        message: `Publish failed: Connecting to NATS failed: connection refused (connect ECONNREFUSED 127.0.0.1:${nobody})`,
+        retryable: true,
+      }) as unknown,
     });
     const through = await proxy();
     through.refuse();
@@ -262,10 +272,12 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     const outcome = await ns.publish(publishRequest('ns', subject));
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(outcome).toMatchObject({ ok: false });
-    expect((outcome as { error: string }).error).toMatch(
+    expect((outcome as { error: Error }).error.message).toMatch(
       /^Publish failed: Connecting to NATS failed: /,
     );
-    expect((outcome as { error: string }).error).toContain(`${through.host}:${through.port}`);
+    expect((outcome as { error: Error }).error.message).toContain(
+      `${through.host}:${through.port}`,
+    );
     through.restore();
     expect(await ns.publish(publishRequest('ns', subject))).toEqual({ ok: true });
   });
@@ -278,8 +290,10 @@ describe.skipIf(!nats.available)('NATS publisher', () => {
     await ns.close();
     expect(await ns.publish(publishRequest('ns', 'x'))).toEqual({
       ok: false,
-      error: 'Publish failed: the publisher is closed',
-      retryable: true,
+      error: expect.objectContaining({
+        message: 'Publish failed: the publisher is closed',
+        retryable: true,
+      }) as unknown,
     });
   });
 });
@@ -309,10 +323,10 @@ describe.skipIf(!privateServerAvailable())('NATS publisher credentials', () => {
       expect(await publish('s3cret')).toEqual({ ok: true });
       const refused = await publish('wrong-pass');
       expect(refused).toMatchObject({ ok: false });
-      expect((refused as { error: string }).error).toMatch(
+      expect((refused as { error: Error }).error.message).toMatch(
         /^Publish failed: Connecting to NATS failed: .*(auth|Authorization)/i,
       );
-      expect((refused as { error: string }).error).not.toContain('wrong-pass');
+      expect((refused as { error: Error }).error.message).not.toContain('wrong-pass');
     } finally {
       await server.stop();
     }

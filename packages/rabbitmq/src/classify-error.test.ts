@@ -1,8 +1,13 @@
 import { QueueBoxError } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { classifyRabbitError } from './classify-error.js';
+import { classifyRabbitError, rabbitError } from './classify-error.js';
 
-/** A channel close as amqplib raises it: the broker's reply code in `code`. */
+/**
+ * A channel close in the shape amqplib raises it (a plain Error, the broker's reply code in
+ * `code`): a broker with default limits cannot be made to refuse a message as too large, so the
+ * 311 case is built here; the errors a real broker does raise are classified in
+ * `test/classify-error.integration.test.ts`.
+ */
 const closedByServer = (code: number, text: string) =>
   Object.assign(new Error(`Channel closed by server: ${code} (${text})`), { code });
 
@@ -41,5 +46,16 @@ describe('classifyRabbitError', () => {
     const refused = new QueueBoxError('publish_failed', 'too big', { retryable: false });
     expect(classifyRabbitError(refused).errorClass).toBe('permanent');
     expect(classifyRabbitError('something odd').errorClass).toBe('transient');
+  });
+
+  it('makes a QueueBoxError whose retryable flag follows the class, with the text as given', () => {
+    const tooLarge = closedByServer(311, 'CONTENT-TOO-LARGE');
+    expect(rabbitError(tooLarge, 'Publish failed: too large')).toMatchObject({
+      code: 'publish_failed',
+      retryable: false,
+      message: 'Publish failed: too large',
+      cause: tooLarge,
+    });
+    expect(rabbitError(closedByServer(404, 'NOT-FOUND'), 'x')).toMatchObject({ retryable: true });
   });
 });

@@ -1,4 +1,9 @@
-import { classifyBrokerError, type ErrorClassification } from '@queuebox/core';
+import {
+  brokerError,
+  classifyBrokerError,
+  type ErrorClassification,
+  type QueueBoxError,
+} from '@queuebox/core';
 
 /**
  * amqplib errors in core's taxonomy, as the databases classify theirs. Permanent only where the
@@ -24,4 +29,12 @@ function driverCodeOf(error: unknown): string | null {
   if (error instanceof Error && /login was refused|ACCESS_REFUSED/i.test(error.message))
     return 'ACCESS_REFUSED';
   return typeof code === 'string' && code !== '' ? code : null;
+}
+
+/**
+ * The client's error as a QueueBoxError with `message` as its text: code and `retryable` from
+ * classifyRabbitError, the client's error as its cause.
+ */
+export function rabbitError(error: unknown, message: string): QueueBoxError {
+  return brokerError(error, message, classifyRabbitError(error));
 }

@@ -16,7 +16,7 @@ export {
   createRabbitPublisher,
   type RabbitPublisherOptions,
 } from './publisher/rabbit-publisher.js';
-export { classifyRabbitError } from './classify-error.js';
+export { classifyRabbitError, rabbitError } from './classify-error.js';
 export { CONFIRM_TIMEOUT_MS } from './publisher/destination-link.js';
 export {
   RabbitSourceConsumer,

@@ -131,8 +131,10 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     const outcome = await mq.publish(publishRequest('mq', exchange, 'nobody.home', message));
     expect(outcome).toEqual({
       ok: false,
-      error: `Message ${message.id} is unroutable on exchange ${exchange} with routing key nobody.home`,
-      retryable: true,
+      error: expect.objectContaining({
+        message: `Message ${message.id} is unroutable on exchange ${exchange} with routing key nobody.home`,
+        retryable: true,
+      }) as unknown,
     });
   });
 
@@ -153,8 +155,10 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     ]);
     expect(full).toEqual({
       ok: false,
-      error: `Publish not confirmed: the broker nacked message ${nacked.id}`,
-      retryable: true,
+      error: expect.objectContaining({
+        message: `Publish not confirmed: the broker nacked message ${nacked.id}`,
+        retryable: true,
+      }) as unknown,
     });
     expect(ok).toEqual({ ok: true });
     await collector.waitFor(1);
@@ -174,7 +178,7 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     expect(results[0]).toEqual({ ok: true });
     expect(results[2]).toEqual({ ok: true });
     expect(results[1]).toMatchObject({ ok: false });
-    expect((results[1] as { error: string }).error).toMatch(
+    expect((results[1] as { error: Error }).error.message).toMatch(
       new RegExp(
         `^Publish failed: Declaring exchange '${fanout.replace(/\./g, '\\.')}' of type 'topic' failed: .*PRECONDITION`,
       ),
@@ -197,18 +201,24 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     ]);
     expect(results[0]).toMatchObject({
       ok: false,
-      error: expect.stringContaining('no exchange'),
-      retryable: false,
+      error: expect.objectContaining({
+        message: expect.stringContaining('no exchange'),
+        retryable: false,
+      }) as unknown,
     });
     expect(results[1]).toMatchObject({
       ok: false,
-      error: expect.stringContaining('255 bytes'),
-      retryable: false,
+      error: expect.objectContaining({
+        message: expect.stringContaining('255 bytes'),
+        retryable: false,
+      }) as unknown,
     });
     expect(results[2]).toMatchObject({
       ok: false,
-      retryable: false,
-      error: expect.stringContaining(`The headers of message ${huge.id} take`),
+      error: expect.objectContaining({
+        message: expect.stringContaining(`The headers of message ${huge.id} take`),
+        retryable: false,
+      }) as unknown,
     });
     expect(results[3]).toEqual({ ok: true });
     const [received] = await collector.waitFor(1);
@@ -263,7 +273,13 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     const started = Date.now();
     const outcome = await mq.publish(publishRequest('mq', exchange, 'slow'));
     const elapsed = Date.now() - started;
-    expect(outcome).toEqual({ ok: false, error: 'Publish not confirmed', retryable: true });
+    expect(outcome).toEqual({
+      ok: false,
+      error: expect.objectContaining({
+        message: 'Publish not confirmed',
+        retryable: true,
+      }) as unknown,
+    });
     expect(elapsed).toBeGreaterThanOrEqual(4_900);
     expect(elapsed).toBeLessThan(6_500);
   }, 20_000);
@@ -286,7 +302,9 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     expect(Date.now() - started).toBeLessThan(1_000);
     for (const result of results) {
       expect(result).toMatchObject({ ok: false });
-      expect((result as { error: string }).error).toMatch(/^Publish failed: .*was not confirmed$/);
+      expect((result as { error: Error }).error.message).toMatch(
+        /^Publish failed: .*was not confirmed$/,
+      );
     }
     proxy.setLatency(0);
     expect(await mq.publish(publishRequest('mq', exchange, 'after'))).toEqual({ ok: true });
@@ -304,10 +322,10 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     const mq = publisher({}, { url: viaProxy(url, proxy) });
     const outcome = await mq.publish(publishRequest('mq', exchange, 'k'));
     expect(outcome).toMatchObject({ ok: false });
-    expect((outcome as { error: string }).error).toMatch(
+    expect((outcome as { error: Error }).error.message).toMatch(
       /^Publish failed: Connecting to RabbitMQ failed: /,
     );
-    expect((outcome as { error: string }).error).not.toContain('guest:guest');
+    expect((outcome as { error: Error }).error.message).not.toContain('guest:guest');
     proxy.restore();
     expect(await mq.publish(publishRequest('mq', exchange, 'k'))).toEqual({ ok: true });
   });
@@ -320,7 +338,9 @@ describe.skipIf(!rabbit.available)('RabbitMQ publisher', () => {
     await mq.close();
     expect(await mq.publish(publishRequest('mq', 'x', 'k'))).toMatchObject({
       ok: false,
-      error: 'Publish failed: the publisher is closed',
+      error: expect.objectContaining({
+        message: 'Publish failed: the publisher is closed',
+      }) as unknown,
     });
   });
 });

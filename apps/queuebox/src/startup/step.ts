@@ -18,6 +18,11 @@ export async function step<T>(description: string, run: () => T | Promise<T>): P
   }
 }
 
-export class StartupFailure extends Error {
+export class StartupFailure extends QueueBoxError {
+  // Its own name: the command prints a StartupFailure's text as it is, found by this name.
   override readonly name = 'StartupFailure';
+
+  constructor(message: string) {
+    super('startup_failed', message);
+  }
 }

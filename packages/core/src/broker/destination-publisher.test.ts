@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AppConfig } from '../config/app-config.js';
 import { silentLogger } from '../ports/logger.js';
-import type { PublishRequest } from '../ports/publisher.js';
+import { publishFailed, type PublishRequest } from '../ports/publisher.js';
 import { linkPublisher } from './destination-publisher.js';
 
 const destinations = {
@@ -18,7 +18,10 @@ describe('linkPublisher', () => {
       made.push(`${options.name}:${options.tag}`);
       return {
         publish: (request) =>
-          Promise.resolve({ ok: false, error: `${options.name} got ${request.message.id}` }),
+          Promise.resolve({
+            ok: false,
+            error: publishFailed(`${options.name} got ${request.message.id}`),
+          }),
         close: () => {
           closed.push(options.name);
           return Promise.resolve();
@@ -31,10 +34,15 @@ describe('linkPublisher', () => {
     expect([publisher.supports('a'), publisher.supports('web')]).toEqual([true, false]);
     const request = (destination: string) =>
       ({ destination, message: { id: 'm1' } }) as unknown as PublishRequest;
-    expect(await publisher.publish(request('b'))).toEqual({ ok: false, error: 'b got m1' });
+    expect(await publisher.publish(request('b'))).toEqual({
+      ok: false,
+      error: expect.objectContaining({ message: 'b got m1' }) as unknown,
+    });
     expect(await publisher.publish(request('web'))).toEqual({
       ok: false,
-      error: "No publisher supports destination 'web'",
+      error: expect.objectContaining({
+        message: "No publisher supports destination 'web'",
+      }) as unknown,
     });
     await publisher.close();
     expect(closed).toEqual(['a', 'b']);

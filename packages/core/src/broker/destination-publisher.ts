@@ -7,7 +7,12 @@
 import type { AppConfig, DestinationConfig } from '../config/app-config.js';
 import type { BrokerDeps, BrokerType } from '../ports/broker.js';
 import type { Logger } from '../ports/logger.js';
-import type { PublishOutcome, PublishRequest, Publisher } from '../ports/publisher.js';
+import {
+  publishFailed,
+  type PublishOutcome,
+  type PublishRequest,
+  type Publisher,
+} from '../ports/publisher.js';
 
 /** One destination's connection and its publish. */
 export interface PublishLink {
@@ -39,7 +44,7 @@ export function destinationPublisher<T extends Publisher['type']>(
       if (link === undefined) {
         return Promise.resolve({
           ok: false,
-          error: `No publisher supports destination '${request.destination}'`,
+          error: publishFailed(`No publisher supports destination '${request.destination}'`),
         });
       }
       return link.publish(request);

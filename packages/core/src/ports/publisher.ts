@@ -1,4 +1,5 @@
 import type { DestinationType } from '../config/app-config.js';
+import { QueueBoxError } from '../errors.js';
 import type { HeaderEntry } from '../header-precedence.js';
 import type { JsonPayload } from '../json-payload.js';
 import type { Headers, OutboxMessage } from '../model.js';
@@ -40,25 +41,32 @@ export interface CancelListener {
 }
 
 /**
- * A failure carries its text and, where the publisher classified it, whether a later attempt can
- * succeed: `retryable: false` says the destination refused the message itself (too large, a
- * name it cannot carry), so sending it again as it is fails the same way. Every failed publish
- * still takes the same path, a retry while the row has attempts left and dead after that (spec
- * §4.5): the flag informs, it does not yet decide. Absent means not classified (transient, as
- * core's `errorClassOf` reads anything unclassified).
+ * A failure carries the classified error: its `message` is the text the row's `last_error` and
+ * the logs show, its `code` and `retryable` what the publisher's classifier said. `retryable:
+ * false` says the destination refused the message itself (too large, a name it cannot carry), so
+ * sending it again as it is fails the same way. Every failed publish still takes the same path, a
+ * retry while the row has attempts left and dead after that (spec §4.5): the flag informs, it
+ * does not yet decide.
  */
 export type PublishOutcome =
   | { readonly ok: true }
   | {
       readonly ok: false;
-      readonly error: string;
-      readonly retryable?: boolean;
+      readonly error: QueueBoxError;
       /**
        * The destination said when to come back (a 429 or 503 with `Retry-After`), in ms from
        * the answer. Only a destination's circuit breaker reads it.
        */
       readonly retryAfterMs?: number;
     };
+
+/**
+ * A failure the publisher did not get from its client (a timeout, a closed publisher, an HTTP
+ * answer): transient unless `retryable` says the message itself was refused.
+ */
+export function publishFailed(text: string, retryable = true): QueueBoxError {
+  return new QueueBoxError('publish_failed', text, { retryable });
+}
 
 /** Sends one message to one kind of destination. One publisher per destination type. */
 export interface Publisher {

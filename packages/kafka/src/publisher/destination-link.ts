@@ -18,9 +18,9 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@queuebox/core';
-import { sleep } from '@queuebox/core';
+import { publishFailed, sleep } from '@queuebox/core';
 import { checkBrokerSpeaks } from '../broker-check.js';
-import { classifyKafkaError } from '../classify-error.js';
+import { kafkaError } from '../classify-error.js';
 import { closeWithin, createClient } from '../connection.js';
 import { type ISocketFactory, type Producer, type TopicMessages } from '../kafkajs.js';
 import { classifyPublishError, connectUnanswered, type PublishFailure } from './publish-failure.js';
@@ -249,7 +249,7 @@ export class DestinationLink {
           return;
         }
         const failed = classifyPublishError(error);
-        for (const pending of batch) pending.settle(failure(failed.text, isRetryable(error)));
+        for (const pending of batch) pending.settle(thrown(failed.text, error));
       });
     let finished = false;
     const ended = sent.then(() => {
@@ -290,14 +290,14 @@ export class DestinationLink {
             : [live];
       if (groups.length === 1 || failed.renewProducer) {
         const text = failureText(failed, live);
-        for (const pending of live) pending.settle(failure(text, isRetryable(error)));
+        for (const pending of live) pending.settle(thrown(text, error));
         return;
       }
       for (const group of groups) {
         if (this.#closed) return;
         await this.#send(slot, group).catch((again: unknown) => {
           const text = classifyPublishError(again).text;
-          for (const pending of group) pending.settle(failure(text, isRetryable(again)));
+          for (const pending of group) pending.settle(thrown(text, again));
         });
       }
     }
@@ -362,17 +362,21 @@ function topicMessages(entries: readonly Pending[]): TopicMessages[] {
 }
 
 const SUCCESS: PublishOutcome = { ok: true };
-const CLOSED: PublishOutcome = { ok: false, error: 'Publish failed: the publisher is closed' };
+const CLOSED: PublishOutcome = {
+  ok: false,
+  error: publishFailed('Publish failed: the publisher is closed'),
+};
 const ABANDONED: PublishOutcome = {
   ok: false,
-  error: 'Publish abandoned: the claim on the message ended',
+  error: publishFailed('Publish abandoned: the claim on the message ended'),
 };
 
-function isRetryable(error: unknown): boolean {
-  return classifyKafkaError(error).errorClass === 'transient';
+function failure(text: string, retryable = true): PublishOutcome {
+  // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
+  return { ok: false, error: publishFailed(text, retryable) };
 }
 
-function failure(error: string, retryable = true): PublishOutcome {
-  // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
-  return { ok: false, error, retryable };
+/** What kafkajs threw, classified, under the text the row and the logs show. */
+function thrown(text: string, error: unknown): PublishOutcome {
+  return { ok: false, error: kafkaError(error, text) };
 }

@@ -23,6 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import {
   bounded,
+  publishFailed,
   sanitize,
   type Bounded,
   type BoundedWait,
@@ -33,7 +34,7 @@ import {
   type PublishOutcome,
   type PublishRequest,
 } from '@queuebox/core';
-import { classifyNatsError } from '../classify-error.js';
+import { natsError } from '../classify-error.js';
 import { ConnectionState, closeConnection, errorText, openConnection } from '../connection.js';
 import { PubAckRequests, type Abortable, type PubAckAnswer } from './pub-ack-requests.js';
 import { NATS_MSG_ID, staticHeaderMap, wireHeaders, type WireHeader } from './wire-message.js';
@@ -75,7 +76,7 @@ export class DestinationLink {
     const subject = request.address ?? '';
     if (subject !== this.#goodSubject) {
       const refused = subjectProblem(this.#name, subject);
-      if (refused !== null) return { ok: false, error: refused, retryable: false };
+      if (refused !== null) return failure(refused, false);
       // A static subject (or a template's usual result) is checked once, not per message.
       this.#goodSubject = subject;
     }
@@ -319,8 +320,7 @@ function outcomeOf(
     case 'failed':
       return {
         ok: false,
-        error: `Publish failed: ${errorText(result.error)}`,
-        retryable: classifyNatsError(result.error).errorClass === 'transient',
+        error: natsError(result.error, `Publish failed: ${errorText(result.error)}`),
       };
   }
 }
@@ -328,7 +328,7 @@ function outcomeOf(
 const SUCCESS: PublishOutcome = { ok: true };
 const LOST: PubAckAnswer = { kind: 'cancelled', reason: 'the connection to NATS was lost' };
 
-function failure(error: string): PublishOutcome {
+function failure(text: string, retryable = true): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
-  return { ok: false, error, retryable: true };
+  return { ok: false, error: publishFailed(text, retryable) };
 }

@@ -1,3 +1,4 @@
+import { publishFailed } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakePublisher, until } from '@queuebox/testing';
 import { fakeRouter } from '../../test/poller-fakes.js';
@@ -130,7 +131,7 @@ describe('OutboxPoller with a gate', () => {
       publishers: [
         new FakePublisher('http', 'all', () => ({
           ok: false,
-          error: 'HTTP 429',
+          error: publishFailed('HTTP 429'),
           retryAfterMs: 2_000,
         })),
       ],

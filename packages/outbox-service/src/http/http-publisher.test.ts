@@ -157,7 +157,9 @@ describe('HTTP publisher: request', () => {
     expect(target.supports('other')).toBe(false);
     expect(await send(target, outboxMessage(), { destination: 'other' })).toEqual({
       ok: false,
-      error: "No publisher supports destination 'other'",
+      error: expect.objectContaining({
+        message: "No publisher supports destination 'other'",
+      }) as unknown,
     });
   });
 });
@@ -189,7 +191,10 @@ describe('HTTP publisher: outcomes', () => {
       }
     });
     const outcome = await send(target);
-    expect(outcome).toMatchObject({ ok: false, error: 'HTTP 302: Found - moved' });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: expect.objectContaining({ message: 'HTTP 302: Found - moved' }) as unknown,
+    });
     expect(sink.requests.map((r) => r.url)).toEqual(['/events']);
     expect(statusClasses).toEqual(['3xx']);
   });
@@ -202,7 +207,9 @@ describe('HTTP publisher: outcomes', () => {
     });
     expect(await send(target)).toEqual({
       ok: false,
-      error: 'HTTP 422: Unprocessable Entity - {"error":"invalid order"}',
+      error: expect.objectContaining({
+        message: 'HTTP 422: Unprocessable Entity - {"error":"invalid order"}',
+      }) as unknown,
     });
     sink.handle((_request, response) => {
       response.writeHead(503);
@@ -210,7 +217,7 @@ describe('HTTP publisher: outcomes', () => {
     });
     expect(await send(target)).toEqual({
       ok: false,
-      error: 'HTTP 503: Service Unavailable',
+      error: expect.objectContaining({ message: 'HTTP 503: Service Unavailable' }) as unknown,
     });
     expect(statusClasses).toEqual(['4xx', '5xx']);
   });
@@ -225,7 +232,7 @@ describe('HTTP publisher: outcomes', () => {
     answer(429, '7');
     expect(await send(target)).toEqual({
       ok: false,
-      error: 'HTTP 429: Too Many Requests',
+      error: expect.objectContaining({ message: 'HTTP 429: Too Many Requests' }) as unknown,
       retryAfterMs: 7_000,
     });
     answer(503, new Date(Date.now() + 60_000).toUTCString());
@@ -236,9 +243,15 @@ describe('HTTP publisher: outcomes', () => {
     expect(waitMs).toBeGreaterThan(58_000);
     expect(waitMs).toBeLessThanOrEqual(60_000);
     answer(500, '7');
-    expect(await send(target)).toEqual({ ok: false, error: 'HTTP 500: Internal Server Error' });
+    expect(await send(target)).toEqual({
+      ok: false,
+      error: expect.objectContaining({ message: 'HTTP 500: Internal Server Error' }) as unknown,
+    });
     answer(429, 'soon');
-    expect(await send(target)).toEqual({ ok: false, error: 'HTTP 429: Too Many Requests' });
+    expect(await send(target)).toEqual({
+      ok: false,
+      error: expect.objectContaining({ message: 'HTTP 429: Too Many Requests' }) as unknown,
+    });
   });
 
   it('redacts credentials a receiver echoes in its error body', async () => {
@@ -250,10 +263,10 @@ describe('HTTP publisher: outcomes', () => {
     const outcome = await send(target);
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
-    expect(outcome.error).toBe(
+    expect(outcome.error.message).toBe(
       'HTTP 401: Unauthorized - login failed for user=bob password=[REDACTED]; Authorization=[REDACTED]',
     );
-    expect(outcome.error).not.toContain('secret');
+    expect(outcome.error.message).not.toContain('secret');
   });
 
   it('truncates the body to maxErrorBodyBytes before sanitizing, and the whole text too', async () => {
@@ -265,9 +278,9 @@ describe('HTTP publisher: outcomes', () => {
     });
     const outcome = await send(target);
     if (outcome.ok) throw new Error('expected failure');
-    expect(Buffer.byteLength(outcome.error, 'utf8')).toBeLessThanOrEqual(40);
+    expect(Buffer.byteLength(outcome.error.message, 'utf8')).toBeLessThanOrEqual(40);
     // 34 bytes of head leave 6 bytes: three two-byte characters.
-    expect(outcome.error).toBe(`HTTP 500: Internal Server Error - ${'é'.repeat(3)}`);
+    expect(outcome.error.message).toBe(`HTTP 500: Internal Server Error - ${'é'.repeat(3)}`);
   });
 
   it('drains error bodies so the connection is reused', async () => {
@@ -287,7 +300,10 @@ describe('HTTP publisher: outcomes', () => {
       response.end('x'.repeat(1024 * 1024));
     });
     const outcome = await send(target);
-    expect(outcome).toMatchObject({ ok: false, error: 'HTTP 500: Intern' });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: expect.objectContaining({ message: 'HTTP 500: Intern' }) as unknown,
+    });
     // The next message still goes out (on a new socket).
     sink.handle((_request, response) => {
       response.end();
@@ -303,7 +319,7 @@ describe('HTTP publisher: outcomes', () => {
     const started = performance.now();
     expect(await send(target)).toEqual({
       ok: false,
-      error: 'Request timeout after 200ms',
+      error: expect.objectContaining({ message: 'Request timeout after 200ms' }) as unknown,
     });
     expect(performance.now() - started).toBeLessThan(2000);
   });
@@ -319,7 +335,9 @@ describe('HTTP publisher: outcomes', () => {
     });
     expect(await send(target)).toEqual({
       ok: false,
-      error: `Publish failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+      error: expect.objectContaining({
+        message: `Publish failed: connect ECONNREFUSED 127.0.0.1:${port}`,
+      }) as unknown,
     });
     expect(statusClasses).toEqual([]);
   });
@@ -331,7 +349,9 @@ describe('HTTP publisher: outcomes', () => {
     setTimeout(() => controller.abort(), 50);
     expect(await send(target, outboxMessage(), { signal: controller.signal })).toMatchObject({
       ok: false,
-      error: 'Publish cancelled: the claim on the message was lost',
+      error: expect.objectContaining({
+        message: 'Publish cancelled: the claim on the message was lost',
+      }) as unknown,
     });
   });
 });

@@ -13,6 +13,7 @@
  */
 import {
   destinationPublisher,
+  publishFailed,
   sanitize,
   SIGNING_HEADERS,
   TRACE_HEADERS,
@@ -119,7 +120,9 @@ export function createHttpPublisher(options: HttpPublisherOptions): Publisher {
     const error = httpErrorText(status, outcome.body, maxErrorBytes);
     const retryAfterMs =
       outcome.retryAfter === null ? null : retryAfterDelayMs(outcome.retryAfter, Date.now());
-    return retryAfterMs === null ? failure(error) : { ok: false, error, retryAfterMs };
+    return retryAfterMs === null
+      ? failure(error)
+      : { ok: false, error: publishFailed(error), retryAfterMs };
   }
 
   return destinationPublisher(
@@ -194,6 +197,6 @@ function warnUnsent(logger: Logger | undefined, messageId: string, names: readon
   );
 }
 
-function failure(error: string): PublishOutcome {
-  return { ok: false, error };
+function failure(text: string): PublishOutcome {
+  return { ok: false, error: publishFailed(text) };
 }

@@ -266,7 +266,9 @@ describe('HTTP publisher with oauth2 auth', () => {
     try {
       expect(await send(target)).toEqual({
         ok: false,
-        error: `Publish failed: The token endpoint ${sink.url}/oauth/token answered HTTP 500: Internal Server Error - down`,
+        error: expect.objectContaining({
+          message: `Publish failed: The token endpoint ${sink.url}/oauth/token answered HTTP 500: Internal Server Error - down`,
+        }) as unknown,
       });
       expect(events()).toHaveLength(0);
     } finally {

@@ -1,5 +1,7 @@
 import {
   correlationIdOf,
+  errorClassOf,
+  QueueBoxError,
   retryDelayMs,
   sanitize,
   sanitizeError,
@@ -241,7 +243,7 @@ export class MessageProcessor {
       await gating.handBack(task.fence);
       return;
     }
-    await this.fail(task, sanitize(outcome.error));
+    await this.fail(task, sanitize(outcome.error.message));
   }
 
   private async publish(
@@ -267,7 +269,7 @@ export class MessageProcessor {
       );
     } catch (error: unknown) {
       // Publishers may throw instead of returning a failure; both take the failure path.
-      return { ok: false, error: sanitizeError(error) };
+      return { ok: false, error: thrownFailure(error) };
     } finally {
       stop();
       series.queueDepth.dec();
@@ -451,6 +453,18 @@ class ClaimedPublishRequest implements PublishRequest {
 }
 
 function noop(): void {}
+
+/**
+ * What a publisher threw instead of returning a failure, under the sanitized text the row and the
+ * logs show, classified as core reads anything thrown.
+ */
+function thrownFailure(error: unknown): QueueBoxError {
+  return new QueueBoxError(
+    error instanceof QueueBoxError ? error.code : 'publish_failed',
+    sanitizeError(error),
+    { cause: error, retryable: errorClassOf(error) === 'transient' },
+  );
+}
 
 function gateOutcome(outcome: PublishOutcome, claim: Claim): GateOutcome {
   if (outcome.ok) return { kind: 'success' };

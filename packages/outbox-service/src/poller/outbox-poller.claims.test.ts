@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { PublishOutcome, PublishRequest } from '@queuebox/core';
+import { publishFailed, type PublishOutcome, type PublishRequest } from '@queuebox/core';
 import { delay, FakePublisher, until } from '@queuebox/testing';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
 import { maxClaimedUndelivered, maxClaimRows } from './outbox-poller.js';
@@ -40,7 +40,10 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
 
   it('logs the claim-lost WARN when the retry write loses its fence', async () => {
     h = pollerHarness();
-    const id = await startClaimLostInPublish(h, { ok: false, error: 'HTTP 502: Bad Gateway' });
+    const id = await startClaimLostInPublish(h, {
+      ok: false,
+      error: publishFailed('HTTP 502: Bad Gateway'),
+    });
     await until(
       () => h!.logger.messages('warn').length === 2,
       5_000,
@@ -251,7 +254,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
       const n = (request.message.payload.value as { n: number }).n;
       // Every third row fails its first attempt and holds its key back while it waits.
       if (n % 3 === 0 && request.message.attempt === 0)
-        return { ok: false, error: 'HTTP 500: Error' };
+        return { ok: false, error: publishFailed('HTTP 500: Error') };
       delivered.set(key, [...(delivered.get(key) ?? []), n]);
       return { ok: true };
     };

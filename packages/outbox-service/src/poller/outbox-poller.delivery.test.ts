@@ -1,4 +1,4 @@
-import { JsonPayload } from '@queuebox/core';
+import { JsonPayload, publishFailed } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fakePipeline, fakeRouter, transformStage } from '../../test/poller-fakes.js';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
@@ -10,7 +10,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const failing = (error: string) => () => ({ ok: false as const, error });
+const failing = (error: string) => () => ({ ok: false as const, error: publishFailed(error) });
 
 describe('OutboxPoller delivery (spec §4.3)', () => {
   it('publishes each row with attempt 0, marks it sent and counts it', async () => {

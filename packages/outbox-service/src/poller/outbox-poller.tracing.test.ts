@@ -1,3 +1,4 @@
+import { publishFailed } from '@queuebox/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakePublisher, RecordingTracing, until } from '@queuebox/testing';
 import { fakeRouter } from '../../test/poller-fakes.js';
@@ -53,7 +54,7 @@ describe('OutboxPoller with tracing on', () => {
       publishers: [
         new FakePublisher('http', 'all', () => ({
           ok: false as const,
-          error: 'HTTP 500: {"password":"hunter2"}',
+          error: publishFailed('HTTP 500: {"password":"hunter2"}'),
         })),
       ],
     });

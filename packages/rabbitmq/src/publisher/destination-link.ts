@@ -10,6 +10,7 @@
  */
 import {
   bounded,
+  publishFailed,
   sanitize,
   type Bounded,
   type HeaderMap,
@@ -19,7 +20,7 @@ import {
   type RabbitDestinationConfig,
 } from '@queuebox/core';
 import type { Options } from 'amqplib';
-import { classifyRabbitError } from '../classify-error.js';
+import { rabbitError } from '../classify-error.js';
 import { errorText } from '../connection.js';
 import { PublishChannel, type ConfirmResult } from './publish-channel.js';
 import {
@@ -208,22 +209,17 @@ function tooLong(what: string, value: string): string {
 
 const SUCCESS: PublishOutcome = { ok: true };
 
-function failure(error: string): PublishOutcome {
+function failure(text: string): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
-  return { ok: false, error, retryable: true };
+  return { ok: false, error: publishFailed(text) };
 }
 
 /** The message itself cannot be sent as it is (a name or header table AMQP cannot carry). */
-function refused(error: string): PublishOutcome {
-  return { ok: false, error, retryable: false };
+function refused(text: string): PublishOutcome {
+  return { ok: false, error: publishFailed(text, false) };
 }
 
 /** What amqplib threw, with its class from the classifier. */
 function thrown(error: unknown): PublishOutcome {
-  const { errorClass } = classifyRabbitError(error);
-  return {
-    ok: false,
-    error: `Publish failed: ${errorText(error)}`,
-    retryable: errorClass === 'transient',
-  };
+  return { ok: false, error: rabbitError(error, `Publish failed: ${errorText(error)}`) };
 }

@@ -285,7 +285,12 @@ export function publisherContract(target: PublisherTarget): void {
         await h.refuse();
         const outcome = await send(h);
         expect(outcome.ok).toBe(false);
-        if (!outcome.ok) expect(outcome.error.length).toBeGreaterThan(0);
+        if (!outcome.ok) {
+          expect(outcome.error.message.length).toBeGreaterThan(0);
+          // Classified: a code of core's taxonomy and whether a later attempt can succeed.
+          expect(outcome.error.code).toMatch(/^[a-z_]+$/);
+          expect(typeof outcome.error.retryable).toBe('boolean');
+        }
         await accept(h);
         const message = outboxMessage({ id: '0198c2f4-5d6e-7a8b-9c0d-0000000000aa' });
         expect(await send(h, message)).toEqual({ ok: true });
@@ -302,7 +307,7 @@ export function publisherContract(target: PublisherTarget): void {
         const outcome = await send(h);
         const elapsed = performance.now() - started;
         expect(outcome.ok).toBe(false);
-        if (!outcome.ok) expect(outcome.error.length).toBeGreaterThan(0);
+        if (!outcome.ok) expect(outcome.error.message.length).toBeGreaterThan(0);
         expect(elapsed).toBeGreaterThanOrEqual(h.timeoutMs * 0.9);
         expect(elapsed).toBeLessThan(h.timeoutMs + 2_000);
       });
