@@ -6,22 +6,14 @@
  * advertises after the first metadata answer, so a proxy named in `bootstrapServers` would carry
  * only that answer; kafkajs's `socketFactory` dials the proxy for every broker instead.
  */
-<<<<<<< HEAD
-import type {
-  BrokerProvider,
-  DeliveryHandler,
-  DeliveryVerdict,
-  DestinationConfig,
-  Publisher,
-  SourceDelivery,
-=======
 import {
   publishFailed,
   type BrokerProvider,
   type DeliveryHandler,
+  type DeliveryVerdict,
   type DestinationConfig,
   type Publisher,
->>>>>>> broker-errors
+  type SourceDelivery,
 } from '@queuebox/core';
 import { createKafkaPublisher, descriptor, KafkaSourceConsumer } from '@queuebox/kafka';
 import { requireService, viaProxy, type FaultProxy } from '@queuebox/testing';
