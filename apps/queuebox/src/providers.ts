@@ -23,13 +23,20 @@ import {
  * The line also names its descriptor (`@queuebox/<broker>/descriptor`, no client library), which
  * gives the configuration its destination and source keys (`brokerConfigs`).
  * A capture mode is a line named after `outbox.capture.mode`, from the database package that
- * owns its change feed (`sqlserver-cdc` comes with the SQL Server package).
+ * owns its change feed, and names that database's line (`sqlserver-cdc` comes with the SQL Server
+ * package), so that a build without the package says which one the mode needs.
  */
 export const providers = {
   postgresql: database('@queuebox/postgres', () => import('@queuebox/postgres')),
-  'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture')),
+  'postgres-logical': capture('@queuebox/postgres', () => import('@queuebox/postgres/capture'), {
+    database: 'postgresql',
+    label: 'PostgreSQL',
+  }),
   sqlserver: database('@queuebox/sqlserver', () => import('@queuebox/sqlserver')),
-  'sqlserver-cdc': capture('@queuebox/sqlserver', () => import('@queuebox/sqlserver/capture')),
+  'sqlserver-cdc': capture('@queuebox/sqlserver', () => import('@queuebox/sqlserver/capture'), {
+    database: 'sqlserver',
+    label: 'SQL Server',
+  }),
   rabbitmq: broker(
     '@queuebox/rabbitmq',
     () => import('@queuebox/rabbitmq'),
@@ -67,12 +74,22 @@ export interface BrokerDescriptorModule {
   readonly descriptor: BrokerDescriptor;
 }
 
+/** The database a capture mode comes with: its package carries the mode. */
+export interface CaptureHome {
+  /** The database's line in the registry. */
+  readonly database: DatabaseType;
+  /** How the texts name the database. */
+  readonly label: string;
+}
+
 export interface ProviderEntry<M = unknown> {
   readonly packageName: string;
   readonly kind: ProviderKind;
   load(): Promise<M>;
   /** A broker's descriptor module, which loads without its client library. */
   loadDescriptor?(): Promise<BrokerDescriptorModule>;
+  /** A capture mode's database. */
+  readonly home?: CaptureHome;
 }
 
 export type ProviderRegistry = Readonly<Record<string, ProviderEntry>>;
@@ -105,8 +122,9 @@ export function broker<T extends BrokerType>(
 export function capture(
   packageName: string,
   load: () => Promise<CaptureProviderModule>,
+  home: CaptureHome,
 ): ProviderEntry<CaptureProviderModule> {
-  return { packageName, kind: 'capture', load };
+  return { packageName, kind: 'capture', load, home };
 }
 
 /** The functions each kind's provider must export beside `kind` and `name`. */

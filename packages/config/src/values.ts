@@ -1,8 +1,8 @@
 /**
  * Value formats shared by several rules (spec §12.1): durations, SQL identifiers, and URLs:
- * masked before they are printed (spec §12.1, §16.3), the outbound URL rules (spec §6.1, §16.2)
- * and the AMQP URI check. Messages print a URL only with its password masked, and the AMQP check
- * prints no URL at all (spec §7.6).
+ * masked before they are printed (spec §12.1, §16.3), and the outbound URL rules (spec §6.1,
+ * §16.2). Messages print a URL only with its password masked (a broker's own URI check, in its
+ * package, prints none at all).
  */
 import { SQL_IDENTIFIER_PATTERN } from '@queuebox/core';
 

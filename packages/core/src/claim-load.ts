@@ -24,7 +24,8 @@ export const CLAIM_LOAD_IDLE_AFTER_MS = 1_000;
  * every poll and loop without waiting, so a wake tells it nothing. It stays busy until no
  * window has been full for a second. The two bounds are hysteresis: a single large insert does
  * not make the poller busy, and a rate near the bound changes the state at most about once a
- * second, since each change costs capture a new feed (a new slot on PostgreSQL).
+ * second, since each change costs capture a new feed (a new replication slot, on a database that
+ * uses one).
  *
  * Counted the same way whether capture streams or not: rows claimed per time is the rate at
  * which rows become due (or, under a backlog, the rate of delivery), whoever woke the poller.

@@ -65,7 +65,7 @@ export type ErrorClass = 'transient' | 'permanent';
 export interface ErrorClassification {
   readonly errorClass: ErrorClass;
   readonly code: ErrorCode;
-  /** The driver's own name for it (a SQLSTATE, an AMQP reply code, a Kafka error type), if any. */
+  /** The driver's own name for it (a SQLSTATE, a broker's reply code or error type), if any. */
   readonly driverCode: string | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * How many messages a broker source asks for at once (RabbitMQ's prefetch, a NATS fetch) so that
+ * How many messages a broker source asks for at once (a prefetch, a fetch's batch) so that
  * the bodies it holds stay within a byte budget as well as the configured count: the count, as
  * long as messages are small; fewer when they are large, at least one. The sizes come from the
  * messages received: after a large one the window shrinks at once, and it grows back only after

@@ -7,9 +7,9 @@
  * copies (core's `mergeCustomHeaders` does it for all of them) and sends its own value once.
  *
  * The names are case-insensitive. Each transport writes them in its own spelling (HTTP
- * `X-Message-Id`; the brokers `x-message-id`, or the AMQP `message_id` property), and a transport
- * that carries one elsewhere (AMQP's id, Kafka's record key) still drops a row's copy, so the
- * name means the same thing on every destination.
+ * `X-Message-Id`; the brokers `x-message-id`, or a message-id property of the protocol), and a
+ * transport that carries one elsewhere (such a property, a record key) still drops a row's copy,
+ * so the name means the same thing on every destination.
  *
  * A header QueueBox starts to set later joins the list here, and every publisher and the
  * configuration check follow. Two lists are owned only where a feature is on: the signing headers

@@ -337,7 +337,7 @@ function maskUrlUserInfo(text: string): string {
     if (k < 0) break;
     // No scheme is required: `://user:pw@host` in a message leaks the same password.
     i = k + 1;
-    // `amqp:/user:pw@host` (one slash) is malformed but still carries a password.
+    // `scheme:/user:pw@host` (one slash) is malformed but still carries a password.
     const userStart = text.charCodeAt(k + 2) === SLASH ? k + 3 : k + 2;
     let colon = userStart;
     while (colon < n && isUserChar(text.charCodeAt(colon))) colon++;

@@ -1,8 +1,9 @@
 /**
  * The template dialects of spec §5.3. Routing-key and address templates share the full language
  * (`{{ topic }}`, `{{ key }}`, `{{ aggregateType }}`, `{{ payload.a.b }}` / `{{ data.a.b }}`);
- * the relay's source topic and the Kafka key template are plain literal replacements, kept
- * separate because the reference never parsed them with the full language.
+ * the relay's source topic is a plain literal replacement, kept separate because the reference
+ * never parsed it with the full language (a broker's own key template, which is one too, lives
+ * in its package).
  */
 import type { JsonPayload } from './json-payload.js';
 import type { JsonPathSegments } from './json-path.js';
@@ -37,7 +38,7 @@ export function renderTemplate(
 }
 
 /**
- * The placeholders an address template (`exchange`, Kafka `topic`, NATS `subject`) may not use,
+ * The placeholders an address template (a broker's exchange, topic or subject) may not use,
  * each once, in order of appearance. An address that silently rendered a default would publish
  * to the wrong place, so the start stops naming these.
  */
@@ -65,20 +66,6 @@ export function renderSourceTopic(
     (match) => (match.includes('source') ? values.source : (values.eventType ?? '')),
   );
   return rendered.trim();
-}
-
-/**
- * The Kafka destination `keyTemplate`: exactly `{{ topic }}` and `{{ key }}` (a missing key is
- * empty). Returns null for a blank result, which means "send no record key".
- */
-export function renderKafkaKey(
-  template: string,
-  values: { readonly topic: string; readonly key: string | null },
-): string | null {
-  const rendered = template.replace(/\{\{ topic }}|\{\{ key }}/g, (match) =>
-    match === '{{ topic }}' ? values.topic : (values.key ?? ''),
-  );
-  return rendered.trim() === '' ? null : rendered;
 }
 
 function resolveField(name: string, fields: TemplateFields): string | undefined {

@@ -8,7 +8,7 @@ import { mergeCustomHeaders, RELAYED_ROW_HEADER, type HeaderMap } from './header
 import type { Headers, OutboxMessage } from './model.js';
 import { OwnedHeader } from './owned-headers.js';
 
-/** The owned headers as the brokers write them (AMQP, Kafka and NATS header names are lower case). */
+/** The owned headers as the brokers write them (broker header names are lower case). */
 export const BrokerHeader = {
   messageId: OwnedHeader.messageId.toLowerCase(),
   topic: OwnedHeader.topic.toLowerCase(),
@@ -66,7 +66,7 @@ export function customHeaders(
 /**
  * Hands over the owned headers in wire order, lower case: the message id, the topic, the
  * attempt, and the key when `withKey` and the row has one (a transport that carries the key
- * elsewhere, as Kafka's record key, leaves it out).
+ * elsewhere, as a record key, leaves it out).
  */
 export function putOwnedHeaders(
   message: Pick<OutboxMessage, 'id' | 'topic' | 'attempt' | 'key'>,

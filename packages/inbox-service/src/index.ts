@@ -53,7 +53,7 @@ export {
   sourceBindings,
   type SourceTransform,
 } from './ingest/source-transform.js';
-// Broker sources (§7.6-§7.8): the DeliveryHandler the RabbitMQ, Kafka and NATS adapters call.
+// Broker sources (§7.6-§7.8): the DeliveryHandler every broker adapter calls.
 export { createBrokerIngest, type BrokerIngestDeps } from './ingest/broker-ingest.js';
 export {
   bodyDigest,

@@ -4,7 +4,7 @@ import { createMicrometerTimer } from './summary-timer.js';
 
 /**
  * The connection-pool families dashboards of the reference read (HikariCP via Micrometer), as far
- * as they can be told truthfully. postgres.js keeps no pool statistics, so the bounds come from
+ * as they can be told truthfully. The dialects' pools keep no statistics, so the bounds come from
  * the configuration, and pending, acquire time and timeouts are measured in QueueBox's own
  * borrowing (the returned observer, which the database provider calls around every connection it
  * reserves: the outbox claims and completions and the relay claims). The pool label is
@@ -23,7 +23,7 @@ export function registerPoolMetrics(registry: Registry, database: DatabaseConfig
   })
     .labels(pool)
     .set(database.poolSize);
-  // postgres.js opens connections on demand and keeps no idle minimum.
+  // The dialects' pools open connections on demand and keep no idle minimum.
   new Gauge({
     name: 'hikaricp_connections_min',
     help: 'Min idle connections',

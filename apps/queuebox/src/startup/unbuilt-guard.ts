@@ -4,13 +4,13 @@ import {
   brokerRegistered,
   captureRegistered,
   providers,
+  type ProviderEntry,
   type ProviderRegistry,
 } from '../providers.js';
 
 /**
  * Settings the configuration accepts (they are the reference's keys) but this build cannot act
- * on yet: broker sources (RabbitMQ, Kafka, NATS consumers), a database or capture mode whose
- * provider the registry lacks.
+ * on yet: a broker source, database or capture mode whose provider the registry lacks.
  * Each one stops the start with a line naming the key, instead of a start that silently never
  * consumes the queue or never captures. Broker destinations are refused the same way by the
  * routing check ("no publisher supports destination ..."). Settings that only matter once one
@@ -32,11 +32,14 @@ export function unbuiltFeatureProblems(
   }
   const capture = config.outbox.capture;
   if (capture.enabled && !captureRegistered(capture.mode, registry)) {
-    // sqlserver-cdc ships in the SQL Server package: a build without that package is told so,
-    // while a registry that has the package but not the mode's line gets the plain text.
+    // A mode ships in its database's package (the full registry's line says which): a build
+    // without that package is told so, while a registry that has the package but not the mode's
+    // line gets the plain text.
+    const entry: ProviderEntry | undefined = (providers as ProviderRegistry)[capture.mode];
+    const home = entry?.home;
     const comesWith =
-      capture.mode === 'sqlserver-cdc' && registry.sqlserver?.kind !== 'database'
-        ? 'comes with the SQL Server package (@queuebox/sqlserver), which this build of QueueBox does not have'
+      entry !== undefined && home !== undefined && registry[home.database]?.kind !== 'database'
+        ? `comes with the ${home.label} package (${entry.packageName}), which this build of QueueBox does not have`
         : 'is not available in this build of QueueBox';
     problems.push(
       `outbox.capture.mode: capture mode ${capture.mode} ${comesWith}; set outbox.capture.enabled to false ` +

@@ -84,7 +84,7 @@ export const secretHeaderValue = rule<Secret>(
   (secret) => blank(secret.reveal()) ?? headerValueProblem(secret.reveal()),
 );
 
-/** An AMQP URI is checked without printing it: it usually carries the broker password. */
+/** A destination path: a `.` or `..` segment would make the server resolve it to another target. */
 export const noDotSegment = rule<string>((path) =>
   hasDotSegment(path)
     ? `'${path}' must not hold a '.' or '..' segment, because the server resolves it and the target changes`

@@ -135,7 +135,7 @@ export const optSecret = opt(secret);
 
 /**
  * A list of text (`topics`, filter `in`, JSONPath lists). A single value is a list of one;
- * `splitCommas` also splits it on commas (Kafka `topics: a,b`).
+ * `splitCommas` also splits it on commas (`topics: a,b`).
  */
 export const list = (splitCommas = false) =>
   v.pipe(

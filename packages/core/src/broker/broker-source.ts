@@ -1,5 +1,5 @@
 /**
- * What every broker source does the same way (spec §7.6 RabbitMQ, §7.7 Kafka, §7.8 NATS), once:
+ * What every broker source does the same way (spec §7.6-§7.8), once:
  *
  * - start: connect and consume; a refusal waiting cannot change (a missing queue or stream)
  *   stops the start, anything else (a broker not reachable yet) is retried in the background,
@@ -37,9 +37,9 @@ export const SOURCE_RECONNECT_MAX_MS = 5_000;
 
 /** How log lines name the broker and its parts. */
 export interface BrokerSourceTexts {
-  /** The broker (`RabbitMQ`); the readiness component is `<broker in lower case>.<source>`. */
+  /** The broker's display name; the readiness component is `<broker in lower case>.<source>`. */
   readonly broker: string;
-  /** What a lost session is, after the broker's name: `channel` (`RabbitMQ channel`). */
+  /** What a lost session is, after the broker's name (`channel` gives `<broker> channel`). */
   readonly session: string;
   /** What a delivery is called (`message`, `record`). */
   readonly unit: string;

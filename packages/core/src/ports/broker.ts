@@ -23,7 +23,7 @@ export interface BrokerAddressRules {
   /** The destination key naming a row column that, when set, replaces the template. */
   readonly fromKey: string;
   /**
-   * Whether the broker carries a routing key (the RabbitMQ routing key, the Kafka record key):
+   * Whether the broker carries a routing key (a routing key proper, or a record key):
    * null when it carries none. When it does, a route's `routingKeyTemplate` wins and
    * `ownTemplateKey` names the destination key rendered otherwise (null: none is rendered).
    */

@@ -5,7 +5,7 @@ import type { Logger } from './logger.js';
  * Change data capture (spec §10): a database's change feed on the outbox table, which only
  * wakes the poller. The capture service (`@queuebox/capture`) runs the loop (ownership,
  * registry, backoff, health, wakes); a database adapter supplies the session and the feed
- * (PostgreSQL: logical replication with pgoutput; SQL Server: its CDC tables).
+ * (its logical replication or its change tables).
  */
 
 /** What one change to the outbox table was; capture wakes on `insert` and `unreadable`. */
@@ -53,7 +53,7 @@ export interface DurableSlot {
  * with its credentials. The ownership lock is the session's: it ends with the session.
  */
 export interface CaptureSession {
-  /** The database's name for this session (PostgreSQL: the backend pid), to recognise it later. */
+  /** The database's name for this session (such as a backend pid), to recognise it later. */
   readonly id: string;
   /**
    * The settings whose change the reference treated as a different capture (§10.1,

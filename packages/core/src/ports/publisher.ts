@@ -13,9 +13,9 @@ export interface PublishRequest {
    * text, sent as it is) when no transform ran.
    */
   readonly payload: JsonPayload;
-  /** RabbitMQ routing key / Kafka record key, when the route or destination set one. */
+  /** The broker's routing or record key, when the route or destination set one. */
   readonly routingKey: string | null;
-  /** RabbitMQ exchange / Kafka topic / NATS subject, resolved from the template or column. */
+  /** The broker's exchange, topic or subject, resolved from the template or column. */
   readonly address: string | null;
   readonly signal: AbortSignal;
   /**

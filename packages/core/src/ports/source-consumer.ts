@@ -19,19 +19,19 @@ export interface SourceDelivery {
 }
 
 export interface DeliveryFallbacks {
-  /** After header, expression and path: AMQP `message_id`, the Kafka record key, `Nats-Msg-Id`. */
+  /** After header, expression and path: the broker's own message id or record key. */
   readonly idempotencyKey?: string;
-  /** After expression, path and header: the Kafka record key. */
+  /** After expression, path and header: the record key, on a broker that has one. */
   readonly aggregateId?: string;
-  /** After the `X-Correlation-Id` header: the AMQP `correlation_id` property. */
+  /** After the `X-Correlation-Id` header: the broker's correlation-id property, if it has one. */
   readonly correlationId?: string;
-  /** After header and path: AMQP `timestamp`, the Kafka record timestamp, JetStream stored time. */
+  /** After header and path: the broker's own time (a message or record timestamp, a stored time). */
   readonly publishTime?: Date;
 }
 
 /** What became of one delivery; the adapter settles the broker message by it. */
 export type DeliveryVerdict =
-  /** Durably handled: ack (RabbitMQ, NATS) or move the committed offset past it (Kafka). */
+  /** Durably handled: ack it, or move the committed offset past it. */
   | { readonly settle: 'ack'; readonly outcome: 'stored' | 'duplicate' | 'dead' | 'filtered' }
   /** Not stored (a storage outage, an unexpected error): requeue, `nak`, or seek back to it. */
   | { readonly settle: 'retry'; readonly reason: string };
@@ -59,9 +59,8 @@ export interface SourceConsumerDeps {
 }
 
 /**
- * One broker source (spec §7.6 RabbitMQ, §7.7 Kafka, §7.8 NATS JetStream): consumes its queue,
- * topics or stream and hands every delivery to the handler, acknowledging only what the handler
- * reports as durably handled. The app starts consumers after the relay (§17.1 step 10), lists
+ * One broker source (spec §7.6-§7.8): consumes its queue, topics or stream and hands every
+ * delivery to the handler, acknowledging only what the handler reports as durably handled. The app starts consumers after the relay (§17.1 step 10), lists
  * their health after it (§11.4), and stops them first of the background services (§17.2).
  */
 export interface SourceConsumer {
@@ -75,11 +74,11 @@ export interface SourceConsumer {
    * `signal` is the same as `close()`. A connection lost later is the consumer's to re-establish.
    */
   start(signal?: AbortSignal): Promise<void>;
-  /** §11.4: the channel is open (RabbitMQ), the poll or fetch loop runs (Kafka, NATS). */
+  /** §11.4: the broker's session is open and its consume, poll or fetch loop runs. */
   isHealthy(): boolean;
   /**
-   * Stops taking deliveries, lets those in hand settle (Kafka and NATS wait at most 30 s, §7.7,
-   * §7.8), then closes the connection. Unsettled deliveries return to the broker. Idempotent;
+   * Stops taking deliveries, lets those in hand settle (at most 30 s where the spec bounds it,
+   * §7.7, §7.8), then closes the connection. Unsettled deliveries return to the broker. Idempotent;
    * never rejects.
    */
   close(): Promise<void>;

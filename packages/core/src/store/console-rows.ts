@@ -78,7 +78,7 @@ export function consoleRow(row: Omit<ConsoleListRow, 'position'>, id = row.id): 
 
 /**
  * The page of `limit` rows from a list statement run with `limit + 1`. `id` normalizes the
- * driver's id text (SQL Server returns uniqueidentifiers upper-case).
+ * driver's id text (a driver may return uuids upper-case).
  */
 export function consolePage(
   rows: readonly ConsoleListRow[],

@@ -4,7 +4,7 @@ import type { Database, DatabaseDeps, DatabaseProvider } from '../ports/database
 
 export interface SqlDatabaseProviderSpec {
   readonly name: DatabaseProvider['name'];
-  /** How the texts name the database ("PostgreSQL"). */
+  /** How the texts name the database (its display name). */
   readonly label: string;
   /**
    * What `open` checks before any I/O (identifiers, URL properties): each throws its problem.

@@ -1,11 +1,11 @@
 /**
- * The attribute extraction of a broker source (spec §7.2, RabbitMQ, Kafka and NATS columns). The
- * order differs from HTTP's: the idempotency key reads the attribute header first, then the key
- * expression, the JSONPaths, the broker's own id (AMQP `message_id`, the Kafka record key,
- * `Nats-Msg-Id`) and at last the `sha256:` digest of the body, so a broker message always has a
- * key; the aggregate id and event type read the expression, the paths, then the header (and the
- * aggregate id the Kafka record key). The broker's fallbacks arrive with the delivery, so one
- * implementation serves the three kinds.
+ * The attribute extraction of a broker source (spec §7.2, the brokers' columns). The order
+ * differs from HTTP's: the idempotency key reads the attribute header first, then the key
+ * expression, the JSONPaths, the broker's own id (a message-id property or header, a record key)
+ * and at last the `sha256:` digest of the body, so a broker message always has a key; the
+ * aggregate id and event type read the expression, the paths, then the header (and the aggregate
+ * id a record key, where the broker has one). The broker's fallbacks arrive with the delivery,
+ * so one implementation serves every broker.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -118,7 +118,7 @@ export function compileBrokerExtraction(
         `The publish time '${sanitize(text)}' of a message of source '${sourceName}' is not a time, so it is ignored.`,
       );
     }
-    // The broker's own time (AMQP timestamp, record timestamp, stored time), else the receipt.
+    // The broker's own time (a message or record timestamp, a stored time), else the receipt.
     return fallback ?? null;
   }
 

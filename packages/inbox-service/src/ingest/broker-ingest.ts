@@ -1,8 +1,8 @@
 /**
- * The inbox side of a broker source (spec §7.6, §7.7, §7.8): what the RabbitMQ, Kafka and NATS
- * adapters hand every delivery to. Header filter, correlation id, JSON, attributes, source
- * transform and store, the HTTP pipeline's steps on the same modules (filter, attribute chain,
- * validation, transform), answered with a verdict instead of a status code.
+ * The inbox side of a broker source (spec §7.6, §7.7, §7.8): what every broker adapter hands
+ * each delivery to. Header filter, correlation id, JSON, attributes, source transform and store,
+ * the HTTP pipeline's steps on the same modules (filter, attribute chain, validation, transform),
+ * answered with a verdict instead of a status code.
  *
  * The verdict says how the adapter settles the delivery, and `ack` is given only once a row is
  * committed (or none is due: a filtered message, a duplicate):

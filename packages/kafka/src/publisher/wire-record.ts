@@ -24,7 +24,6 @@ import {
   putOwnedHeaders,
   TRACE_HEADERS,
   type HeaderEntry,
-  renderKafkaKey,
   sanitize,
   type HeaderMap,
   type OutboxMessage,
@@ -32,6 +31,7 @@ import {
   setOwn,
 } from '@queuebox/core';
 import type { IHeaders, Message } from '../kafkajs.js';
+import { renderKafkaKey } from './key-template.js';
 
 /** A destination's static headers keyed by lower-case name, as core's merge takes them. */
 export { staticHeaderMap } from '@queuebox/core';

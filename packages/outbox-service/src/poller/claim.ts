@@ -5,8 +5,8 @@ import type { CancelListener } from '@queuebox/core';
  * abandoned at shutdown) with the `reason`, and an AbortSignal for I/O that takes one, made on
  * first use. Most claims never end, and an AbortController per message cost about 6 µs of CPU
  * with its garbage (measured on the 2-core machine: a third of the poller's own cost per message
- * to a publisher that never looks at the signal). The NATS publisher looks at the signal only of
- * the publishes still waiting at its sweep. The HTTP publisher registers its request as a
+ * to a publisher that never looks at the signal). A broker publisher may look at the signal only
+ * for the publishes still waiting at its sweep. The HTTP publisher registers its request as a
  * listener instead (`watch`): one slot, no event target, nothing made for a claim never lost.
  */
 export class Claim {

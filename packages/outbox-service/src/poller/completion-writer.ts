@@ -46,9 +46,8 @@ const DEFAULT_MAX_BATCH = 500;
  * current microtask, so the completions of one event-loop turn still share a call.
  *
  * A row without a key holds nothing back, so its completion may wait longer (`unkeyedLingerMs`):
- * on the 2-core bench a RabbitMQ destination, whose confirms slow down with any CPU the
- * database spends beside the broker, delivered about 7 % more with 15 ms than with 5 ms, at
- * the same rows per second a third of the commits. A batch goes out by the earliest due time
+ * a broker whose confirms slow down with any CPU the database spends beside it delivers more
+ * with a longer wait, with fewer commits for the same rows (docs/benchmarks.md). A batch goes out by the earliest due time
  * among its completions, so one keyed row in it keeps the short wait.
  *
  * A failing call rejects every completion of that call: each task then runs its own error path,

@@ -294,7 +294,7 @@ export class MessageProcessor {
    * message is already at the destination: giving up at once (spec §4.3 step 7 runs the failure
    * path, whose write fails the same way while the database is away) leaves the row
    * `processing` until the reclaim step, and the destination then receives it a second time.
-   * The soak test (bench/src/soak) found every PostgreSQL restart duplicating the messages
+   * The soak test (bench/src/soak) found every database restart duplicating the messages
    * whose publish was answered during it. The fence still decides: a write that comes back
    * after the lease ran out changes nothing and reports the lost claim.
    */

@@ -85,10 +85,9 @@ const COMPLETION_LINGER_MS = 5;
 /**
  * The same wait for a row without a key, which no later row waits for. With `batchSize` rows the
  * call goes out at once anyway (lingerRows), and the settling limit below still pauses claims, so
- * it never holds more rows unwritten. Measured on the 2-core bench, 30,000 unkeyed rows to a
- * RabbitMQ exchange at the defaults, three runs each: 5 ms → 3,210-3,570 msg/s with PostgreSQL at
- * 57-65 µs and QueueBox at 129-147 µs of CPU per message; 15 ms → 3,367-3,614, 49-54 µs, 119-136
- * µs; 30 ms → 3,571-3,700, 46-47 µs, 115-116 µs (two runs). Since claims grow under load
+ * it never holds more rows unwritten. A longer wait lowered both the database's and QueueBox's
+ * CPU per message to a broker whose confirms slow with CPU spent beside it (docs/benchmarks.md,
+ * "Unkeyed completions wait up to 30 ms"). Since claims grow under load
  * (`maxClaimRows`), a group may hold as many rows as one grown claim, and the wait is 100 ms: a
  * synchronous commit (a WAL flush) is what the database pays most per completion on a slow
  * disk, and at a few thousand rows a second 30 ms made groups of a tenth of a claim. Nothing

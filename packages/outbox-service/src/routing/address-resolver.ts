@@ -22,7 +22,7 @@ export function templateFields(message: OutboxMessage): TemplateFields {
 }
 
 /**
- * The routing key (the RabbitMQ routing key, the Kafka record key). A route template wins (with
+ * The routing key (a broker's routing key or record key). A route template wins (with
  * the route's missing-field default); else a destination whose broker names its own template
  * renders it with `""` as the default (open question 14); else none. HTTP and a broker that
  * carries no routing key (`rules.routingKey` null) never use one, so nothing is rendered for them.

@@ -14,9 +14,9 @@ export interface RoutingResult {
   readonly destinationType: DestinationType;
   readonly routeTransform: TransformStage | null;
   readonly destinationTransform: TransformStage | null;
-  /** RabbitMQ routing key / Kafka record key; null when none applies. */
+  /** The broker's routing or record key; null when none applies. */
   readonly routingKey: string | null;
-  /** RabbitMQ exchange / Kafka topic / NATS subject; null for HTTP. Empty string = failed render. */
+  /** The broker's exchange, topic or subject; null for HTTP. Empty string = failed render. */
   readonly address: string | null;
   /**
    * Set (and `address` is `''`) when the address resolved blank: the error the poller fails this
