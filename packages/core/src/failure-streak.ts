@@ -2,9 +2,9 @@ import type { Logger } from './ports/logger.js';
 
 /**
  * Longest pause of a background loop (the outbox poller, the inbox relay) after failing cycles.
- * Under the 5 s within which the loops must resume once the database is back (issue "Resilience
- * proved"): the first cycle after the return comes at most 4 s later and still has a second for
- * the pool's reconnect (at most 1 s, see the dialect's pool) and its statements.
+ * Under the 5 s within which the loops must resume once the database is back (docs/decisions.md,
+ * "Database outages"): the first cycle after the return comes at most 4 s later and still has a
+ * second for the pool's reconnect (at most 1 s, see the dialect's pool) and its statements.
  */
 export const MAX_FAILURE_BACKOFF_MS = 4_000;
 

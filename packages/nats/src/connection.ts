@@ -41,8 +41,8 @@ export function connectionOptions(options: OpenOptions): NodeConnectionOptions {
     maxReconnectAttempts: -1,
     reconnectTimeWait: RECONNECT_WAIT_MS,
     // Without it the client builds an Error (a stack capture) for every request, answered or
-    // not, to report where a timeout came from: 6 % of QueueBox's CPU at the defaults under a
-    // JetStream backlog, measured. QueueBox reports a timeout by message id, never by stack.
+    // not, to report where a timeout came from: a visible share of QueueBox's CPU under a
+    // JetStream backlog. QueueBox reports a timeout by message id, never by stack.
     noAsyncTraces: true,
     ...(credentials.username === null
       ? {}

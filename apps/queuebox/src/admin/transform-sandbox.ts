@@ -8,21 +8,21 @@ import type { WorkerAnswer, WorkerRequest } from './transform-protocol.js';
  * Where the admin transform test evaluates (spec §11.6): one warm worker process with a bounded
  * heap, so an expression an operator sends can neither stall the service nor exhaust its memory.
  *
- * The in-process guard of the JSONata engine stops an evaluation at its limit only between
- * steps; one native step (`$string([1..1e7])` built and printed a 10-million-element range) ran
- * 4.25 s past a 1 s limit with every delivery and webhook of the process waiting, and left RSS at
- * 743 MB. In the worker the same engine and guard still answer first whenever they can, with the
- * same reasons; past `timeoutMs` + a grace the worker is terminated and the answer is the guard's
- * own timeout reason, and a worker that runs out of its heap ends with a memory reason instead of
- * taking the service with it. A killed worker is replaced at once, so the next request finds one
- * warm. Requests run one at a time: the test is an operator's tool, and a kill must never take
- * another request's evaluation with it.
+ * The in-process guard of the JSONata engine stops an evaluation at its limit only between steps;
+ * one native step (`$string([1..1e7])` built and printed a 10-million-element range) ran seconds
+ * past its limit with every delivery and webhook of the process waiting, and left the process's
+ * memory swollen. In the worker the same engine and guard still answer first whenever they can,
+ * with the same reasons; past `timeoutMs` + a grace the worker is terminated and the answer is the
+ * guard's own timeout reason, and a worker that runs out of its heap ends with a memory reason
+ * instead of taking the service with it. A killed worker is replaced at once, so the next request
+ * finds one warm. Requests run one at a time: the test is an operator's tool, and a kill must never
+ * take another request's evaluation with it.
  *
  * A process, not a worker thread: a thread's `resourceLimits` are best effort, and the same
  * `$string([1..1e7])` in a thread limited to 64 MB aborted the whole service ("FATAL ERROR:
  * Reached heap limit", nodejs/node#47224). A process's heap limit ends only that process, and
  * SIGKILL stops it inside any native step. It gets no environment (no credentials) and is ready
- * about 0.1 s after a fork.
+ * soon after a fork.
  *
  * The configured route, destination and source transforms do not come here: they keep the
  * in-process guard, because a worker hop per delivery would cost more than the transform.

@@ -3,8 +3,8 @@ import { Counter, Gauge, type Registry } from './prom.js';
 /**
  * Labelled counters and gauges that the outbox touches for every message, counted in plain
  * numbers and handed to prom-client when a scrape collects them. prom-client validates and
- * hashes the label set on every `inc` and `dec` (about 3 µs per delivered message for the three
- * per-message families, measured on the 2-core machine); here a call adds to a number found by
+ * hashes the label set on every `inc` and `dec` (a visible cost per delivered message for the
+ * three per-message families); here a call adds to a number found by
  * the label values. The scrape shows the same series and values: a series appears once used,
  * as with prom-client.
  */

@@ -114,7 +114,7 @@ export async function startService(options: ServiceOptions): Promise<RunningServ
       sources: config.sources,
       metrics: metrics.relay,
       logger,
-      // In-process wakes (issue 14): a forwarded row goes to the poller at once, in every mode.
+      // In-process wakes: a forwarded row goes to the poller at once, in every mode.
       onForwarded: () => poller.wake(),
       ...(tracing ? { tracing } : {}),
     });

@@ -187,8 +187,8 @@ export function createBrokerIngest(
 
     const id = deps.newId();
     // Named fields, not a spread of shared ones: on Node.js 20 a spread into a literal with more
-    // fields takes V8's slow clone (about 10 µs, the largest single cost of a broker message on
-    // the inbox side); Node.js 24 is fast either way.
+    // fields takes V8's slow clone (the largest single cost of a broker message on the inbox
+    // side); Node.js 24 is fast either way.
     const message: NewInboxMessage = {
       source: sourceName,
       correlationId,

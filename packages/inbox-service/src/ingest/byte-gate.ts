@@ -1,9 +1,9 @@
 /**
  * Bounds the body bytes one broker source works on at once. Reading a body as JSON costs several
- * times its size (the text, the parsed value, the statement's parameters), so ten 5 MB messages
- * of one prefetch window handled together took the process past 350 MB. A message waits here
- * until the bytes already being worked on leave room for it; one message is always let in, so a
- * body larger than the whole budget is still handled (alone).
+ * times its size (the text, the parsed value, the statement's parameters), so a prefetch window of
+ * large messages handled together took the process's memory far past their size. A message waits
+ * here until the bytes already being worked on leave room for it; one message is always let in, so
+ * a body larger than the whole budget is still handled (alone).
  */
 export class ByteGate {
   readonly #limit: number;

@@ -4,11 +4,12 @@ import { QueueBoxError } from '@queuebox/core';
  * How long a webhook waits for its store before it is answered `500 {"error":"Storage failed"}`.
  * The pool's own bounds follow `database.connectionTimeoutMs` (30 s by default, a statement up to
  * twice that): a database that stops answering (a dead network drops the packets, nothing resets)
- * held every webhook for 30 s, measured through the fault proxy, and a sender's own timeout is
- * often shorter. Answered within 5 s instead (issue "Resilience proved"); the sender resends, and
- * the idempotency key makes a store that committed late a duplicate (200), never a second row.
- * A database that is only slow answers far sooner: 1.7 s at most for bursts of 60 webhooks with
- * 200 ms added to every packet each way (database-slow.integration.test.ts).
+ * held every webhook for the whole connection timeout (seen through the fault proxy), and a
+ * sender's own timeout is often shorter. Answered within 5 s instead (docs/decisions.md,
+ * "Database outages"); the sender resends, and the idempotency key makes a store that committed
+ * late a duplicate (200), never a second row. A database that is only slow answers well inside
+ * the bound, even for bursts of webhooks with latency added to every packet
+ * (database-slow.integration.test.ts).
  */
 export const STORE_ANSWER_BOUND_MS = 4_000;
 

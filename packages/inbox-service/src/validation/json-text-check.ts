@@ -44,7 +44,7 @@ const NUL: JsonTextProblem = { kind: 'nul' };
 /**
  * A number with an exponent where a number can stand (after `:`, `,`, `[` or whitespace; a body
  * that is a bare number is scanned anyway). It may match inside a string too; the exact scan then
- * decides. (An `^` alternative here made the test twice as slow on a string-heavy body.)
+ * decides. (An `^` alternative here made the test much slower on a string-heavy body.)
  */
 const EXPONENT_NUMBER = /[:,[\s]-?\d+(?:\.\d+)?[eE][+-]?\d/;
 const BARE_NUMBER = /^\s*[-\d]/;
@@ -53,7 +53,7 @@ const SHORT_TEXT = 16_384;
 
 /**
  * The first problem of JSON text (which JSON.parse accepted), or null. The exact scan is a
- * JavaScript loop, about half the cost of JSON.parse on number-dense text, so it runs only when
+ * JavaScript loop, a large part of JSON.parse's cost on number-dense text, so it runs only when
  * native pre-checks cannot rule a problem out: a NUL or a half pair needs a `\u` escape, depth
  * past the bound needs that many opening brackets, a number out of range an exponent or a very
  * long text.

@@ -1,9 +1,10 @@
 /**
  * The two undici classes QueueBox uses, loaded from their own files. `import 'undici'` runs its
- * index, which loads every part of undici (fetch, WebSocket, cache, mock agents): about 56 ms of
- * the start on this machine against 18 ms for the Pool and the Agent, and QueueBox's start to
- * ready is about 320 ms. The Agent's `request` comes from its own file too (see `request`). The file paths are undici's internal layout, so the dependency is
- * pinned to one version (package.json); a layout change fails every HTTP publisher test.
+ * index, which loads every part of undici (fetch, WebSocket, cache, mock agents): several times
+ * what the Pool and the Agent alone take, and a noticeable share of QueueBox's start to ready. The
+ * Agent's `request` comes from its own file too (see `request`). The file paths are undici's
+ * internal layout, so the dependency is pinned to one version (package.json); a layout change fails
+ * every HTTP publisher test.
  */
 import { createRequire } from 'node:module';
 import type { Agent as UndiciAgent, Dispatcher, Pool as UndiciPool } from 'undici';

@@ -3,11 +3,11 @@ import type { CancelListener } from '@queuebox/core';
 /**
  * The claim on one row as its task sees it: `aborted` once the claim is gone (lease lost, or
  * abandoned at shutdown) with the `reason`, and an AbortSignal for I/O that takes one, made on
- * first use. Most claims never end, and an AbortController per message cost about 6 µs of CPU
- * with its garbage (measured on the 2-core machine: a third of the poller's own cost per message
- * to a publisher that never looks at the signal). A broker publisher may look at the signal only
- * for the publishes still waiting at its sweep. The HTTP publisher registers its request as a
- * listener instead (`watch`): one slot, no event target, nothing made for a claim never lost.
+ * first use. Most claims never end, and an AbortController per message, with its garbage, was a
+ * large share of the poller's own cost per message to a publisher that never looks at the signal. A
+ * broker publisher may look at the signal only for the publishes still waiting at its sweep. The
+ * HTTP publisher registers its request as a listener instead (`watch`): one slot, no event target,
+ * nothing made for a claim never lost.
  */
 export class Claim {
   #aborted = false;

@@ -36,14 +36,14 @@ const DEFAULT_MAX_BATCH = 500;
  * Group commit of the fenced terminal writes (sent / retry / dead). One `complete` call is in
  * flight at a time; completions that arrive meanwhile queue up and go together in the next call.
  *
- * Every call is a synchronous commit, i.e. a WAL flush, and costs both processes a round trip,
- * so under load the writer waits for company: while publishes are in flight (`moreExpected`) a
- * completion waits up to `lingerMs` or until `lingerRows` are queued. Measured at 5,000
- * messages/s, going out as soon as the previous call answered made batches of about 14 rows and
- * 350 commits a second. The wait costs no throughput (the publish slot is free before the
- * write, see DeliverySlots); it delays only the moment the next row of the same key becomes
- * claimable, and a lone message (nothing else publishing) never waits: it goes out after the
- * current microtask, so the completions of one event-loop turn still share a call.
+ * Every call is a synchronous commit, i.e. a WAL flush, and costs both processes a round trip, so
+ * under load the writer waits for company: while publishes are in flight (`moreExpected`) a
+ * completion waits up to `lingerMs` or until `lingerRows` are queued. Going out as soon as the
+ * previous call answered made small batches and a commit for every few rows. The wait costs no
+ * throughput (the publish slot is free before the write, see DeliverySlots); it delays only the
+ * moment the next row of the same key becomes claimable, and a lone message (nothing else
+ * publishing) never waits: it goes out after the current microtask, so the completions of one
+ * event-loop turn still share a call.
  *
  * A row without a key holds nothing back, so its completion may wait longer (`unkeyedLingerMs`):
  * a broker whose confirms slow down with any CPU the database spends beside it delivers more

@@ -14,7 +14,7 @@
  *
  * Depth is read from jsonata's own per-evaluation counter (`environment.base.depth`, kept since
  * 2.2 for its built-in guardrails) instead of counting in an `__evaluate_exit` hook: the package
- * awaits every hook it finds, and a second await per step costs about a quarter of the throughput
+ * awaits every hook it finds, and a second await per step costs a large share of the throughput
  * of a typical transform. `jsonata-transformer.test.ts` pins that the counter is there.
  *
  * One native step (building a 10-million-element range, sorting a huge array) cannot be

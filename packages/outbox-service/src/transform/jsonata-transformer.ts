@@ -27,8 +27,8 @@ export { evaluationTimeoutReason } from './evaluation-guard.js';
 
 /**
  * jsonata is loaded on the first compile, not with this module: most configurations have no
- * transform, and the engine's load (about 8 ms here) sat on every start's way to its first
- * delivery. It is CommonJS, so `require` loads it synchronously and `compile` stays synchronous.
+ * transform, and the engine's load sat on every start's way to its first delivery. It is CommonJS,
+ * so `require` loads it synchronously and `compile` stays synchronous.
  */
 const require = createRequire(import.meta.url);
 let engine: typeof jsonataType | null = null;

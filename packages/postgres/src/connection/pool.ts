@@ -43,7 +43,7 @@ export function poolOptions(database: DatabaseConfig): postgres.Options<Record<s
  * Seconds before a closed connection reconnects, by the pool's count of failed attempts: 50 ms
  * doubling to 1 s, with jitter. postgres.js's own delay grows to 10-20 s, and its count only
  * resets on a success, so after a database blip of a second or two every query waited that
- * long for its connection (seen with the fault proxy: the poller stood still for 20 s after the
+ * long for its connection (seen with the fault proxy: the poller stood still that long after the
  * database was back). One attempt a second per pool connection costs the server nothing.
  */
 export function reconnectDelaySeconds(failedAttempts: number): number {

@@ -13,8 +13,7 @@ export interface InboxRelaySql {
    * Planner settings for the claim's transaction, sent before it. Bitmap scans off: without
    * statistics the window would otherwise be planned as a bitmap scan and a sort over every
    * pending row. JIT off: the planner costs the recursive window as if it ran many rounds, above
-   * `jit_above_cost`, and compiling it took about 40 ms per claim where the claim itself takes
-   * 2 to 4 (measured at 100,000 pending rows).
+   * `jit_above_cost`, and compiling it took many times what the claim itself takes.
    */
   readonly claimSettings: string;
   /**
@@ -27,8 +26,8 @@ export interface InboxRelaySql {
    * $1 inbox ids, $2 claim tokens, $3 outbox ids, $4 topics, $5 keys, $6 headers (JSON text),
    * $7 max attempts, $8 app-now. Returns the inbox ids whose fence held; only those got an outbox
    * row. The outbox payload is the stored inbox payload (spec §8.3: the relay runs no
-   * transform), copied inside the statement rather than sent back and forth: 1 KiB per row that
-   * the client would parse, serialize and send, and the database parse again.
+   * transform), copied inside the statement rather than sent back and forth: a payload per row
+   * that the client would parse, serialize and send, and the database parse again.
    */
   readonly forward: string;
   /** $1 ids, $2 tokens. Returns the ids whose fence held. */

@@ -26,8 +26,8 @@ const MAX_LEASE_MS = 2 ** 31 - 1;
  *
  * The window is a constant in the SQL text, one statement per power of two, not a parameter: with
  * `LIMIT $n` the planner costs the generic plan as if a tenth of the table were read, so the plan
- * cache kept choosing a custom plan and re-planned every claim (about 1.3 ms, measured). With a
- * constant the cached generic plan is used from the sixth claim on.
+ * cache kept choosing a custom plan and re-planned every claim. With a constant the cached generic
+ * plan is used from the sixth claim on.
  */
 export function candidateWindow(limit: number): number {
   let window = 64;
@@ -47,22 +47,20 @@ export function candidateWindow(limit: number): number {
  * waits until its key's row in flight is done, as every later row does. It is also what keeps a
  * held key cheap: its test is one probe of a hash table that the statement builds once from the
  * processing rows, taken before the index probe of the prior-row test, so a key with thousands of
- * due rows behind its head in flight costs a hash probe per row, not an index probe (at 5,000 such
- * rows 0.3 s per claim before, measured; 50,000: 1.3 to 5 s).
+ * due rows behind its head in flight costs a hash probe per row, not an index probe (with index
+ * probes, such a backlog made every claim slow in proportion to it).
  *
- * Why a window (`win`): the only ordered access path is idx_outbox_pending_scheduled
- * (state, scheduled_at); nothing orders by sequence inside one scheduled_at. A multi-row insert
- * gives all its rows one CURRENT_TIMESTAMP, so `ORDER BY scheduled_at, sequence LIMIT n` over all
- * candidates reads and sorts the whole tie group on every claim: at 100 000 pending rows of 1 KiB,
- * 52-66 ms with NULL keys and 400-440 ms with 1 000 keys per claim, measured (617 ms with JIT).
- * This statement takes 2-4 ms for 100 rows there. The window reads the first `window`
- * candidates in index order — every row with an earlier scheduled_at comes before any later
- * one, so schedule order is exact — and sorts only those by (scheduled_at, sequence). Sequence
- * order is exact inside the window; a tie group larger than the window is taken window by
- * window, in index order. Per-key order never depends on this: the head predicate, not the
- * ORDER BY, decides which row of a key may go, and the seeds promise no order between keys or
- * for NULL/'' keys. Every head test applies before the window's LIMIT, so no backlog of one key
- * can fill the window.
+ * Why a window (`win`): the only ordered access path is idx_outbox_pending_scheduled (state,
+ * scheduled_at); nothing orders by sequence inside one scheduled_at. A multi-row insert gives all
+ * its rows one CURRENT_TIMESTAMP, so `ORDER BY scheduled_at, sequence LIMIT n` over all candidates
+ * reads and sorts the whole tie group on every claim, which on a large backlog is many times what
+ * this statement takes, and worse with many keys. The window reads the first `window` candidates in
+ * index order — every row with an earlier scheduled_at comes before any later one, so schedule
+ * order is exact — and sorts only those by (scheduled_at, sequence). Sequence order is exact inside
+ * the window; a tie group larger than the window is taken window by window, in index order. Per-key
+ * order never depends on this: the head predicate, not the ORDER BY, decides which row of a key may
+ * go, and the seeds promise no order between keys or for NULL/'' keys. Every head test applies
+ * before the window's LIMIT, so no backlog of one key can fill the window.
  *
  * Locking: the lock level (`fresh`) joins the sorted window back to the table by ctid alone —
  * a Tid Scan per candidate whatever the statistics say — and locks with SKIP LOCKED, so a row
@@ -74,7 +72,7 @@ export function candidateWindow(limit: number): number {
  * 'pending'. (Were it let through, the UPDATE's own ctid join would still not see that version in
  * its snapshot.) They stand above the lock behind OFFSET 0, not in its WHERE: there, without
  * statistics, the planner read them as an index condition and joined every pending row to the
- * window (2 s per claim at 100,000 rows, measured). Only a row that is pending, due and the head
+ * window, a claim that grew with the backlog. Only a row that is pending, due and the head
  * of its key in one snapshot is ever claimed, so two claimers never both take rows of one key.
  *
  * The window is sorted before the join (`cand`), and rows are pulled through the lock one at a
@@ -145,15 +143,15 @@ RETURNING ${claimedColumns(tables, 'claimed')}`;
  * Planner settings for the claim's own transaction (sent in one pipeline with it). Without
  * statistics on the outbox (a table filled faster than autovacuum analyzes it, or a database
  * without autovacuum) PostgreSQL plans the candidate window as a bitmap scan that tests the
- * key-head predicate on EVERY pending row and sorts them: 513 ms per claim at 100,000 pending
- * rows, measured, against 2.7 ms for the ordered index scan it then picks (2.5 ms after ANALYZE).
+ * key-head predicate on EVERY pending row and sorts them: on a large backlog, many times what the
+ * ordered index scan it then picks takes, which is about as fast as after ANALYZE.
  */
 export const PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
 
 /**
  * Sent first in a claim's own transaction (outbox and relay claims): that transaction, and only
- * it, commits without waiting for its WAL flush, which on the measured disk was most of a
- * claim's latency (an fdatasync of 1.3 to 8 ms against about 0.3 ms for the statement itself).
+ * it, commits without waiting for its WAL flush, which on a slow disk is most of a claim's
+ * latency (the flush takes many times what the statement itself takes).
  * What a database crash can then lose is the newest claims, never a completion or a forward's
  * effect that a durable write depends on: outbox completions commit synchronously, and flushing
  * a commit record flushes every earlier record, the claim of that row included. A lost claim
