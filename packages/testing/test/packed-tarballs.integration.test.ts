@@ -86,7 +86,9 @@ describe('the packed tarballs', () => {
     expect(config).toBeDefined();
     const shipped = walk(config!.contents).map((f) => relative(config!.contents, f));
     expect(shipped).toContain('dist/index.js');
-    expect(shipped.filter((f) => f.startsWith('dist/docs/'))).toEqual([]);
-    expect(existsSync(join(config!.dir, 'dist/docs/write-docs.js'))).toBe(true);
+    expect(shipped.filter((f) => f.startsWith('dist/docs/') || f.startsWith('scripts/'))).toEqual(
+      [],
+    );
+    expect(existsSync(join(config!.dir, 'scripts/write-docs.mjs'))).toBe(true);
   });
 });
