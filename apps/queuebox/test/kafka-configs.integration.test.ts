@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { loadConfig } from '@queuebox/config';
 import { JsonPayload, silentLogger, type SourceDelivery } from '@queuebox/core';
 import { createKafkaPublisher, KafkaSourceConsumer } from '@queuebox/kafka';
-import { createKafkaKit, outboxMessage, rabbitSource } from '@queuebox/testing';
+import { createKafkaKit, kafkaDestination, outboxMessage, rabbitSource } from '@queuebox/testing';
 import { describe, expect, it } from 'vitest';
 import { e2eServices } from './e2e-services.js';
 import { docsYaml, readRepo, repoPath } from './repo-files.js';
@@ -79,20 +79,7 @@ describe.skipIf(!ready)(SUITE, () => {
     const publisher = createKafkaPublisher(
       {
         destinations: {
-          seed: {
-            type: 'kafka',
-            bootstrapServers: brokers,
-            topic: payments,
-            topicFrom: null,
-            keyTemplate: '{{ key }}',
-            timeoutMs: 30_000,
-            securityProtocol: 'PLAINTEXT',
-            saslMechanism: null,
-            saslUsername: null,
-            saslPassword: null,
-            headers: {},
-            transform: null,
-          },
+          seed: kafkaDestination({ bootstrapServers: brokers, topic: payments }),
         },
       },
       { logger: silentLogger },
