@@ -74,6 +74,8 @@ function throughputPlan(ctx) {
   const plan = [];
   /** A scenario of the plan: `run(ctx, { id, ...fields })` under its id. */
   const add = (id, run, fields) => plan.push([id, () => run(ctx, { id, ...fields })]);
+  // QueueBox on Node.js 20 (what CI's test run uses), beside the Node.js 24 figures.
+  const node20 = nodeOfMajor(20);
   for (const rows of options.sizeList) {
     const size = sizeLabel(rows);
     const n = rows.toLocaleString('en-US');
@@ -87,8 +89,6 @@ function throughputPlan(ctx) {
       outboxWork: true,
     });
     add(`qb-a-${size}`, queueboxThroughput, { title: `(a) ${n} rows, null keys`, keys: 0, rows });
-    // QueueBox on Node.js 20 (what CI's test run uses), beside the Node.js 24 figures.
-    const node20 = nodeOfMajor(20);
     if (node20 !== null)
       add(`qb-a-node20-${size}`, queueboxThroughput, {
         title: `(a) ${n} rows, null keys, QueueBox on Node.js ${node20.version}`,
