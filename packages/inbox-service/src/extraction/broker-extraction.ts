@@ -30,12 +30,13 @@ export type BrokerSourceConfig = Exclude<SourceConfig, { readonly type: 'http' }
 export type BrokerAttributes = ExtractedAttributes;
 
 export interface BrokerExtraction {
+  /** Without a key expression the attributes come without a promise (most sources have none). */
   extract(
     message: AttributeMessage,
     body: Uint8Array,
     fallbacks: DeliveryFallbacks,
     logger?: Logger,
-  ): Promise<BrokerAttributes>;
+  ): BrokerAttributes | Promise<BrokerAttributes>;
 }
 
 export interface BrokerExtractionContext {
@@ -105,6 +106,16 @@ export function compileBrokerExtraction(
     chainContext,
   );
 
+  const timeOf = (text: string, logger: Logger): Date | null => {
+    const time = parsePublishTime(text);
+    if (time === null) {
+      logger.warn(
+        `The publish time '${sanitize(text)}' of a message of source '${sourceName}' is not a time, so it is ignored.`,
+      );
+    }
+    return time;
+  };
+
   async function readPublishTime(
     message: AttributeMessage,
     fallback: Date | undefined,
@@ -112,19 +123,42 @@ export function compileBrokerExtraction(
   ): Promise<Date | null> {
     if (!readsPublishTime) return null;
     for await (const text of publishTime.values(message, logger)) {
-      const time = parsePublishTime(text);
+      const time = timeOf(text, logger);
       if (time !== null) return time;
-      logger.warn(
-        `The publish time '${sanitize(text)}' of a message of source '${sourceName}' is not a time, so it is ignored.`,
-      );
     }
     // The broker's own time (a message or record timestamp, a stored time), else the receipt.
     return fallback ?? null;
   }
 
+  function readPublishTimeNow(
+    message: AttributeMessage,
+    fallback: Date | undefined,
+    logger: Logger,
+  ): Date | null {
+    if (!readsPublishTime) return null;
+    for (const text of publishTime.valuesNow(message, logger)) {
+      const time = timeOf(text, logger);
+      if (time !== null) return time;
+    }
+    return fallback ?? null;
+  }
+
+  const sync = idempotencyKey.sync && aggregateId.sync && eventType.sync && publishTime.sync;
+
   return {
-    async extract(message, body, fallbacks, logger = context.logger) {
-      return {
+    extract(message, body, fallbacks, logger = context.logger) {
+      if (sync) {
+        return {
+          idempotencyKey:
+            idempotencyKey.firstNow(message, logger) ??
+            nonBlank(fallbacks.idempotencyKey) ??
+            bodyDigest(body),
+          aggregateId: aggregateId.firstNow(message, logger) ?? nonBlank(fallbacks.aggregateId),
+          eventType: eventType.firstNow(message, logger),
+          publishTime: readPublishTimeNow(message, fallbacks.publishTime, logger),
+        };
+      }
+      return (async () => ({
         idempotencyKey:
           (await idempotencyKey.first(message, logger)) ??
           nonBlank(fallbacks.idempotencyKey) ??
@@ -132,7 +166,7 @@ export function compileBrokerExtraction(
         aggregateId: (await aggregateId.first(message, logger)) ?? nonBlank(fallbacks.aggregateId),
         eventType: await eventType.first(message, logger),
         publishTime: await readPublishTime(message, fallbacks.publishTime, logger),
-      };
+      }))();
     },
   };
 }

@@ -90,6 +90,32 @@ describe('broker ingest', () => {
     ]);
   });
 
+  it('reads the same chains without an expression: header, paths, the broker id, the digest', async () => {
+    const { store, handler } = setup(
+      rabbitSource({
+        idempotencyKeyPath: ['$.id', '$.alt'],
+        aggregateIdPath: ['$.order'],
+        eventTypePath: ['$.kind'],
+      }),
+    );
+    await handler.handle(
+      delivery('{"id": "p", "order": 7, "kind": "paid"}', { 'x-idempotency-key': 'h' }),
+    );
+    await handler.handle(
+      delivery('{"alt": "a2"}', { 'X-Aggregate-Id': 'agg', 'x-event-type': 'ev' }),
+    );
+    await handler.handle(delivery('{"other": 3}', {}, { idempotencyKey: 'm3', aggregateId: 'k3' }));
+    await handler.handle(delivery('{"other": 4}'));
+    expect(
+      store.rows.map(({ message: m }) => [m.idempotencyKey, m.aggregateId, m.eventType]),
+    ).toEqual([
+      ['h', '7', 'paid'],
+      ['a2', 'agg', 'ev'],
+      ['m3', 'k3', null],
+      [digest('{"other": 4}'), null, null],
+    ]);
+  });
+
   it('reads the aggregate id and event type from expression, path, then header; the correlation id from the header, then the property', async () => {
     const { store, handler } = setup(
       rabbitSource({ aggregateIdPath: ['$.order'], eventTypeExpression: 'kind' }),

@@ -176,12 +176,14 @@ export function createBrokerIngest(
     const headerProblem = checkHeaders(storedHeaders);
     if (headerProblem !== null) return storeAsDead(headerProblem, received.text);
 
-    const attributes: BrokerAttributes = await extraction.extract(
+    const extracted = extraction.extract(
       { body: received.value, text: received.text, header: headers.lookup },
       delivery.body,
       delivery.fallbacks,
       logger,
     );
+    const attributes: BrokerAttributes =
+      extracted instanceof Promise ? await extracted : extracted;
     const attributeProblem = checkAttributes(attributes);
     if (attributeProblem !== null) return storeAsDead(attributeProblem, received.text);
 
@@ -249,9 +251,8 @@ export function createBrokerIngest(
   }
 
   const { tracing } = deps;
-  async function traced(delivery: SourceDelivery): Promise<DeliveryVerdict> {
+  async function traced(delivery: SourceDelivery, tracing: Tracing): Promise<DeliveryVerdict> {
     const headers = new ReceivedHeaders(Object.entries(delivery.headers));
-    if (tracing === undefined) return handle(delivery, headers, null);
     const span = receiveSpan(tracing, config.type, 'consumer', sourceName, {
       traceparent: headers.get('traceparent'),
       tracestate: headers.get('tracestate'),
@@ -265,12 +266,18 @@ export function createBrokerIngest(
     }
   }
 
+  // Without tracing, no wrapper of its own: each layer of promises is paid once per message.
+  const received: (delivery: SourceDelivery) => Promise<DeliveryVerdict> =
+    tracing === undefined
+      ? (delivery) => handle(delivery, new ReceivedHeaders(Object.entries(delivery.headers)), null)
+      : (delivery) => traced(delivery, tracing);
+
   return {
     inHandBytes: budget,
     maxBodyBytes,
     async handle(delivery) {
       try {
-        return await gate.run(delivery.body.byteLength, () => traced(delivery));
+        return await gate.run(delivery.body.byteLength, () => received(delivery));
       } catch (error: unknown) {
         // The port promises a verdict: an unexpected error sends the delivery back, like a store error.
         const reason = sanitize(toError(error).message);
