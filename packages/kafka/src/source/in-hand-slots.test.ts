@@ -26,4 +26,19 @@ describe('InHandSlots', () => {
     await Promise.resolve();
     expect(fifth).toBe(false);
   });
+
+  it('takes a free slot at once with tryAcquire, never one a waiter is owed', async () => {
+    const slots = new InHandSlots(1);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(false);
+    let waiter = false;
+    const waiting = slots.acquire().then(() => (waiter = true));
+    // The released slot goes to the waiter, not to the next tryAcquire.
+    slots.release();
+    expect(slots.tryAcquire()).toBe(false);
+    await waiting;
+    expect(waiter).toBe(true);
+    slots.release();
+    expect(slots.tryAcquire()).toBe(true);
+  });
 });

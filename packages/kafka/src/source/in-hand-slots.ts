@@ -11,6 +11,13 @@ export class InHandSlots {
     this.#free = size;
   }
 
+  /** Takes a free slot at once, or returns false (then `acquire` waits for one). */
+  tryAcquire(): boolean {
+    if (this.#free === 0) return false;
+    this.#free--;
+    return true;
+  }
+
   /** Resolves once a slot is free; `release` gives it back. */
   acquire(): Promise<void> {
     if (this.#free > 0) {
