@@ -182,8 +182,7 @@ export function createBrokerIngest(
       delivery.fallbacks,
       logger,
     );
-    const attributes: BrokerAttributes =
-      extracted instanceof Promise ? await extracted : extracted;
+    const attributes: BrokerAttributes = extracted instanceof Promise ? await extracted : extracted;
     const attributeProblem = checkAttributes(attributes);
     if (attributeProblem !== null) return storeAsDead(attributeProblem, received.text);
 
