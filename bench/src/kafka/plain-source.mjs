@@ -107,7 +107,7 @@ export async function plainSource(ctx, broker, { id }) {
           },
         });
         await done;
-        const figures = await storedFigures(sql, rows);
+        const figures = await storedFigures(sql, rows, options['warm-rows']);
         return {
           id,
           system: 'kafkajs',

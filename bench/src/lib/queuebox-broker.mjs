@@ -156,12 +156,15 @@ export async function queueboxSource(ctx, adapter, { id }) {
       const seen = await watch(count, rows, options.timeout * 1000, id, SOURCE_POLL_MS);
       await sleep(1000);
       const [stored] = await sql`select count(*)::int as n, count(distinct idempotency_key)::int as keys, count(*) filter (where state = 'dead')::int as dead from inbox`;
-      const span = seen.timedOut ? null : await storedSpan(sql);
+      const skip = options['warm-rows'];
+      const span = seen.timedOut ? null : await storedSpan(sql, 'inbox', skip);
+      const all = seen.timedOut || skip === 0 ? null : await storedSpan(sql);
       const left = source.left ? { [source.leftKey]: await source.left(scratch) } : {};
       return {
         seen,
         figures: ({ seconds: _polled, ...times }) => ({
-          storedPerSecond: span ? round(rows / span, 0) : null,
+          storedPerSecond: span ? round((rows - skip) / span, 0) : null,
+          ...(all ? { warmRows: skip, allRowsPerSecond: round(rows / all, 0) } : {}),
           ...times,
           firstToLastSeconds: span === null ? null : round(span, 2),
           stored: stored.n,
