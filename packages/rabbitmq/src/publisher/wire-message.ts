@@ -51,7 +51,7 @@ export type DeliveryModeNumber = 1 | 2;
 export type WireProperties =
   | {
       readonly ok: true;
-      readonly options: Options.Publish;
+      readonly options: Options.Publish & { readonly messageId: string };
       /** Row header names that cannot be sent (longer than a short string), or null. */
       readonly unsent: string[] | null;
     }
