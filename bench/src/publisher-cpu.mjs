@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { Socket } from 'node:net';
 import { parseArgs } from 'node:util';
 import amqp from 'amqplib';
 import { jetstreamManager } from '@nats-io/jetstream';
@@ -126,6 +127,14 @@ async function setup() {
   };
 }
 
+// Socket writes per message: how well the client's writes are batched.
+let writes = 0;
+const write = Socket.prototype.write;
+Socket.prototype.write = function (...args) {
+  writes++;
+  return write.apply(this, args);
+};
+
 const target = await setup();
 let offset = 0;
 async function round() {
@@ -140,12 +149,18 @@ async function round() {
       if (!outcome.ok) failed++;
     }
   };
+  const writes0 = writes;
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: inFlight }, worker));
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  return { usPerMessage: (cpu.user + cpu.system) / count, rate: Math.round(count / seconds), failed };
+  return {
+    usPerMessage: (cpu.user + cpu.system) / count,
+    rate: Math.round(count / seconds),
+    writesPerMessage: Math.round(((writes - writes0) / count) * 100) / 100,
+    failed,
+  };
 }
 
 await round(); // warm-up: connection, exchange, JIT
