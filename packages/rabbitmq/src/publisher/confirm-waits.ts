@@ -13,7 +13,8 @@ import type { CancelListener, PublishRequest } from '@queuebox/core';
 import type { ConfirmResult, ConfirmSink } from './publish-channel.js';
 
 /** How a confirm wait ended: the broker's answer, the confirm wait passing, or the claim ending. */
-export type ConfirmEnd = ConfirmResult | { readonly kind: 'timeout' } | { readonly kind: 'aborted' };
+export type ConfirmEnd =
+  ConfirmResult | { readonly kind: 'timeout' } | { readonly kind: 'aborted' };
 
 const TIMEOUT: ConfirmEnd = { kind: 'timeout' };
 const ABORTED: ConfirmEnd = { kind: 'aborted' };
@@ -94,7 +95,10 @@ export class ConfirmWaits {
   #arm(): void {
     const oldest = this.#unsettled.values().next();
     if (oldest.done === true) return;
-    this.#timer = setTimeout(() => this.#expire(), Math.max(0, oldest.value.dueAt - performance.now()));
+    this.#timer = setTimeout(
+      () => this.#expire(),
+      Math.max(0, oldest.value.dueAt - performance.now()),
+    );
     // The connection keeps the process up while publishes wait, never this timer alone.
     this.#timer.unref();
   }

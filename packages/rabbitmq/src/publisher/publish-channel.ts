@@ -149,7 +149,9 @@ export class PublishChannel {
       this.#confirm.publish(exchange, routingKey, body, options, (error: unknown) => {
         this.#forget(messageId, waiting);
         if (error === null || error === undefined) {
-          sink.settle(waiting.returned === null ? ACKED : { kind: 'returned', ...waiting.returned });
+          sink.settle(
+            waiting.returned === null ? ACKED : { kind: 'returned', ...waiting.returned },
+          );
         } else if (!this.#open || isChannelClosed(error)) {
           // amqplib fails every callback before the channel's own close listener runs; the
           // reason (a socket error, the broker's close frame) was noted before that.
