@@ -92,11 +92,14 @@ export const FENCED_WRITE_SETTINGS =
   "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)";
 
 async function fencedWrite(sql: postgres.Sql, text: string, params: readonly Param[]) {
-  const [, rows] = await pipelinedTransaction(sql, [
+  // Rows as arrays: one id each, no object with a named key built per row.
+  const [, rows] = (await pipelinedTransaction(sql, [
     { text: FENCED_WRITE_SETTINGS },
-    { text, params },
-  ]);
-  return new Set((rows as { id: string }[]).map((row) => row.id));
+    { text, params, values: true },
+  ])) as [unknown, [string][]];
+  const held = new Set<string>();
+  for (const row of rows) held.add(row[0]);
+  return held;
 }
 
 export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: Clock) {
