@@ -53,6 +53,7 @@ const devOnlyFiles = [
   'bench/**',
   'scripts/**',
   'packages/*/scripts/**',
+  'apps/*/scripts/**',
   '*.config.*',
   // `queuebox dev` loads the dev-only @queuebox/dev when it is installed and says how when not.
   'apps/queuebox/src/cli/dev.ts',

@@ -23,6 +23,7 @@ const TOOLS = new Set([
   'turbo',
   'esbuild',
   'rollup',
+  'rolldown',
   'tsx',
   'ts-node',
   'testcontainers',
@@ -40,6 +41,7 @@ const TOOL_SCOPES = [
   '@turbo/',
   '@esbuild/',
   '@rollup/',
+  '@rolldown/',
 ];
 
 /** `.pnpm/@scope+name@1.2.3_peer@4` → `@scope/name`. */

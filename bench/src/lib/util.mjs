@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const REPO_DIR = resolve(BENCH_DIR, '..');
 export const RESULTS_DIR = resolve(BENCH_DIR, 'results');
-export const QUEUEBOX_MAIN = resolve(REPO_DIR, 'apps/queuebox/dist/main.js');
+/** The QueueBox build under test; QUEUEBOX_BENCH_MAIN names another tree's, for an A/B in turns. */
+export const QUEUEBOX_MAIN = process.env.QUEUEBOX_BENCH_MAIN ?? resolve(REPO_DIR, 'apps/queuebox/dist/main.js');
 
 /** Wall clock in ms with sub-ms resolution; the same clock in every process of the machine. */
 export const now = () => performance.timeOrigin + performance.now();

@@ -99,7 +99,10 @@ try {
      FROM outbox WHERE state = 'processing' \\gset`.replace(/\s+/g, ' '),
     'BEGIN;',
     `${completionModule.FENCED_WRITE_SETTINGS};`,
-    `${oneLine(bind(completionModule.completeStatement(DEFAULT_TABLES), ['now', 'ids', 'tokens', 'kinds', 'delays', 'errors']))};`,
+    // An all-'sent' batch, as the build writes it: its own statement where it has one.
+    completionModule.completeSentStatement
+      ? `${oneLine(bind(completionModule.completeSentStatement(DEFAULT_TABLES), ['now', 'ids', 'tokens']))};`
+      : `${oneLine(bind(completionModule.completeStatement(DEFAULT_TABLES), ['now', 'ids', 'tokens', 'kinds', 'delays', 'errors']))};`,
     'COMMIT;',
   ];
   const file = join(dir, 'claim-complete.sql');

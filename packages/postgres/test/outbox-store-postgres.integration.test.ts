@@ -73,6 +73,37 @@ for (const layout of LAYOUTS) {
       }
     });
 
+    it('refuses one id twice in a completion batch, all sent or mixed, and writes nothing', async () => {
+      await store.insert([message('a'), message('b')]);
+      const [first, second] = await store.claim(2, LEASE);
+      const fence = { id: first!.id, claimToken: first!.claimToken };
+      const other = { id: second!.id, claimToken: second!.claimToken };
+      await expect(
+        store.complete([
+          { kind: 'sent', fence },
+          { kind: 'sent', fence: other },
+          { kind: 'sent', fence },
+        ]),
+      ).rejects.toThrow(/appears twice/);
+      await expect(
+        store.complete([
+          { kind: 'sent', fence },
+          { kind: 'dead', fence, error: 'x' },
+        ]),
+      ).rejects.toThrow(/appears twice/);
+      const c = tables.outboxColumns;
+      const states = await db.sql.unsafe<{ state: string }[]>(
+        `SELECT ${c.state} AS state FROM ${tables.outbox}`,
+      );
+      expect(states.map((row) => row.state)).toEqual(['processing', 'processing']);
+      expect(
+        await store.complete([
+          { kind: 'sent', fence },
+          { kind: 'sent', fence: other },
+        ]),
+      ).toEqual(new Set([fence.id, other.id]));
+    });
+
     it('passes over the topics of a rule exactly as the router reads the glob, unless an earlier route wins', async () => {
       const topics = [
         'orders.a',

@@ -96,7 +96,8 @@ export class DestinationLink {
         'Publish failed: the connection to NATS is lost and the client is reconnecting',
       );
     }
-    const body = Buffer.from(request.payload.text, 'utf8');
+    // The bytes the store read, as they are (the client copies them into its buffer).
+    const body = request.payload.body;
     const epoch = link.state.epoch;
 
     if (!this.#config.jetStream) {
@@ -157,7 +158,7 @@ export class DestinationLink {
     link: Link,
     epoch: number,
     subject: string,
-    body: Uint8Array,
+    body: Uint8Array | string,
     headers: readonly WireHeader[],
     msgId: string,
     abortable: Abortable,
@@ -173,7 +174,7 @@ export class DestinationLink {
   async #publishFlushed(
     link: Link,
     subject: string,
-    body: Uint8Array,
+    body: Uint8Array | string,
     headers: readonly WireHeader[],
   ): Promise<void> {
     link.connection.publish(subject, body, { headers: natsHeaderSet(headers) });

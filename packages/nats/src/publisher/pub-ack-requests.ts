@@ -9,7 +9,9 @@
  * `NatsError` with its stack (the request cancels itself after resolving and rejects its settled
  * promise with a fresh error). Those objects were a large part of a publish's CPU through
  * `js.publish`; this way a publish costs much less and more go out per second. Node's
- * `AbortSignal` listeners are costly too (an EventTarget each); the sweep reads `aborted`.
+ * `AbortSignal`s are costly too (an EventTarget each): a wait registers itself as its claim's
+ * cancel listener instead (one field of the claim), and only a caller without one has its
+ * signal's `aborted` read by the sweep.
  *
  * What the client did that this keeps: the stream's answer parsed as a PubAck (an `error`
  * object is the stream's refusal), a 503 status without a body is "no responders" (no stream
@@ -25,6 +27,7 @@ import {
   type MsgHdrs,
   type NatsConnection,
 } from '@nats-io/transport-node';
+import type { CancelListener, PublishRequest } from '@queuebox/core';
 import { errorText } from '../connection.js';
 
 /** How one publish ended. */
@@ -35,16 +38,29 @@ export type PubAckAnswer =
   | { readonly kind: 'aborted' }
   | { readonly kind: 'cancelled'; readonly reason: string };
 
-/** What carries the caller's AbortSignal; read only by the sweep, so it may make it lazily. */
-export interface Abortable {
-  readonly signal: AbortSignal;
-}
+/**
+ * What carries the claim on the message: its cancel listener when it has one (the wait then ends
+ * as soon as the claim does, and no AbortSignal is ever made for it), else its AbortSignal, read
+ * only by the sweep, so it may make it lazily.
+ */
+export type Abortable = Pick<PublishRequest, 'signal' | 'watchCancel' | 'unwatchCancel'>;
 
-interface Waiting {
-  readonly subject: string;
-  readonly deadline: number;
-  readonly abortable: Abortable;
-  readonly settle: (answer: PubAckAnswer) => void;
+/** One publish waiting for its PubAck; the claim's cancel listener when it has one. */
+class Waiting implements CancelListener {
+  constructor(
+    readonly token: string,
+    readonly subject: string,
+    readonly deadline: number,
+    readonly abortable: Abortable,
+    /** Whether the claim is watched through `watchCancel` (no signal to read at the sweep). */
+    readonly watched: boolean,
+    readonly settle: (answer: PubAckAnswer) => void,
+    private readonly owner: PubAckRequests,
+  ) {}
+
+  cancelled(): void {
+    this.owner.end(this.token, ABORTED);
+  }
 }
 
 export const NO_RESPONDERS = 'no JetStream stream takes this subject (503 no responders)';
@@ -75,7 +91,7 @@ export class PubAckRequests {
    */
   publish(
     subject: string,
-    body: Uint8Array,
+    body: Uint8Array | string,
     headers: MsgHdrs,
     abortable: Abortable,
     timeoutMs: number,
@@ -83,9 +99,14 @@ export class PubAckRequests {
     if (!this.#subscribed) this.#subscribe();
     const token = (this.#next++).toString(36);
     const deadline = performance.now() + timeoutMs;
+    const watched = abortable.watchCancel !== undefined;
+    let waiting!: Waiting;
     const answer = new Promise<PubAckAnswer>((settle) => {
-      this.#waiting.set(token, { subject, deadline, abortable, settle });
+      waiting = new Waiting(token, subject, deadline, abortable, watched, settle, this);
     });
+    // The claim ended before the publish: nothing is sent.
+    if (watched && abortable.watchCancel?.(waiting) !== true) return Promise.resolve(ABORTED);
+    this.#waiting.set(token, waiting);
     this.#sweep ??= setInterval(() => this.#sweepWaits(), SWEEP_MS);
     try {
       this.#connection.publish(subject, body, { reply: this.#prefix + token, headers });
@@ -118,10 +139,16 @@ export class PubAckRequests {
     });
   }
 
+  /** Ends the wait of `token` with `answer`, if it still waits (the claim's listener calls it). */
+  end(token: string, answer: PubAckAnswer): void {
+    this.#settle(token, answer);
+  }
+
   #settle(token: string, answer: PubAckAnswer): void {
     const waiting = this.#waiting.get(token);
     if (waiting === undefined) return;
     this.#waiting.delete(token);
+    if (waiting.watched) waiting.abortable.unwatchCancel?.(waiting);
     waiting.settle(answer);
   }
 
@@ -134,7 +161,7 @@ export class PubAckRequests {
   #sweepWaits(): void {
     const now = performance.now();
     for (const [token, waiting] of this.#waiting) {
-      if (waiting.abortable.signal.aborted) this.#settle(token, ABORTED);
+      if (!waiting.watched && waiting.abortable.signal.aborted) this.#settle(token, ABORTED);
       else if (now >= waiting.deadline) this.#settle(token, TIMEOUT);
     }
     this.#stopSweepWhenIdle();

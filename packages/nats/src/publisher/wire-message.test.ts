@@ -28,3 +28,30 @@ describe('wireHeaders and the trace context', () => {
     expect(headers).toContainEqual(['traceparent', 'row']);
   });
 });
+
+describe('wireHeaders of a row that names no header', () => {
+  it('sends what the merge makes of the static headers, then the owned ones, with a key', () => {
+    const statics = staticHeaderMap({
+      'X-Static': 'a',
+      'x-topic': 'forged',
+      'X-Line': 'a\r\nb',
+      'Nats-Msg-Id': 'chosen',
+    });
+    const bare = wireHeaders(outboxMessage({ key: 'k-1' }), statics);
+    const merged = wireHeaders(outboxMessage({ key: 'k-1', headers: { 'x-other': 'o' } }), statics);
+    expect(bare.headers).toEqual(merged.headers.filter(([name]) => name !== 'x-other'));
+    expect(bare.headers).toEqual([
+      ['X-Static', 'a'],
+      ['X-Line', 'a%0D%0Ab'],
+      ['x-message-id', '0198c2f4-5d6e-7a8b-9c0d-1e2f3a4b5c6d'],
+      ['x-topic', 'orders.created'],
+      ['x-attempt', '0'],
+      ['x-message-key', 'k-1'],
+    ]);
+    expect(bare.unsent).toBeNull();
+    // Built once per destination: a second row gets the same entries, not a shared list.
+    const again = wireHeaders(outboxMessage({ id: 'other', attempt: 2 }), statics);
+    expect(again.headers).toContainEqual(['x-message-id', 'other']);
+    expect(bare.headers).toContainEqual(['x-message-id', '0198c2f4-5d6e-7a8b-9c0d-1e2f3a4b5c6d']);
+  });
+});

@@ -22,6 +22,8 @@
  */
 import {
   customHeaders,
+  hasRowHeaders,
+  isOwnedHeader,
   putOwnedHeaders,
   staticHeaderMap as carriedStaticHeaders,
   TRACE_HEADERS,
@@ -57,6 +59,13 @@ export function wireHeaders(
   /** The publish span's context while tracing is on: it replaces every other copy. */
   trace?: readonly HeaderEntry[],
 ): WireHeaders {
+  // Most rows name no header: theirs are the destination's static ones, built once, and the
+  // owned ones, with no merge map per message.
+  if (trace === undefined && !hasRowHeaders(message.headers)) {
+    const headers = [...staticWireHeaders(staticHeaders)];
+    putOwnedHeaders(message, true, (name, value) => headers.push([name, wireValue(value)]));
+    return { headers, unsent: null };
+  }
   const {
     headers: custom,
     unsent,
@@ -76,6 +85,23 @@ export function wireHeaders(
   if (trace !== undefined) for (const entry of trace) headers.push(entry);
   putOwnedHeaders(message, true, (name, value) => headers.push([name, wireValue(value)]));
   return { headers, unsent };
+}
+
+const staticWire = new WeakMap<HeaderMap, readonly WireHeader[]>();
+
+/**
+ * A destination's static headers as a row without headers of its own sends them: what the merge
+ * makes of them with an empty row (owned names dropped, the map's order), computed once per map.
+ */
+function staticWireHeaders(staticHeaders: HeaderMap): readonly WireHeader[] {
+  let headers = staticWire.get(staticHeaders);
+  if (headers === undefined) {
+    headers = [...staticHeaders.values()]
+      .filter(([name]) => !isOwnedHeader(name) && name.toLowerCase() !== NATS_MSG_ID_KEY)
+      .map(([name, value]): WireHeader => [name, wireValue(value)]);
+    staticWire.set(staticHeaders, headers);
+  }
+  return headers;
 }
 
 /** What the nats client takes as a header name: printable ASCII (33-126) without `:`. */

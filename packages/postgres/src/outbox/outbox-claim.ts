@@ -161,6 +161,21 @@ export const PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
  */
 export const ASYNC_COMMIT = 'SET LOCAL synchronous_commit = off';
 
+/**
+ * Both settings above in one statement, sent before the claim in its transaction: a `SELECT
+ * set_config(..., true)` is `SET LOCAL`, and one statement instead of two spares both processes
+ * a bind, execute and sync of its own on every claim.
+ */
+export function claimSettings(asyncCommit: boolean): string {
+  const planner = "set_config('enable_bitmapscan', 'off', true)";
+  return asyncCommit
+    ? `SELECT set_config('synchronous_commit', 'off', true), ${planner}`
+    : `SELECT ${planner}`;
+}
+
+/** The settings of a claim with `asyncCommit` (what bench/src/outbox/pgbench-statements.mjs runs). */
+export const CLAIM_SETTINGS = claimSettings(true);
+
 export function createClaim(
   sql: postgres.Sql,
   tables: TableNames,
@@ -170,6 +185,7 @@ export function createClaim(
   // Built on first use per window size: claims of 1..100 rows use three (64, 128, 256); the
   // claims that pass over a blocked destination's rows use their own (negative keys).
   const statements = new Map<number, string>();
+  const settings = claimSettings(asyncCommit);
   return async function claim(
     limit: number,
     leaseMs: number,
@@ -197,12 +213,10 @@ export function createClaim(
     }
     const params: Param[] = [clock.now(), leaseMs, limit];
     if (passOver !== null) params.push(passOver);
-    const results = await pipelinedTransaction(sql, [
-      ...(asyncCommit ? [{ text: ASYNC_COMMIT }] : []),
-      { text: PLANNER_SETTINGS },
+    const [, rows] = (await pipelinedTransaction(sql, [
+      { text: settings },
       { text, params, values: true },
-    ]);
-    const rows = results[results.length - 1] as ClaimedValues[];
+    ])) as [unknown, ClaimedValues[]];
     return rows.map(toClaimedMessage).sort(byScheduleThenCreation);
   };
 }

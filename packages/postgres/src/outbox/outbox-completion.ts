@@ -48,6 +48,20 @@ WHERE ${fence(tables, 'target', 'done')}
 RETURNING target.${c.id}::text AS "id"`;
 }
 
+/**
+ * The batch where every completion is 'sent' (the usual one): the same write as the 'sent' arm
+ * of `completeStatement`, with two arrays instead of five and no CASE per column, which is
+ * cheaper to send, to parse and to run.
+ */
+export function completeSentStatement(tables: TableNames): string {
+  const c = tables.outboxColumns;
+  return `UPDATE ${tables.outbox} AS target
+SET ${c.state} = 'sent', ${c.updatedAt} = $1::timestamptz
+FROM unnest($2::uuid[], $3::uuid[]) AS done(id, token)
+WHERE ${fence(tables, 'target', 'done')}
+RETURNING target.${c.id}::text AS "id"`;
+}
+
 export function renewStatement(tables: TableNames): string {
   const c = tables.outboxColumns;
   return `UPDATE ${tables.outbox} AS target
@@ -78,20 +92,27 @@ export const FENCED_WRITE_SETTINGS =
   "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_hashjoin', 'off', true), set_config('enable_mergejoin', 'off', true)";
 
 async function fencedWrite(sql: postgres.Sql, text: string, params: readonly Param[]) {
-  const [, rows] = await pipelinedTransaction(sql, [
+  // Rows as arrays: one id each, no object with a named key built per row.
+  const [, rows] = (await pipelinedTransaction(sql, [
     { text: FENCED_WRITE_SETTINGS },
-    { text, params },
-  ]);
-  return new Set((rows as { id: string }[]).map((row) => row.id));
+    { text, params, values: true },
+  ])) as [unknown, [string][]];
+  const held = new Set<string>();
+  for (const row of rows) held.add(row[0]);
+  return held;
 }
 
 export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: Clock) {
   const completeText = completeStatement(tables);
+  const completeSentText = completeSentStatement(tables);
   const renewText = renewStatement(tables);
   const releaseText = releaseStatement(tables);
 
   async function complete(completions: readonly OutboxCompletion[]): Promise<Set<string>> {
     if (completions.length === 0) return new Set();
+    if (completions.every((c) => c.kind === 'sent')) {
+      return fencedWrite(sql, completeSentText, [clock.now(), ...sentColumns(completions)]);
+    }
     return fencedWrite(sql, completeText, [clock.now(), ...completionColumns(completions)]);
   }
 
@@ -120,11 +141,10 @@ export function createCompletion(sql: postgres.Sql, tables: TableNames, clock: C
  * order and cannot deadlock each other.
  */
 function byId<T>(items: readonly T[], id: (item: T) => string): T[] {
-  return [...items].sort((a, b) => {
-    const x = id(a).toLowerCase();
-    const y = id(b).toLowerCase();
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
+  // Lowercased once per item, not once per comparison.
+  const keyed = items.map((item) => ({ key: id(item).toLowerCase(), item }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((k) => k.item);
 }
 
 /**
@@ -167,6 +187,17 @@ function completionColumns(
     errors.push(completion.kind === 'sent' ? null : completion.error);
   }
   return [ids, tokens, kinds, delays, errors];
+}
+
+/** The two columns of an all-'sent' batch, refused on a repeated id like `completionColumns`. */
+function sentColumns(completions: readonly OutboxCompletion[]): [string[], string[]] {
+  const [ids, tokens] = fenceColumns(completions.map((c) => c.fence));
+  if (new Set(ids).size !== ids.length) {
+    const seen = new Set<string>();
+    const twice = ids.find((id) => seen.size === seen.add(id).size);
+    throw new QueueBoxError('internal', `Message ${twice} appears twice in one completion batch.`);
+  }
+  return [ids, tokens];
 }
 
 function fenceColumns(fences: readonly Fence[]): [string[], string[]] {

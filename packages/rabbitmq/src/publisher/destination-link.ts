@@ -14,6 +14,7 @@ import {
   sanitize,
   type Bounded,
   type HeaderMap,
+  type JsonPayload,
   type Logger,
   type PublishOutcome,
   type PublishRequest,
@@ -22,7 +23,8 @@ import {
 import type { Options } from 'amqplib';
 import { rabbitError } from '../classify-error.js';
 import { errorText } from '../connection.js';
-import { PublishChannel, type ConfirmResult } from './publish-channel.js';
+import { ConfirmWaits, type ConfirmEnd } from './confirm-waits.js';
+import { PublishChannel } from './publish-channel.js';
 import {
   fitsShortString,
   staticHeaderMap,
@@ -53,6 +55,7 @@ export class DestinationLink {
   /** The open channel once it resolved; cleared with `#channel` when the link is lost. */
   #ready: PublishChannel | null = null;
   #closed = false;
+  readonly #confirms: ConfirmWaits;
 
   constructor(options: DestinationLinkOptions) {
     const { config } = options;
@@ -63,6 +66,7 @@ export class DestinationLink {
     this.#staticHeaders = staticHeaderMap(config.headers);
     this.#logger = options.logger;
     this.#confirmTimeoutMs = options.confirmTimeoutMs ?? CONFIRM_TIMEOUT_MS;
+    this.#confirms = new ConfirmWaits(this.#confirmTimeoutMs);
   }
 
   async publish(request: PublishRequest): Promise<PublishOutcome> {
@@ -115,17 +119,14 @@ export class DestinationLink {
     request: PublishRequest,
     exchange: string,
     routingKey: string,
-    options: Options.Publish,
+    options: Options.Publish & { readonly messageId: string },
   ): Promise<PublishOutcome> {
     const { message } = request;
-    const body = Buffer.from(request.payload.text, 'utf8');
-    const confirmed = channel.publish(exchange, routingKey, body, {
-      ...options,
-      messageId: message.id,
-    });
-    const result = await this.#within(confirmed, request.signal);
-    if (result.kind === 'failed') return thrown(result.error);
-    return outcomeOf(result.kind === 'done' ? result.value : result, message.id);
+    // The claim ended before the publish: nothing was sent, and nothing is to be.
+    const wait = this.#confirms.start(request);
+    if (wait === null) return outcomeOf(ABORTED, message.id);
+    channel.publish(exchange, routingKey, bodyOf(request.payload), options, wait);
+    return outcomeOf(await wait.done, message.id);
   }
 
   /** Closes the connection; unconfirmed publishes fail. Never rejects. */
@@ -181,7 +182,7 @@ export class DestinationLink {
 }
 
 function outcomeOf(
-  result: ConfirmResult | Exclude<Bounded<unknown>, { kind: 'done' | 'failed' }>,
+  result: ConfirmEnd | Exclude<Bounded<unknown>, { kind: 'done' | 'failed' }>,
   messageId: string,
 ): PublishOutcome {
   switch (result.kind) {
@@ -208,6 +209,17 @@ function tooLong(what: string, value: string): string {
 }
 
 const SUCCESS: PublishOutcome = { ok: true };
+const ABORTED = { kind: 'aborted' } as const;
+
+/**
+ * The payload as amqplib takes it: the bytes the store read, as they are (a view, not a copy;
+ * amqplib copies them into its frame), or the text's UTF-8.
+ */
+function bodyOf(payload: JsonPayload): Buffer {
+  const { body } = payload;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
 
 function failure(text: string): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.

@@ -29,10 +29,14 @@ export type ConfirmResult =
   /** The channel closed before the confirm came; `reason` says why when the broker or socket did. */
   | { readonly kind: 'closed'; readonly reason: string };
 
+/** What takes a publish's answer; only its first `settle` counts. */
+export interface ConfirmSink {
+  settle(result: ConfirmResult): void;
+}
+
 interface Waiting {
   returned: { readonly exchange: string; readonly routingKey: string } | null;
-  /** Settles the publish; later calls do nothing (a promise resolves once). */
-  resolve: (result: ConfirmResult) => void;
+  readonly sink: ConfirmSink;
 }
 
 const ACKED: ConfirmResult = { kind: 'acked' };
@@ -120,43 +124,48 @@ export class PublishChannel {
   }
 
   /**
-   * Publishes and resolves with the broker's answer. Never rejects: a publish amqplib refuses
-   * (it should not happen, see wire-message.ts) discards the link, since amqplib has then queued
-   * a confirm callback for a delivery the broker never saw.
+   * Publishes and settles `sink` with the broker's answer (no promise per publish: the caller's
+   * wait is the sink). Never throws: a publish amqplib refuses (it should not happen, see
+   * wire-message.ts) discards the link, since amqplib has then queued a confirm callback for a
+   * delivery the broker never saw.
    */
   publish(
     exchange: string,
     routingKey: string,
     body: Buffer,
     options: Options.Publish & { readonly messageId: string },
-  ): Promise<ConfirmResult> {
-    if (!this.#open) return Promise.resolve(this.#closedResult());
+    sink: ConfirmSink,
+  ): void {
+    if (!this.#open) {
+      sink.settle(this.#closedResult());
+      return;
+    }
     const { messageId } = options;
-    return new Promise<ConfirmResult>((resolve) => {
-      const waiting: Waiting = { returned: null, resolve };
-      let queue = this.#waiting.get(messageId);
-      if (queue === undefined) this.#waiting.set(messageId, (queue = []));
-      queue.push(waiting);
-      try {
-        this.#confirm.publish(exchange, routingKey, body, options, (error: unknown) => {
-          this.#forget(messageId, waiting);
-          if (error === null || error === undefined) {
-            resolve(waiting.returned === null ? ACKED : { kind: 'returned', ...waiting.returned });
-          } else if (!this.#open || isChannelClosed(error)) {
-            // amqplib fails every callback before the channel's own close listener runs; the
-            // reason (a socket error, the broker's close frame) was noted before that.
-            resolve(this.#closedResult());
-          } else {
-            resolve(NACKED);
-          }
-        });
-      } catch (error: unknown) {
+    const waiting: Waiting = { returned: null, sink };
+    let queue = this.#waiting.get(messageId);
+    if (queue === undefined) this.#waiting.set(messageId, (queue = []));
+    queue.push(waiting);
+    try {
+      this.#confirm.publish(exchange, routingKey, body, options, (error: unknown) => {
         this.#forget(messageId, waiting);
-        this.#noteReason(`the publish could not be encoded: ${errorText(error)}`);
-        resolve(this.#closedResult());
-        void this.close();
-      }
-    });
+        if (error === null || error === undefined) {
+          sink.settle(
+            waiting.returned === null ? ACKED : { kind: 'returned', ...waiting.returned },
+          );
+        } else if (!this.#open || isChannelClosed(error)) {
+          // amqplib fails every callback before the channel's own close listener runs; the
+          // reason (a socket error, the broker's close frame) was noted before that.
+          sink.settle(this.#closedResult());
+        } else {
+          sink.settle(NACKED);
+        }
+      });
+    } catch (error: unknown) {
+      this.#forget(messageId, waiting);
+      this.#noteReason(`the publish could not be encoded: ${errorText(error)}`);
+      sink.settle(this.#closedResult());
+      void this.close();
+    }
   }
 
   /** Closes within CLOSE_GRACE_MS; unconfirmed publishes fail as "closed". Never rejects. */
@@ -230,7 +239,7 @@ export class PublishChannel {
     // must destroy a silent broker's socket would leave them waiting, so they fail here.
     const result = this.#closedResult();
     for (const queue of this.#waiting.values())
-      for (const waiting of queue) waiting.resolve(result);
+      for (const waiting of queue) waiting.sink.settle(result);
     this.#waiting.clear();
     this.onClosed(this);
   }

@@ -147,6 +147,25 @@ describe('wireProperties', () => {
   });
 });
 
+describe('wireProperties of a row that names no header', () => {
+  it('sends what the merge makes of the static headers, and bounds them as any table', () => {
+    const statics = staticHeaderMap({ 'X-Static': 's', 'x-TOPIC': 'forged', 'X-Attempt': '9' });
+    const bare = headersOf(wireProperties(message(), statics, 2));
+    const merged = headersOf(wireProperties(message({ headers: { 'x-other': 'o' } }), statics, 2));
+    delete merged['x-other'];
+    expect(bare).toEqual(merged);
+    expect(Object.entries(bare)).toEqual([
+      ['x-topic', 'order.created'],
+      ['x-attempt', { '!': 'int', value: 2 }],
+      ['X-Static', 's'],
+    ]);
+    // Computed once per destination, the sizes still count toward the bound.
+    const huge = staticHeaderMap({ a: 'x'.repeat(MAX_HEADER_TABLE_BYTES) });
+    expect(wireProperties(message(), huge, 2)).toMatchObject({ ok: false });
+    expect(wireProperties(message(), huge, 2)).toMatchObject({ ok: false });
+  });
+});
+
 describe('wireProperties and the trace context', () => {
   const OURS = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
   it('sends the span context in place of the row and static copies while tracing', () => {

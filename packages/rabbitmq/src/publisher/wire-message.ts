@@ -23,6 +23,8 @@
 import {
   BrokerHeader,
   customHeaders,
+  hasRowHeaders,
+  isOwnedHeader,
   staticHeaderMap as carriedStaticHeaders,
   TRACE_HEADERS,
   type HeaderEntry,
@@ -51,7 +53,7 @@ export type DeliveryModeNumber = 1 | 2;
 export type WireProperties =
   | {
       readonly ok: true;
-      readonly options: Options.Publish;
+      readonly options: Options.Publish & { readonly messageId: string };
       /** Row header names that cannot be sent (longer than a short string), or null. */
       readonly unsent: string[] | null;
     }
@@ -69,25 +71,35 @@ export function wireProperties(
   /** The publish span's context while tracing is on: it replaces every other copy. */
   trace?: readonly HeaderEntry[],
 ): WireProperties {
-  const { headers: custom, unsent } = customHeaders(
-    message,
-    staticHeaders,
-    fitsShortString,
-    trace === undefined ? undefined : TRACE_HEADERS,
-  );
-
   const table: Record<string, unknown> = {};
-  let bytes = 0;
-  const put = (name: string, value: unknown, size: number) => {
-    setOwn(table, name, value);
-    bytes += size;
-  };
-  const attempt = { '!': 'int', value: message.attempt };
-  put(TOPIC, message.topic, entrySize(TOPIC, message.topic));
-  put(ATTEMPT, attempt, ATTEMPT_SIZE);
-  for (const [name, value] of custom.values()) put(name, value, entrySize(name, value));
-  if (trace !== undefined)
-    for (const [name, value] of trace) put(name, value, entrySize(name, value));
+  setOwn(table, TOPIC, message.topic);
+  setOwn(table, ATTEMPT, { '!': 'int', value: message.attempt });
+  let bytes = entrySize(TOPIC, message.topic) + ATTEMPT_SIZE;
+  let unsent: string[] | null = null;
+  if (trace === undefined && !hasRowHeaders(message.headers)) {
+    // Most rows name no header: theirs are the destination's static ones, sized once, with no
+    // merge map per message.
+    const statics = staticEntries(staticHeaders);
+    for (const [name, value] of statics.entries) setOwn(table, name, value);
+    bytes += statics.bytes;
+  } else {
+    const custom = customHeaders(
+      message,
+      staticHeaders,
+      fitsShortString,
+      trace === undefined ? undefined : TRACE_HEADERS,
+    );
+    unsent = custom.unsent;
+    for (const [name, value] of custom.headers.values()) {
+      setOwn(table, name, value);
+      bytes += entrySize(name, value);
+    }
+    if (trace !== undefined)
+      for (const [name, value] of trace) {
+        setOwn(table, name, value);
+        bytes += entrySize(name, value);
+      }
+  }
   if (bytes > MAX_HEADER_TABLE_BYTES) {
     return {
       ok: false,
@@ -105,6 +117,29 @@ export function wireProperties(
     },
     unsent,
   };
+}
+
+interface StaticEntries {
+  readonly entries: readonly HeaderEntry[];
+  /** Their encoded size in the table. */
+  readonly bytes: number;
+}
+
+const staticTables = new WeakMap<HeaderMap, StaticEntries>();
+
+/**
+ * A destination's static headers as a row without headers of its own sends them: what the merge
+ * makes of them with an empty row (owned names dropped, the map's order), computed once per map.
+ */
+function staticEntries(staticHeaders: HeaderMap): StaticEntries {
+  let statics = staticTables.get(staticHeaders);
+  if (statics === undefined) {
+    const entries = [...staticHeaders.values()].filter(([name]) => !isOwnedHeader(name));
+    const bytes = entries.reduce((sum, [name, value]) => sum + entrySize(name, value), 0);
+    statics = { entries, bytes };
+    staticTables.set(staticHeaders, statics);
+  }
+  return statics;
 }
 
 export function fitsShortString(text: string): boolean {
