@@ -69,8 +69,9 @@ export function writeConfig(label, config) {
   return file;
 }
 
-export function migrate(database, configFile) {
-  const result = spawnSync(process.execPath, [QUEUEBOX_MAIN, 'migrate'], {
+/** `main`: the build that migrates (another tree's, for an A/B of two builds). */
+export function migrate(database, configFile, main = QUEUEBOX_MAIN) {
+  const result = spawnSync(process.execPath, [main, 'migrate'], {
     cwd: REPO_DIR,
     env: childEnv(database, configFile),
     encoding: 'utf8',

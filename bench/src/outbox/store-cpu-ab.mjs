@@ -10,13 +10,12 @@
  *   node bench/src/outbox/store-cpu-ab.mjs --base /work/main [--head .] [--rows 70000]
  *        [--batch 100] [--rounds 300]
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import postgres from 'postgres';
+import { connect as connectTo } from '../lib/pg.mjs';
+import { migrate, writeConfig } from '../lib/queuebox.mjs';
 import { REPO_DIR } from '../lib/util.mjs';
 import { DEFAULT_TABLES } from './explain.mjs';
 
@@ -27,9 +26,6 @@ const { values } = parseArgs({
     rows: { type: 'string', default: '70000' },
     batch: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '300' },
-    host: { type: 'string', default: process.env.QUEUEBOX_BENCH_PGHOST ?? '127.0.0.1' },
-    port: { type: 'string', default: process.env.QUEUEBOX_BENCH_PGPORT ?? '5432' },
-    user: { type: 'string', default: process.env.QUEUEBOX_BENCH_PGUSER ?? 'postgres' },
   },
 });
 if (!values.base) throw new Error('--base <repository with a build> is required');
@@ -38,26 +34,13 @@ const rounds = Math.min(Number(values.rounds), Math.floor(Number(values.rows) / 
 const WARM_UP = 5;
 
 const database = `qb_store_ab_${process.pid}`;
-const admin = postgres({ host: values.host, port: Number(values.port), user: values.user, database: 'postgres', max: 1, onnotice: () => {} });
+const admin = connectTo('postgres', { max: 1 });
 await admin.unsafe(`CREATE DATABASE ${database}`);
 const pools = [];
 try {
-  const dir = mkdtempSync(join(tmpdir(), 'qb-store-ab-'));
-  const config = join(dir, 'config.yml');
-  writeFileSync(config, 'outbox: {}\n');
-  const migrated = spawnSync(process.execPath, [join(resolve(values.head), 'apps/queuebox/dist/main.js'), 'migrate'], {
-    env: {
-      ...process.env,
-      QUEUEBOX_CONFIG_FILE: config,
-      QUEUEBOX_DATABASE_URL: `jdbc:postgresql://${values.host}:${values.port}/${database}`,
-      QUEUEBOX_DATABASE_USERNAME: values.user,
-      QUEUEBOX_DATABASE_PASSWORD: process.env.QUEUEBOX_BENCH_PGPASSWORD ?? '',
-    },
-    encoding: 'utf8',
-  });
-  if (migrated.status !== 0) throw new Error(migrated.stderr || migrated.stdout);
+  migrate(database, writeConfig('store-cpu-ab', { outbox: {} }), join(resolve(values.head), 'apps/queuebox/dist/main.js'));
   const connect = () => {
-    const sql = postgres({ host: values.host, port: Number(values.port), user: values.user, database, max: 1, onnotice: () => {} });
+    const sql = connectTo(database, { max: 1 });
     pools.push(sql);
     return sql;
   };
