@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import amqp from 'amqplib';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { claimedOutboxRow } from '@queuebox/testing';
 import { REPO_DIR } from './lib/util.mjs';
 
 const { values } = parseArgs({
@@ -59,21 +60,8 @@ class Request {
   }
 }
 
-const message = (i) => ({
-  id: `${run}-${i}`,
-  topic: 'bench.event',
-  key: null,
-  aggregateType: null,
-  headers: {},
-  state: 'processing',
-  attempt: 0,
-  maxAttempts: 5,
-  scheduledAt: new Date(),
-  createdAt: new Date(),
-  sequence: BigInt(i),
-  lastError: null,
-  claimToken: 't',
-});
+const message = (i) =>
+  claimedOutboxRow({ id: `${run}-${i}`, topic: 'bench.event', sequence: BigInt(i) });
 
 async function setup() {
   if (values.broker === 'rabbitmq') {
