@@ -141,6 +141,26 @@ describe('OutboxPoller loop and shutdown (spec §4.1, §4.6)', () => {
     await until(() => h!.store.row(id!).state === 'sent', 1_000, 'delivery after the wake');
   });
 
+  it('claims again after a claim that was on its way when a wake came, whose snapshot missed the rows', async () => {
+    h = pollerHarness({ config: { pollIntervalMs: 60_000 } });
+    const store = h.store;
+    const claim = store.claim.bind(store);
+    // The rows are read when the claim starts and returned later, like a database snapshot.
+    store.claim = async (...args: Parameters<typeof claim>) => {
+      const rows = await claim(...args);
+      await delay(100);
+      return rows;
+    };
+    h.poller.start();
+    await until(() => store.calls.claim.length === 1);
+    await delay(150);
+    h.poller.wake();
+    await until(() => store.calls.claim.length === 2);
+    const [id] = await h.insert({ topic: 't', payload: {} });
+    h.poller.wake();
+    await until(() => store.row(id!).state === 'sent', 2_000, 'delivery after the second wake');
+  });
+
   it('claims again at once after a claim that filled the batch', async () => {
     h = pollerHarness({ config: { pollIntervalMs: 60_000, batchSize: 4, concurrency: 8 } });
     await h.insert(...Array.from({ length: 12 }, () => ({ topic: 't', payload: {} })));

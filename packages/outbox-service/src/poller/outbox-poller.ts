@@ -182,6 +182,8 @@ export class OutboxPoller {
   /** Back-pressure: past this many messages waiting for their terminal write, claims pause. */
   private readonly maxSettling: number;
   private reservedRows = 0;
+  /** Calls of `wake()`; a claim compares it at its end with the count at its start. */
+  private wakes = 0;
   /** A second claim overlaps only under a backlog, so an idle poller costs one claim per interval. */
   private lastClaimFull = false;
   /** Failing cycles in a row: one ERROR per outage, a growing pause (see FailureStreak). */
@@ -281,7 +283,13 @@ export class OutboxPoller {
     this.loopDone = this.loop();
   }
 
+  /**
+   * Rows were committed (capture, a relay forward): claim now. A wake while a claim is on its way
+   * cannot start another (one claim at a time when idle), and that claim's snapshot may predate
+   * the rows, so the claim wakes the loop again when it ends (see `launchClaims`).
+   */
   wake(): void {
+    this.wakes += 1;
     this.wakeSignal.wake();
   }
 
@@ -348,9 +356,12 @@ export class OutboxPoller {
       if (room < this.config.batchSize) return;
       const limit = Math.min(this.claimTarget, room);
       this.reservedRows += limit;
+      const wakesBefore = this.wakes;
       const claim: Promise<void> = this.claim(limit).finally(() => {
         this.reservedRows -= limit;
         this.claims.delete(claim);
+        // Woken while on its way: the rows of that wake may be newer than its snapshot.
+        if (this.wakes !== wakesBefore) this.wakeSignal.wake();
       });
       this.claims.add(claim);
     }
