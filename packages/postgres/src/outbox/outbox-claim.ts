@@ -67,13 +67,19 @@ export function candidateWindow(limit: number): number {
  * another claimer holds is passed over and the next candidate of the window is taken. When a
  * candidate was updated and committed after our snapshot, LockRows locks its newest version and
  * re-checks that version with EvalPlanQual; a Tid Scan does not re-check the TID there
- * (PostgreSQL's TidRecheck returns true), so the state, due and head predicates are tested on the
+ * (PostgreSQL's TidRecheck returns true), so the state and due predicates are tested on the
  * version locked, above the lock: a row another replica claimed in between is no longer
- * 'pending'. (Were it let through, the UPDATE's own ctid join would still not see that version in
- * its snapshot.) They stand above the lock behind OFFSET 0, not in its WHERE: there, without
- * statistics, the planner read them as an index condition and joined every pending row to the
- * window, a claim that grew with the backlog. Only a row that is pending, due and the head
- * of its key in one snapshot is ever claimed, so two claimers never both take rows of one key.
+ * 'pending', and one retried or handed back with a later schedule is no longer due. (Were it let
+ * through, the UPDATE's own ctid join would still not see that version in its snapshot.) They
+ * stand above the lock behind OFFSET 0, not in its WHERE: there, without statistics, the planner
+ * read them as an index condition and joined every pending row to the window, a claim that grew
+ * with the backlog. The head test is not repeated above the lock: it reads the row's key and
+ * sequence, which no statement changes after the insert, and the other rows of the key through
+ * subqueries, which see the statement's snapshot there as in the window (EvalPlanQual fetches
+ * newer versions only of the rows it locks), so it could only give the window's answer again, at
+ * an index probe per claimed row. A row is claimed only when its newest version is pending and
+ * due and it is the head of its key in the statement's snapshot, so two claimers never both take
+ * rows of one key: the second one's snapshot shows the first one's row as pending or processing.
  *
  * The window is sorted before the join (`cand`), and rows are pulled through the lock one at a
  * time up to the batch size: the re-check and the lock cost per claimed row, not per window row.
@@ -110,8 +116,7 @@ FROM (
   SELECT fresh.row_ref
   FROM (
     SELECT locked.ctid AS row_ref, locked.${c.state} AS ${c.state},
-        locked.${c.scheduledAt} AS ${c.scheduledAt}, locked.${c.key} AS ${c.key},
-        locked.${c.sequence} AS ${c.sequence}
+        locked.${c.scheduledAt} AS ${c.scheduledAt}
     FROM (
       SELECT win.row_ref, win.due_at, win.seq
       FROM (
@@ -132,7 +137,6 @@ FROM (
   ) AS fresh
   WHERE fresh.${c.state} = 'pending'
     AND fresh.${c.scheduledAt} <= $1::timestamptz
-    AND ${head('fresh')}
   LIMIT $3::integer
 ) AS picked
 WHERE claimed.ctid = picked.row_ref
