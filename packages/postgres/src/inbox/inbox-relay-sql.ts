@@ -10,7 +10,8 @@ export interface InboxRelaySql {
   /** Taken in the claim transaction before the claim; $1 is the lock key (a bigint as text). */
   readonly claimLock: string;
   /**
-   * Planner settings for the claim's transaction, sent before it. Bitmap scans off: without
+   * Settings for the claim's transaction, in one statement sent before it. Synchronous commit
+   * off: see the store's `claimForRelay`. Bitmap scans off: without
    * statistics the window would otherwise be planned as a bitmap scan and a sort over every
    * pending row. JIT off: the planner costs the recursive window as if it ran many rounds, above
    * `jit_above_cost`, and compiling it took many times what the claim itself takes.
@@ -102,7 +103,7 @@ export function inboxRelaySql(tables: TableNames): InboxRelaySql {
 
   return {
     claimLock: 'SELECT pg_advisory_xact_lock($1::bigint)',
-    claimSettings: `SELECT set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)`,
+    claimSettings: `SELECT set_config('synchronous_commit', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('jit', 'off', true)`,
     claim: `WITH RECURSIVE busy AS (
     -- Spec §8.2: any processing row blocks its aggregate, whatever its source, consumption or
     -- lease (an expired one blocks until the reclaim step returns it).

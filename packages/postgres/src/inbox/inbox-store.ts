@@ -18,7 +18,6 @@ import { postgresError } from '../classify-error.js';
 import { claimedMessage, unquoted, type ClaimedRow } from './inbox-rows.js';
 import { inboxRelaySql, relayCandidateWindow } from './inbox-relay-sql.js';
 import { inboxStoreSql } from './inbox-sql.js';
-import { ASYNC_COMMIT } from '../outbox/outbox-claim.js';
 import { pipelinedTransaction } from '../connection/pipelined-transaction.js';
 import { runBounded } from '../connection/bounded-statement.js';
 import type { TableNames } from '../schema/table-names.js';
@@ -107,8 +106,7 @@ export function createPostgresInboxStore(
       // The claim commits without waiting for its WAL flush: a claim lost in a crash only
       // returns rows to pending. A crash loses a suffix of the WAL, so a forward made under a
       // lost claim is lost with it (see the forward statement), never the other way round.
-      const [, , , rows] = await pipelinedTransaction(sql, [
-        { text: ASYNC_COMMIT },
+      const [, , rows] = await pipelinedTransaction(sql, [
         { text: relaySql.claimSettings },
         { text: relaySql.claimLock, params: [lockKey] },
         {
