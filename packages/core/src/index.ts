@@ -17,6 +17,8 @@ export * from './doubling-backoff.js';
 export * from './reconnect-schedule.js';
 export * from './failure-streak.js';
 export * from './conflated-wake-signal.js';
+export * from './deadline-queue.js';
+export * from './claim-watch.js';
 export * from './claim-load.js';
 export * from './statement-group.js';
 export * from './in-hand-window.js';

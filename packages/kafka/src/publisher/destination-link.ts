@@ -18,7 +18,14 @@ import type {
   PublishOutcome,
   PublishRequest,
 } from '@queuebox/core';
-import { publishFailed, sleep } from '@queuebox/core';
+import {
+  DeadlineEntry,
+  DeadlineQueue,
+  publishFailed,
+  sleep,
+  unwatchClaim,
+  watchClaim,
+} from '@queuebox/core';
 import { checkBrokerSpeaks } from '../broker-check.js';
 import { kafkaError } from '../classify-error.js';
 import { closeWithin, createClient } from '../connection.js';
@@ -49,20 +56,20 @@ export interface DestinationLinkOptions {
 
 /**
  * One row on its way: a cancel listener of its claim (no AbortSignal made for it) and an entry of
- * the link's budget order, so a row costs no timer or event listener of its own.
+ * the link's budget queue (one timer for every row), so a row costs no timer or event listener of
+ * its own.
  */
-class Pending implements Batchable, CancelListener {
+class Pending extends DeadlineEntry implements Batchable, CancelListener {
   settled = false;
   readonly done: Promise<PublishOutcome>;
   #resolve!: (outcome: PublishOutcome) => void;
 
   constructor(
     readonly record: WireRecord,
-    /** performance.now() by which the ack must be in. */
-    readonly dueAt: number,
     readonly request: PublishRequest,
-    private readonly onSettled: (pending: Pending) => void,
+    private readonly deadlines: DeadlineQueue<Pending>,
   ) {
+    super();
     this.done = new Promise((resolve) => (this.#resolve = resolve));
   }
 
@@ -79,10 +86,16 @@ class Pending implements Batchable, CancelListener {
     this.settle(ABANDONED);
   }
 
+  expire(): void {
+    const ms = this.deadlines.budgetMs;
+    this.settle(failure(`Publish not acknowledged: Kafka sent no ack within ${ms} ms`));
+  }
+
   settle(outcome: PublishOutcome): void {
     if (this.settled) return;
     this.settled = true;
-    this.onSettled(this);
+    this.deadlines.remove(this);
+    unwatchClaim(this.request, this);
     this.#resolve(outcome);
   }
 }
@@ -98,11 +111,11 @@ export class DestinationLink {
   readonly #client;
   readonly #requestTimeoutMs: number;
   #queue: Pending[] = [];
-  /** Rows not settled yet, oldest first (every row has the same budget, so also by `dueAt`). */
-  readonly #unsettled = new Set<Pending>();
-  /** Only for a request without `watchCancel`: its signal's listener. */
-  readonly #signalListeners = new Map<Pending, () => void>();
-  #budgetTimer: NodeJS.Timeout | null = null;
+  /**
+   * Rows not settled yet, oldest first, each with the budget of `timeoutMs`. The sends and
+   * sockets keep the process up, never its timer alone.
+   */
+  readonly #unsettled: DeadlineQueue<Pending>;
   #pumpQueued = false;
   #sending = false;
   #slot: ProducerSlot | null = null;
@@ -117,6 +130,7 @@ export class DestinationLink {
     this.#config = config;
     this.#staticHeaders = staticHeaderMap(config.headers);
     this.#requestTimeoutMs = requestTimeoutOf(config.timeoutMs);
+    this.#unsettled = new DeadlineQueue<Pending>(config.timeoutMs, undefined, true);
     // The client only holds settings: nothing connects before the first publish.
     this.#client = createClient({
       clientId: `queuebox-destination-${options.name}`,
@@ -135,23 +149,9 @@ export class DestinationLink {
     // The record itself cannot be sent (no topic, or a name Kafka refuses): the same row never will.
     if (!wire.ok) return Promise.resolve(failure(wire.error, false));
     if (this.#closed) return Promise.resolve(CLOSED);
-    const pending = new Pending(
-      wire.record,
-      performance.now() + this.#config.timeoutMs,
-      request,
-      this.#onSettled,
-    );
-    if (request.watchCancel !== undefined) {
-      if (!request.watchCancel(pending)) return Promise.resolve(ABANDONED);
-    } else {
-      const { signal } = request;
-      if (signal.aborted) return Promise.resolve(ABANDONED);
-      const onAbort = () => pending.cancelled();
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#signalListeners.set(pending, onAbort);
-    }
+    const pending = new Pending(wire.record, request, this.#unsettled);
+    if (!watchClaim(request, pending)) return Promise.resolve(ABANDONED);
     this.#unsettled.add(pending);
-    if (this.#budgetTimer === null) this.#armBudget();
     this.#queue.push(pending);
     // Rows published in the same tick share the batch: the pump starts on the next microtask.
     if (!this.#pumpQueued) {
@@ -164,53 +164,10 @@ export class DestinationLink {
     return pending.done;
   }
 
-  readonly #onSettled = (pending: Pending): void => {
-    this.#unsettled.delete(pending);
-    const { request } = pending;
-    if (request.watchCancel !== undefined) {
-      request.unwatchCancel?.(pending);
-      return;
-    }
-    const onAbort = this.#signalListeners.get(pending);
-    if (onAbort === undefined) return;
-    this.#signalListeners.delete(pending);
-    request.signal.removeEventListener('abort', onAbort);
-  };
-
-  /**
-   * One timer for every row's budget: rows share `timeoutMs` and are added in order, so the
-   * oldest unsettled row is due first. A row that settles in time leaves the timer as it is; it
-   * fires at the old time, fails whatever is due and is armed again for the oldest left.
-   */
-  #armBudget(): void {
-    const oldest = this.#unsettled.values().next();
-    if (oldest.done === true) return;
-    this.#budgetTimer = setTimeout(
-      () => this.#expire(),
-      Math.max(0, oldest.value.dueAt - performance.now()),
-    );
-    // The sends and sockets keep the process up, never this timer alone.
-    this.#budgetTimer.unref();
-  }
-
-  #expire(): void {
-    this.#budgetTimer = null;
-    const now = performance.now();
-    for (const pending of this.#unsettled) {
-      if (pending.dueAt > now) break;
-      pending.settle(
-        failure(`Publish not acknowledged: Kafka sent no ack within ${this.#config.timeoutMs} ms`),
-      );
-    }
-    this.#armBudget();
-  }
-
   /** Fails every row not yet acknowledged and disconnects within a bound. Never rejects. */
   async close(): Promise<void> {
     this.#closed = true;
-    for (const pending of [...this.#unsettled]) pending.settle(CLOSED);
-    if (this.#budgetTimer !== null) clearTimeout(this.#budgetTimer);
-    this.#budgetTimer = null;
+    for (const pending of this.#unsettled.entries()) pending.settle(CLOSED);
     this.#queue = [];
     const slot = this.#slot;
     this.#slot = null;

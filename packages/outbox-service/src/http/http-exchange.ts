@@ -13,9 +13,16 @@
  * destination-pool.ts), since the refusal cost the pool a connection.
  */
 import type { Dispatcher } from 'undici';
-import { sanitize, type CancelListener, type PublishRequest } from '@queuebox/core';
+import {
+  DeadlineEntry,
+  DeadlineQueue,
+  sanitize,
+  unwatchClaim,
+  watchClaim,
+  type CancelListener,
+  type ClaimCancel,
+} from '@queuebox/core';
 import { describeNetworkError } from './deadline.js';
-import { DeadlineEntry, DeadlineQueue } from './deadline-queue.js';
 import type { DestinationPool } from './destination-pool.js';
 
 export type Exchange =
@@ -41,7 +48,7 @@ export interface ExchangeRequest {
   /**
    * The same from a publish request: its listener slot when it has one, else its signal.
    */
-  readonly cancel?: Pick<PublishRequest, 'signal' | 'watchCancel' | 'unwatchCancel'>;
+  readonly cancel?: ClaimCancel;
   /** Error-body bytes worth keeping: a longer body is cut off and its socket closed. */
   readonly maxErrorBytes: number;
 }
@@ -51,8 +58,6 @@ const DRAIN_LIMIT_BYTES = 64 * 1024;
 const EMPTY = new Uint8Array(0);
 
 type Controller = Dispatcher.DispatchController;
-type Cancel = Partial<Pick<PublishRequest, 'signal' | 'watchCancel' | 'unwatchCancel'>>;
-
 /**
  * undici's codes for a request it will not build (`new Request` in its client): an invalid
  * header, path or method, or an option it does not support (`Expect`).
@@ -70,10 +75,7 @@ class ExchangeHandler extends DeadlineEntry implements Dispatcher.DispatchHandle
   private chunks: Buffer[] | null = null;
   private done = false;
   private why: 'timeout' | 'cancelled' | null = null;
-  /** Only when the request has no listener slot: the signal's listener. */
-  private onOuterAbort: (() => void) | null = null;
-
-  private readonly cancel: Cancel;
+  private readonly cancel: ClaimCancel;
 
   constructor(
     private readonly request: ExchangeRequest,
@@ -83,20 +85,8 @@ class ExchangeHandler extends DeadlineEntry implements Dispatcher.DispatchHandle
   ) {
     super();
     deadlines.add(this);
-    const cancel: Cancel = request.cancel ?? { signal: request.signal };
-    this.cancel = cancel;
-    if (cancel.watchCancel !== undefined) {
-      if (!cancel.watchCancel(this)) this.stop('cancelled');
-      return;
-    }
-    const signal = cancel.signal;
-    if (signal === undefined) return;
-    if (signal.aborted) {
-      this.stop('cancelled');
-      return;
-    }
-    this.onOuterAbort = () => this.stop('cancelled');
-    signal.addEventListener('abort', this.onOuterAbort, { once: true });
+    this.cancel = request.cancel ?? { signal: request.signal };
+    if (!watchClaim(this.cancel, this)) this.stop('cancelled');
   }
 
   expire(): void {
@@ -177,11 +167,7 @@ class ExchangeHandler extends DeadlineEntry implements Dispatcher.DispatchHandle
     if (this.done) return;
     this.done = true;
     this.deadlines.remove(this);
-    const cancel = this.cancel;
-    if (cancel.unwatchCancel !== undefined) cancel.unwatchCancel(this);
-    else if (this.onOuterAbort !== null) {
-      cancel.signal?.removeEventListener('abort', this.onOuterAbort);
-    }
+    unwatchClaim(this.cancel, this);
     this.settle(exchange);
   }
 }

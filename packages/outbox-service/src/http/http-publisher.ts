@@ -12,6 +12,7 @@
  * (bounded-close.ts), so a hanging destination never holds a shutdown.
  */
 import {
+  DeadlineQueue,
   destinationPublisher,
   publishFailed,
   sanitize,
@@ -32,7 +33,6 @@ import { httpErrorText } from './error-text.js';
 import { createOAuth2TokenManager, type OAuth2TokenManager } from './oauth2-token-manager.js';
 import { CLOSE_GRACE_MS } from './bounded-close.js';
 import { DestinationPool } from './destination-pool.js';
-import { DeadlineQueue } from './deadline-queue.js';
 import { requestHeaders, staticHeaderList, staticHeaderMap, wireEntry } from './publish-headers.js';
 import { exchange } from './http-exchange.js';
 import { retryAfterDelayMs } from './retry-after.js';

@@ -82,4 +82,33 @@ describe('DeadlineQueue', () => {
     await expired;
     expect(queue.size).toBe(0);
   });
+
+  it('lists its entries oldest first as a copy, so each can be ended while going through them', () => {
+    const clock = { now: 0 };
+    const queue = new DeadlineQueue<Entry>(100, () => clock.now, true);
+    const entries = [new Entry(clock), new Entry(clock), new Entry(clock)];
+    for (const entry of entries) queue.add(entry);
+    const listed = queue.entries();
+    expect(listed).toEqual(entries);
+    for (const entry of listed) queue.remove(entry);
+    expect(queue.size).toBe(0);
+    expect(queue.armed).toBe(false);
+  });
+
+  it('with unref, its timer does not hold the process up; without, it does', () => {
+    const spy = vi.spyOn(globalThis, 'setTimeout');
+    const clock = { now: 0 };
+    const held = new DeadlineQueue<Entry>(100);
+    const free = new DeadlineQueue<Entry>(100, undefined, true);
+    const a = new Entry(clock);
+    const b = new Entry(clock);
+    held.add(a);
+    free.add(b);
+    const [heldTimer, freeTimer] = spy.mock.results.map((r) => r.value as NodeJS.Timeout);
+    spy.mockRestore();
+    expect(heldTimer!.hasRef()).toBe(true);
+    expect(freeTimer!.hasRef()).toBe(false);
+    held.remove(a);
+    free.remove(b);
+  });
 });

@@ -1,11 +1,11 @@
 /**
- * The time budgets of one destination's requests with one timer, instead of a `setTimeout` and
- * its clear per request. Every entry of a queue has the same budget (the destination's
- * `timeoutMs`), so entries expire in the order they were added: a doubly linked list in that
- * order, an O(1) removal when a request ends in time, and one timer armed for the oldest entry.
- * When that entry ends first, the timer is not moved; it fires at the old time, finds nothing
- * expired, and is armed again for the new oldest entry, so a queue under steady load costs about
- * one timer per `timeoutMs`, not one per request.
+ * The time budgets of one destination's publishes (an HTTP exchange, a RabbitMQ confirm, a Kafka
+ * ack) with one timer, instead of a `setTimeout` and its clear per publish. Every entry of a
+ * queue has the same budget (the destination's `timeoutMs`), so entries expire in the order they
+ * were added: a doubly linked list in that order, an O(1) removal when a publish ends in time,
+ * and one timer armed for the oldest entry. When that entry ends first, the timer is not moved;
+ * it fires at the old time, finds nothing expired, and is armed again for the new oldest entry,
+ * so a queue under steady load costs about one timer per `timeoutMs`, not one per publish.
  */
 /** One request's place in a queue; the request's own object extends it (no closure per request). */
 export abstract class DeadlineEntry {
@@ -19,20 +19,25 @@ export abstract class DeadlineEntry {
   abstract expire(): void;
 }
 
-export class DeadlineQueue {
+export class DeadlineQueue<E extends DeadlineEntry = DeadlineEntry> {
   #head: DeadlineEntry | null = null;
   #tail: DeadlineEntry | null = null;
-  #timer: NodeJS.Timeout | null = null;
+  #timer: ReturnType<typeof setTimeout> | null = null;
   /** When the armed timer fires (Infinity when none is armed). */
   #timerAt = Number.POSITIVE_INFINITY;
 
+  /**
+   * `unref`: the timer never holds the process up on its own (a broker's connection does while
+   * publishes wait). Without it an empty queue still keeps no timer.
+   */
   constructor(
     readonly budgetMs: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly unref = false,
   ) {}
 
   /** Starts `entry`'s budget now; it must not be queued already. */
-  add(entry: DeadlineEntry): void {
+  add(entry: E): void {
     entry.dueAt = this.now() + this.budgetMs;
     entry.prev = this.#tail;
     entry.next = null;
@@ -44,7 +49,7 @@ export class DeadlineQueue {
   }
 
   /** The request ended within its budget; a no-op when the entry is not queued. */
-  remove(entry: DeadlineEntry): void {
+  remove(entry: E): void {
     if (!entry.queued) return;
     entry.queued = false;
     if (entry.prev === null) this.#head = entry.next;
@@ -64,9 +69,17 @@ export class DeadlineQueue {
     return count;
   }
 
+  /** The entries waiting, oldest first, as a copy: ending one while iterating is safe. */
+  entries(): E[] {
+    const entries: E[] = [];
+    for (let entry = this.#head; entry !== null; entry = entry.next) entries.push(entry as E);
+    return entries;
+  }
+
   private arm(at: number): void {
     this.#timerAt = at;
     this.#timer = setTimeout(() => this.fire(), Math.max(0, at - this.now()));
+    if (this.unref) this.#timer.unref();
   }
 
   private disarm(): void {
@@ -81,7 +94,7 @@ export class DeadlineQueue {
     const now = this.now();
     // An expiry may add or remove entries (a retry, a settled request): take each head afresh.
     for (let entry = this.#head; entry !== null && entry.dueAt <= now; entry = this.#head) {
-      this.remove(entry);
+      this.remove(entry as E);
       entry.expire();
     }
     if (this.#head !== null && this.#timer === null) this.arm(this.#head.dueAt);
