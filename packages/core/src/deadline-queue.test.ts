@@ -19,7 +19,7 @@ describe('DeadlineQueue', () => {
   it('expires each entry its budget after it was added, in order, with one timer', () => {
     vi.useFakeTimers();
     const clock = { now: 0 };
-    const queue = new DeadlineQueue(100, () => clock.now);
+    const queue = new DeadlineQueue(100, { now: () => clock.now });
     const advance = (ms: number): void => {
       clock.now += ms;
       vi.advanceTimersByTime(ms);
@@ -49,7 +49,7 @@ describe('DeadlineQueue', () => {
   it('keeps no timer once the last entry is removed, and removing twice changes nothing', () => {
     vi.useFakeTimers();
     const clock = { now: 0 };
-    const queue = new DeadlineQueue(1000, () => clock.now);
+    const queue = new DeadlineQueue(1000, { now: () => clock.now });
     const entries = [new Entry(clock), new Entry(clock), new Entry(clock)];
     for (const entry of entries) queue.add(entry);
     queue.remove(entries[1]!);
@@ -85,7 +85,7 @@ describe('DeadlineQueue', () => {
 
   it('lists its entries oldest first as a copy, so each can be ended while going through them', () => {
     const clock = { now: 0 };
-    const queue = new DeadlineQueue<Entry>(100, () => clock.now, true);
+    const queue = new DeadlineQueue<Entry>(100, { now: () => clock.now, unref: true });
     const entries = [new Entry(clock), new Entry(clock), new Entry(clock)];
     for (const entry of entries) queue.add(entry);
     const listed = queue.entries();
@@ -99,7 +99,7 @@ describe('DeadlineQueue', () => {
     const spy = vi.spyOn(globalThis, 'setTimeout');
     const clock = { now: 0 };
     const held = new DeadlineQueue<Entry>(100);
-    const free = new DeadlineQueue<Entry>(100, undefined, true);
+    const free = new DeadlineQueue<Entry>(100, { unref: true });
     const a = new Entry(clock);
     const b = new Entry(clock);
     held.add(a);

@@ -26,15 +26,20 @@ export class DeadlineQueue<E extends DeadlineEntry = DeadlineEntry> {
   /** When the armed timer fires (Infinity when none is armed). */
   #timerAt = Number.POSITIVE_INFINITY;
 
+  private readonly now: () => number;
+  private readonly unref: boolean;
+
   /**
    * `unref`: the timer never holds the process up on its own (a broker's connection does while
-   * publishes wait). Without it an empty queue still keeps no timer.
+   * publishes wait); either way an empty queue keeps no timer. `now`: a test's clock.
    */
   constructor(
     readonly budgetMs: number,
-    private readonly now: () => number = () => performance.now(),
-    private readonly unref = false,
-  ) {}
+    options: { readonly now?: () => number; readonly unref?: boolean } = {},
+  ) {
+    this.now = options.now ?? (() => performance.now());
+    this.unref = options.unref ?? false;
+  }
 
   /** Starts `entry`'s budget now; it must not be queued already. */
   add(entry: E): void {

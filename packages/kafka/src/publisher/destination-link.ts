@@ -130,7 +130,7 @@ export class DestinationLink {
     this.#config = config;
     this.#staticHeaders = staticHeaderMap(config.headers);
     this.#requestTimeoutMs = requestTimeoutOf(config.timeoutMs);
-    this.#unsettled = new DeadlineQueue<Pending>(config.timeoutMs, undefined, true);
+    this.#unsettled = new DeadlineQueue<Pending>(config.timeoutMs, { unref: true });
     // The client only holds settings: nothing connects before the first publish.
     this.#client = createClient({
       clientId: `queuebox-destination-${options.name}`,

@@ -153,22 +153,18 @@ RETURNING ${claimedColumns(tables, 'claimed')}`;
 export const PLANNER_SETTINGS = 'SET LOCAL enable_bitmapscan = off';
 
 /**
- * Sent first in a claim's own transaction (outbox and relay claims): that transaction, and only
- * it, commits without waiting for its WAL flush, which on a slow disk is most of a claim's
- * latency (the flush takes many times what the statement itself takes).
- * What a database crash can then lose is the newest claims, never a completion or a forward's
- * effect that a durable write depends on: outbox completions commit synchronously, and flushing
- * a commit record flushes every earlier record, the claim of that row included. A lost claim
- * leaves its row pending, so it is delivered again — the duplicate that a crash may cause anyway
- * (spec §18.1 G3), only without waiting for the lease. A key still never has a later row claimed
- * before an earlier one is durably sent or dead.
- */
-export const ASYNC_COMMIT = 'SET LOCAL synchronous_commit = off';
-
-/**
- * Both settings above in one statement, sent before the claim in its transaction: a `SELECT
- * set_config(..., true)` is `SET LOCAL`, and one statement instead of two spares both processes
- * a bind, execute and sync of its own on every claim.
+ * The claim's settings in one statement, sent first in its own transaction: a `SELECT
+ * set_config(..., true)` is `SET LOCAL`, and one statement spares both processes a bind, execute
+ * and sync per setting on every claim. `PLANNER_SETTINGS` above, and with `asyncCommit` (the
+ * relay's claim sets the same in its own settings statement): that transaction, and only it,
+ * commits without waiting for its WAL flush, which on a slow disk is most of a claim's latency
+ * (the flush takes many times what the statement itself takes). What a database crash can then
+ * lose is the newest claims, never a completion or a forward's effect that a durable write
+ * depends on: outbox completions commit synchronously, and flushing a commit record flushes every
+ * earlier record, the claim of that row included. A lost claim leaves its row pending, so it is
+ * delivered again — the duplicate that a crash may cause anyway (spec §18.1 G3), only without
+ * waiting for the lease. A key still never has a later row claimed before an earlier one is
+ * durably sent or dead.
  */
 export function claimSettings(asyncCommit: boolean): string {
   const planner = "set_config('enable_bitmapscan', 'off', true)";

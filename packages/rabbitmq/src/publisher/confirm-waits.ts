@@ -64,7 +64,7 @@ export class ConfirmWaits {
   readonly #deadlines: DeadlineQueue<ConfirmWait>;
 
   constructor(timeoutMs: number) {
-    this.#deadlines = new DeadlineQueue<ConfirmWait>(timeoutMs, undefined, true);
+    this.#deadlines = new DeadlineQueue<ConfirmWait>(timeoutMs, { unref: true });
   }
 
   /** A wait for `request`, or null when its claim has ended already (nothing is to be sent). */
