@@ -5,6 +5,7 @@ import { inboxRelaySql, relayCandidateWindow } from './inbox/inbox-relay-sql.js'
 import { createLayout } from '../test/contracts/layouts.js';
 import type { TableNames } from './schema/table-names.js';
 import { candidateWindow, claimStatement, PLANNER_SETTINGS } from './outbox/outbox-claim.js';
+import { GAUGES_SETTINGS, gaugesStatement } from './outbox/outbox-maintenance.js';
 
 const pg = await requireService('postgres', 'postgres: claim plans');
 
@@ -183,4 +184,36 @@ describe.skipIf(!pg.available)('claim plans on PostgreSQL', () => {
       await expectWindowed(outboxClaim(100), { rowsChecked: false });
     });
   }
+
+  /** Whether the plan of `text` after `settings`, in one rolled-back transaction, has a Gather. */
+  const gathers = async (settings: readonly string[], text: string): Promise<boolean> => {
+    const connection = await db.sql.reserve();
+    try {
+      await connection`BEGIN`;
+      try {
+        // Parallel plans made as cheap as they get, so only the statement's own setting stops one.
+        await connection`SET LOCAL parallel_setup_cost = 0`;
+        await connection`SET LOCAL parallel_tuple_cost = 0`;
+        await connection`SET LOCAL min_parallel_table_scan_size = 0`;
+        await connection`SET LOCAL min_parallel_index_scan_size = 0`;
+        await connection`SET LOCAL max_parallel_workers_per_gather = 2`;
+        for (const setting of settings) await connection.unsafe(setting);
+        const [row] = await connection.unsafe<{ 'QUERY PLAN': unknown }[]>(
+          `EXPLAIN (FORMAT JSON) ${text}`,
+        );
+        return JSON.stringify(row!['QUERY PLAN']).includes('"Gather');
+      } finally {
+        await connection`ROLLBACK`;
+      }
+    } finally {
+      connection.release();
+    }
+  };
+
+  it('the pending gauges scan without parallel workers, where the planner would use them', async () => {
+    await loadOutbox(5_000, 1_000);
+    await db.sql`ANALYZE outbox`;
+    expect(await gathers([], gaugesStatement(names))).toBe(true);
+    expect(await gathers([GAUGES_SETTINGS], gaugesStatement(names))).toBe(false);
+  });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { delay, FakePublisher, until } from '@queuebox/testing';
+import { delay, FakePublisher, InMemoryOutboxStore, until } from '@queuebox/testing';
 import { pollerHarness, type PollerHarness } from '../../test/poller-harness.js';
 
 let h: PollerHarness | undefined;
@@ -130,6 +130,26 @@ describe('OutboxPoller loop and shutdown (spec §4.1, §4.6)', () => {
     const calls = h.store.calls.gauges.length;
     expect(calls).toBeGreaterThanOrEqual(4);
     expect(calls).toBeLessThanOrEqual(6);
+  });
+
+  it('spends at most 2 % of the time on the gauges: a slow refresh spaces out the next', async () => {
+    const store = new InMemoryOutboxStore();
+    const gauges = store.gauges.bind(store);
+    const starts: number[] = [];
+    const took: number[] = [];
+    store.gauges = async () => {
+      const started = performance.now();
+      starts.push(started);
+      await delay(20);
+      const result = await gauges();
+      took.push(performance.now() - started);
+      return result;
+    };
+    h = pollerHarness({ store, config: { pendingGaugeIntervalMs: 10, pollIntervalMs: 5 } });
+    h.poller.start();
+    await until(() => starts.length === 2, 20_000, 'a second refresh');
+    // The interval alone would allow the next 10 ms after the first began.
+    expect(starts[1]! - starts[0]!).toBeGreaterThanOrEqual(49 * took[0]!);
   });
 
   it('claims at once on a wake instead of waiting the poll interval', async () => {

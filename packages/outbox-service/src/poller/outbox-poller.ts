@@ -96,6 +96,17 @@ const COMPLETION_LINGER_MS = 5;
 const UNKEYED_COMPLETION_LINGER_MS = 100;
 
 /**
+ * The most of the time the gauges' refresh may take. Its query reads every pending row (spec
+ * §4.1: a count, and the oldest `created_at`, which no index of the schema holds), so under a
+ * deep backlog it costs the database in proportion to the backlog: about a third of a second of
+ * a core per 100,000 pending rows, which every 5 s took several percent of the database's time
+ * from delivery on the outbox bench, and a backlog of millions would keep a core busy. After a
+ * refresh that took `d` ms the next starts no sooner than `d / GAUGES_DUTY` after it (and never
+ * sooner than `pendingGaugeIntervalMs`, which the spec makes a lower bound: "at most once per").
+ */
+const GAUGES_DUTY = 0.02;
+
+/**
  * Claims in flight at once. A second claim overlaps the first only when the buffer drains by
  * half a batch during one claim round trip, i.e. when the claim latency, not the destination,
  * would otherwise cap throughput.
@@ -158,7 +169,8 @@ function hasKey(message: ClaimedOutboxMessage): boolean {
  *   publish.
  * - Every held claim is renewed by ONE batched `renew` per `max(1, claimTimeoutMs/3)` ms.
  * - Reclaim runs at most once per `max(1, claimTimeoutMs/5)` ms; the pending gauges refresh at
- *   most once per `pendingGaugeIntervalMs`, off the claim path; scrapes never query.
+ *   most once per `pendingGaugeIntervalMs` and at most `GAUGES_DUTY` of the time, off the claim
+ *   path; scrapes never query.
  */
 export class OutboxPoller {
   private readonly wakeSignal: WakeSignal;
@@ -194,7 +206,8 @@ export class OutboxPoller {
   private loopDone: Promise<void> = Promise.resolve();
   private closing: Promise<void> | null = null;
   private lastReclaimMs = Number.NEGATIVE_INFINITY;
-  private lastGaugesMs = Number.NEGATIVE_INFINITY;
+  /** The earliest the gauges' next refresh may start (see GAUGES_DUTY). */
+  private nextGaugesMs = Number.NEGATIVE_INFINITY;
   private gaugesRunning = false;
   /** Non-null only with a gate registered (and a store that can hand rows back). */
   private readonly gates: DestinationGates | null;
@@ -484,9 +497,10 @@ export class OutboxPoller {
   }
 
   private maybeRefreshGauges(): void {
-    const now = performance.now();
-    if (this.gaugesRunning || now - this.lastGaugesMs < this.config.pendingGaugeIntervalMs) return;
-    this.lastGaugesMs = now;
+    const started = performance.now();
+    if (this.gaugesRunning || started < this.nextGaugesMs) return;
+    // Set before the call, so a failing refresh is not retried on every cycle either.
+    this.nextGaugesMs = started + this.config.pendingGaugeIntervalMs;
     this.gaugesRunning = true;
     // Off the claim path: a COUNT over a large backlog must not stall delivery.
     this.deps.store
@@ -501,6 +515,8 @@ export class OutboxPoller {
       })
       .finally(() => {
         this.gaugesRunning = false;
+        const tookMs = performance.now() - started;
+        this.nextGaugesMs = Math.max(this.nextGaugesMs, started + tookMs / GAUGES_DUTY);
       });
   }
 

@@ -8,9 +8,12 @@ export interface PipelinedStatement {
   readonly params?: readonly Param[];
   /** Rows as arrays of values in column order (postgres.js `.values()`), not objects. */
   readonly values?: boolean;
+  /** `false`: planned on every call, for a text whose best plan moves with the table. */
+  readonly prepare?: false;
 }
 
 const PREPARED = { prepare: true } as const;
+const PLANNED_PER_CALL = { prepare: false } as const;
 
 /**
  * Runs `BEGIN`, the statements and `COMMIT` on one reserved connection, all sent before any
@@ -23,8 +26,9 @@ const PREPARED = { prepare: true } as const;
  * fails, the ones after it fail with "current transaction is aborted" and the COMMIT answers
  * ROLLBACK, so nothing of the transaction stays. The first error in statement order is thrown,
  * and a COMMIT that fails (the transaction did not happen) is thrown even when every statement
- * succeeded. Statements are named prepared statements: use this only for texts whose generic
- * plan is right, or pin the plan with `SET LOCAL` settings placed before them.
+ * succeeded. Statements are named prepared statements unless marked `prepare: false`: use those
+ * only for texts whose generic plan is right, or pin the plan with `SET LOCAL` settings placed
+ * before them.
  *
  * A lost connection or a transaction that does not answer within the pool's connect timeout
  * fails (see reserved-connection.ts: postgres.js can leave either waiting for good).
@@ -41,7 +45,8 @@ export async function pipelinedTransaction(
   const queries = [
     connection.unsafe('BEGIN', [], PREPARED),
     ...statements.map((s) => {
-      const query = connection.unsafe(s.text, (s.params ?? []) as Param[], PREPARED);
+      const options = s.prepare === false ? PLANNED_PER_CALL : PREPARED;
+      const query = connection.unsafe(s.text, (s.params ?? []) as Param[], options);
       return s.values === true ? query.values() : query;
     }),
     connection.unsafe('COMMIT', [], PREPARED),
