@@ -44,6 +44,26 @@ function workOf(root: PlanNode): Work {
 
 let statementNumber = 0;
 
+/** `work` on one connection inside a transaction that is rolled back, after `settings`. */
+async function rolledBack<T>(
+  sql: postgres.Sql,
+  settings: readonly string[],
+  work: (connection: postgres.ReservedSql) => Promise<T>,
+): Promise<T> {
+  const connection = await sql.reserve();
+  try {
+    await connection`BEGIN`;
+    try {
+      for (const setting of settings) await connection.unsafe(setting);
+      return await work(connection);
+    } finally {
+      await connection`ROLLBACK`;
+    }
+  } finally {
+    connection.release();
+  }
+}
+
 /** EXPLAIN ANALYZE of `text` with SQL-literal `params`, rolled back. */
 async function explainClaim(
   sql: postgres.Sql,
@@ -53,24 +73,19 @@ async function explainClaim(
   plan: 'generic' | 'custom',
 ): Promise<Work> {
   const name = `qb_claim_plan_${(statementNumber += 1)}`;
-  const connection = await sql.reserve();
-  try {
+  return rolledBack(sql, settings, async (connection) => {
+    // A prepared statement belongs to its connection, and only EXECUTE plans it.
     await connection.unsafe(`PREPARE ${name} AS ${text}`);
-    await connection`BEGIN`;
     try {
-      for (const setting of settings) await connection.unsafe(setting);
       await connection.unsafe(`SET LOCAL plan_cache_mode = force_${plan}_plan`);
       const [row] = await connection.unsafe<{ 'QUERY PLAN': [{ Plan: PlanNode }] }[]>(
         `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE ${name}(${params.join(', ')})`,
       );
       return workOf(row!['QUERY PLAN'][0].Plan);
     } finally {
-      await connection`ROLLBACK`;
+      await connection.unsafe(`DEALLOCATE ${name}`);
     }
-  } finally {
-    await connection.unsafe(`DEALLOCATE ${name}`).catch(() => undefined);
-    connection.release();
-  }
+  });
 }
 
 const appNow = () => `'${new Date(Date.now() + 1_000).toISOString()}'::timestamptz`;
@@ -186,29 +201,25 @@ describe.skipIf(!pg.available)('claim plans on PostgreSQL', () => {
   }
 
   /** Whether the plan of `text` after `settings`, in one rolled-back transaction, has a Gather. */
-  const gathers = async (settings: readonly string[], text: string): Promise<boolean> => {
-    const connection = await db.sql.reserve();
-    try {
-      await connection`BEGIN`;
-      try {
+  const gathers = (settings: readonly string[], text: string): Promise<boolean> =>
+    rolledBack(
+      db.sql,
+      [
         // Parallel plans made as cheap as they get, so only the statement's own setting stops one.
-        await connection`SET LOCAL parallel_setup_cost = 0`;
-        await connection`SET LOCAL parallel_tuple_cost = 0`;
-        await connection`SET LOCAL min_parallel_table_scan_size = 0`;
-        await connection`SET LOCAL min_parallel_index_scan_size = 0`;
-        await connection`SET LOCAL max_parallel_workers_per_gather = 2`;
-        for (const setting of settings) await connection.unsafe(setting);
+        'SET LOCAL parallel_setup_cost = 0',
+        'SET LOCAL parallel_tuple_cost = 0',
+        'SET LOCAL min_parallel_table_scan_size = 0',
+        'SET LOCAL min_parallel_index_scan_size = 0',
+        'SET LOCAL max_parallel_workers_per_gather = 2',
+        ...settings,
+      ],
+      async (connection) => {
         const [row] = await connection.unsafe<{ 'QUERY PLAN': unknown }[]>(
           `EXPLAIN (FORMAT JSON) ${text}`,
         );
         return JSON.stringify(row!['QUERY PLAN']).includes('"Gather');
-      } finally {
-        await connection`ROLLBACK`;
-      }
-    } finally {
-      connection.release();
-    }
-  };
+      },
+    );
 
   it('the pending gauges scan without parallel workers, where the planner would use them', async () => {
     await loadOutbox(5_000, 1_000);

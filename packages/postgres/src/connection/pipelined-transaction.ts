@@ -26,9 +26,9 @@ const PLANNED_PER_CALL = { prepare: false } as const;
  * fails, the ones after it fail with "current transaction is aborted" and the COMMIT answers
  * ROLLBACK, so nothing of the transaction stays. The first error in statement order is thrown,
  * and a COMMIT that fails (the transaction did not happen) is thrown even when every statement
- * succeeded. Statements are named prepared statements unless marked `prepare: false`: use those
- * only for texts whose generic plan is right, or pin the plan with `SET LOCAL` settings placed
- * before them.
+ * succeeded. Statements are named prepared statements unless marked `prepare: false` (planned on
+ * every call): prepare only texts whose generic plan is right, or pin the plan with `SET LOCAL`
+ * settings placed before them.
  *
  * A lost connection or a transaction that does not answer within the pool's connect timeout
  * fails (see reserved-connection.ts: postgres.js can leave either waiting for good).

@@ -66,9 +66,9 @@ export function createMaintenance(sql: postgres.Sql, tables: TableNames, clock: 
   }
 
   async function gauges(): Promise<OutboxGauges> {
-    // Planned per call like the others; the setting holds for this transaction only.
+    // The query is planned per call like the others; the setting holds for this transaction only.
     const [, rows] = (await pipelinedTransaction(sql, [
-      { text: GAUGES_SETTINGS, prepare: false },
+      { text: GAUGES_SETTINGS },
       { text: gaugesText, prepare: false },
     ])) as [unknown, { pending: string; ageSeconds: number }[]];
     const row = rows[0];
