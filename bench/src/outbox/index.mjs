@@ -44,6 +44,7 @@ import {
   replicaTargets,
 } from './replicas-report.mjs';
 import { printStart, startScenario } from './start.mjs';
+import { engineTargets } from './engine-targets.mjs';
 import { toYaml } from '../lib/queuebox.mjs';
 
 /** The peers of issue 18, in the order they run at each size. */
@@ -274,6 +275,7 @@ function comparison(scenarios, rows) {
   const qbb = rateOf(b);
   const firstA = a?.figures?.processStartToFirstReceiptMs ?? null;
   const firstB = b?.figures?.processStartToFirstReceiptMs ?? null;
+  const engine = engineTargets(scenarios, size, best);
   return {
     rows,
     size,
@@ -282,6 +284,7 @@ function comparison(scenarios, rows) {
     queuebox: { a: qa, b: qbb, aFromStart: a?.figures?.messagesPerSecondFromStart ?? null },
     bestPeer: best ? { id: best.id, system: `${best.system} ${best.version}`, rate: bestRate } : null,
     targetA,
+    engineRatios: engine.ratios,
     ratios: {
       aToBestPeer: div(qa, bestRate),
       aToLimit: div(qa, limit),
@@ -330,6 +333,7 @@ function comparison(scenarios, rows) {
         value: qa,
         met: qa === null || bestRate === null ? null : qa >= 2 * bestRate && qa >= 10_000,
       },
+      ...engine.targets,
     ],
   };
 }
@@ -392,6 +396,7 @@ function summarize(ctx, scenarios, startedMs) {
     ] = x.ratios.ceilingToLimit;
     ratios[`${x.size}: QueueBox (a) / the ceiling`] = x.ratios.aToCeiling;
     ratios[`${x.size}: QueueBox (b) / QueueBox (a)`] = x.ratios.bToA;
+    Object.assign(ratios, x.engineRatios);
     const onNode20 = rateOf(byId(scenarios, `qb-a-node20-${x.size}`));
     if (onNode20 !== null) {
       ratios[`${x.size}: QueueBox (a) on Node.js 20 / best peer (${x.bestPeer?.id ?? '—'})`] = div(

@@ -1,0 +1,75 @@
+/**
+ * The delivery engine's targets for one backlog size, from the scenarios of one run: QueueBox (a)
+ * against the best peer, (b) against (a), and the QueueBox process's CPU per message against the
+ * bare HTTP client's. Beside the CPU ratio stands its floor when limit-db-<size> ran: the bare
+ * client's CPU per message plus the CPU per row of the outbox's claims and completions run beside
+ * it in a process of their own, over the bare client's. An outbox process that runs those
+ * statements and those requests saves at most the second process's own runtime, so a floor above the
+ * target says the target is out of reach for these statements on this machine, in this run. Two
+ * things move it: the client's figure is its own alone (beside the work it spends more, on a busier
+ * machine), which keeps the floor low; the work claims 100 rows a time where QueueBox's claims
+ * grow under a deep backlog, and a claim's fixed cost is shared by fewer rows, which raises it.
+ */
+import { round } from '../lib/util.mjs';
+
+const PEER_RATIO = 1.0;
+const KEYED_RATIO = 0.9;
+const CPU_RATIO = 1.5;
+
+const ok = (scenarios, id) => scenarios.find((s) => s.id === id && !s.error) ?? null;
+const rate = (s) => s?.figures?.messagesPerSecond ?? null;
+const div = (a, b) => (a && b ? round(a / b, 2) : null);
+const workerCpu = (s) => s?.figures?.cpuMsPerMessage?.worker ?? null;
+
+/**
+ * The outbox work's CPU per row inside the client's window: its share of a core over that
+ * window, over the rows it had written by the client's last response (the rest came after).
+ */
+function outboxWorkCpu(ceiling) {
+  const percent = ceiling?.cpu?.percentOfOneCore?.['outbox work'];
+  const rows = ceiling?.figures?.outboxRowsWrittenByClientEnd;
+  const seconds = ceiling?.cpu?.seconds;
+  if (percent === undefined || !rows || !seconds) return null;
+  return round(((percent / 100) * seconds * 1000) / rows, 3);
+}
+
+/** `bestPeer` is the comparison's best peer scenario (both pg-boss setups, graphile-worker). */
+export function engineTargets(scenarios, size, bestPeer) {
+  const a = ok(scenarios, `qb-a-${size}`);
+  const b = ok(scenarios, `qb-b-${size}`);
+  const limit = ok(scenarios, `limit-${size}`);
+  const ceiling = ok(scenarios, `limit-db-${size}`);
+  const toPeer = div(rate(a), rate(bestPeer));
+  const keyed = div(rate(b), rate(a));
+  const cpu = { queuebox: workerCpu(a), client: workerCpu(limit) };
+  const work = outboxWorkCpu(ceiling);
+  const floor = work === null || cpu.client === null ? null : round(cpu.client + work, 3);
+  const cpuRatio = div(cpu.queuebox, cpu.client);
+  const floorRatio = div(floor, cpu.client);
+  const met = (value, ok) => (value === null ? null : ok);
+  return {
+    ratios: {
+      [`${size}: CPU ms/msg, QueueBox (a) / HTTP limit client (${cpu.queuebox ?? '—'} / ${cpu.client ?? '—'})`]:
+        cpuRatio,
+      [`${size}: CPU floor of any outbox with these statements / HTTP limit client (client alone + outbox work ${work ?? '—'} ms/msg at 100 rows per claim, limit-db-${size})`]:
+        floorRatio,
+    },
+    targets: [
+      {
+        target: `${size}: (a) ≥ ${PEER_RATIO.toFixed(1)} × best peer (${bestPeer?.id ?? '—'}) (issue 39)`,
+        value: toPeer,
+        met: met(toPeer, toPeer >= PEER_RATIO),
+      },
+      {
+        target: `${size}: (b) ≥ ${KEYED_RATIO} × (a) in the same run (issue 39)`,
+        value: keyed,
+        met: met(keyed, keyed >= KEYED_RATIO),
+      },
+      {
+        target: `${size}: CPU per message, QueueBox / HTTP limit client ≤ ${CPU_RATIO} (issue 39; floor ${floorRatio ?? 'not run'})`,
+        value: cpuRatio,
+        met: met(cpuRatio, cpuRatio <= CPU_RATIO),
+      },
+    ],
+  };
+}
