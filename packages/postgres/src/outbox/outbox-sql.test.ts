@@ -67,9 +67,9 @@ describe('outbox statements on renamed tables and columns', () => {
 });
 
 describe('candidate window', () => {
-  it('is a power of two of at least twice the batch plus 32, and at least 64', () => {
-    expect([1, 16, 17, 48, 49, 100, 112, 113, 1000].map(candidateWindow)).toEqual([
-      64, 64, 128, 128, 256, 256, 256, 512, 2048,
+  it('is a power of two of at least the batch and a quarter, and at least 64', () => {
+    expect([1, 51, 52, 100, 102, 103, 400, 410, 1000].map(candidateWindow)).toEqual([
+      64, 64, 128, 128, 128, 256, 512, 1024, 2048,
     ]);
   });
 
