@@ -110,6 +110,9 @@ describe.skipIf(!pg.available)(SUITE, () => {
     }, 10_000);
     expect(second!.slot_name).not.toBe(first!.slot_name);
     expect(await walsenders()).toContain(second!.active_pid);
+    // A temporary slot is active from its creation on, before the stream starts on it: the gauge
+    // follows once the feed reports streaming, a moment after the slot appeared.
+    await eventually(async () => (await feedState()).streaming === 1, 10_000);
     expect(await feedState()).toEqual({ streaming: 1, paused: 0, down: 0 });
     expect(logger.messages('warn')).toEqual([]);
   });
