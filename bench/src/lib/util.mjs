@@ -60,3 +60,6 @@ export async function runCleanups(cleanups) {
     }
   }
 }
+
+/** a / b to two places, or null when either is missing or zero. */
+export const ratio = (a, b) => (a && b ? round(a / b, 2) : null);

@@ -10,15 +10,12 @@
  * machine), which keeps the floor low; the work claims 100 rows a time where QueueBox's claims
  * grow under a deep backlog, and a claim's fixed cost is shared by fewer rows, which raises it.
  */
-import { round } from '../lib/util.mjs';
+import { ratio, round } from '../lib/util.mjs';
 
 const PEER_RATIO = 1.0;
 const KEYED_RATIO = 0.9;
 const CPU_RATIO = 1.5;
 
-const ok = (scenarios, id) => scenarios.find((s) => s.id === id && !s.error) ?? null;
-const rate = (s) => s?.figures?.messagesPerSecond ?? null;
-const div = (a, b) => (a && b ? round(a / b, 2) : null);
 const workerCpu = (s) => s?.figures?.cpuMsPerMessage?.worker ?? null;
 
 /**
@@ -33,19 +30,16 @@ function outboxWorkCpu(ceiling) {
   return round(((percent / 100) * seconds * 1000) / rows, 3);
 }
 
-/** `bestPeer` is the comparison's best peer scenario (both pg-boss setups, graphile-worker). */
-export function engineTargets(scenarios, size, bestPeer) {
-  const a = ok(scenarios, `qb-a-${size}`);
-  const b = ok(scenarios, `qb-b-${size}`);
-  const limit = ok(scenarios, `limit-${size}`);
-  const ceiling = ok(scenarios, `limit-db-${size}`);
-  const toPeer = div(rate(a), rate(bestPeer));
-  const keyed = div(rate(b), rate(a));
+/**
+ * The comparison's scenarios of one size (`a` QueueBox (a), `limit` and `ceiling` the HTTP limit
+ * alone and with the outbox work, `bestPeer`) and the two rate ratios it has already computed.
+ */
+export function engineTargets(size, { a, limit, ceiling, bestPeer, toPeer, keyed }) {
   const cpu = { queuebox: workerCpu(a), client: workerCpu(limit) };
   const work = outboxWorkCpu(ceiling);
   const floor = work === null || cpu.client === null ? null : round(cpu.client + work, 3);
-  const cpuRatio = div(cpu.queuebox, cpu.client);
-  const floorRatio = div(floor, cpu.client);
+  const cpuRatio = ratio(cpu.queuebox, cpu.client);
+  const floorRatio = ratio(floor, cpu.client);
   const met = (value, ok) => (value === null ? null : ok);
   return {
     ratios: {

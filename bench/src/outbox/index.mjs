@@ -28,7 +28,7 @@ import {
   table,
 } from '../lib/report.mjs';
 import { nodeOfMajor } from '../lib/machine.mjs';
-import { log, round } from '../lib/util.mjs';
+import { log, ratio as div, round } from '../lib/util.mjs';
 import { captureAbTargets, printCaptureAb } from './capture-ab-report.mjs';
 import { CAPTURE_AB_ID, captureAb } from './capture-ab.mjs';
 import { httpLimit } from './http-limit.mjs';
@@ -252,7 +252,6 @@ function byId(scenarios, id) {
 }
 
 const rateOf = (s) => s?.figures?.messagesPerSecond ?? null;
-const div = (a, b) => (a && b ? round(a / b, 2) : null);
 const yes = (value, ok) => (value === null || value === undefined ? null : ok);
 
 /** Per backlog size: the limit, QueueBox (a) and (b), the best peer, issue 18's targets. */
@@ -275,7 +274,14 @@ function comparison(scenarios, rows) {
   const qbb = rateOf(b);
   const firstA = a?.figures?.processStartToFirstReceiptMs ?? null;
   const firstB = b?.figures?.processStartToFirstReceiptMs ?? null;
-  const engine = engineTargets(scenarios, size, best);
+  const engine = engineTargets(size, {
+    a,
+    limit: byId(scenarios, `limit-${size}`),
+    ceiling: byId(scenarios, `limit-db-${size}`),
+    bestPeer: best,
+    toPeer: div(qa, bestRate),
+    keyed: div(qbb, qa),
+  });
   return {
     rows,
     size,

@@ -1,7 +1,7 @@
 /** The replica scenarios' comparison: per backlog size, 2 and 4 replicas against 1, and targets. */
 import { sizeLabel } from '../lib/args.mjs';
 import { fmtInt, fmtRatio, section, table } from '../lib/report.mjs';
-import { round } from '../lib/util.mjs';
+import { ratio as div, round } from '../lib/util.mjs';
 import { REPLICA_COUNTS, replicaId } from './replicas.mjs';
 import { LIMIT_PROCESS_COUNTS, replicaLimitId } from './replica-limit.mjs';
 
@@ -9,7 +9,6 @@ import { LIMIT_PROCESS_COUNTS, replicaLimitId } from './replica-limit.mjs';
 export const REPLICA_TARGET = 0.9;
 
 const rateOf = (s) => s?.figures?.messagesPerSecond ?? null;
-const div = (a, b) => (a && b ? round(a / b, 2) : null);
 
 /** Per size with any replica scenario run: the scenarios by count and the ratios to one. */
 export function replicaComparisons(scenarios, sizeList) {
