@@ -5,9 +5,11 @@
  * fenced completion, one call for the batch. No publishing, no poller: run beside a plain client
  * (outbox-ceiling.mjs: mq-plain-8-db, nats-plain-8-db, limit-db-<size>), it shows what the writes
  * an outbox cannot do without cost the broker or the HTTP path on this machine. Up to two
- * batches run at once (QueueBox's poller overlaps two claims under a backlog, and its completions
- * overlap its claims); more work waits. One batch at a time fell behind the HTTP client: a third
- * of the rows were still unwritten at its last response, so the ceiling read too high.
+ * batches run at once, but their claims one at a time, as the poller's claims of rows without a
+ * key (a second claim beside the first finds its rows locked and comes back short): one batch's
+ * completion overlaps the next one's claim; more work waits. One batch at a time fell behind the
+ * HTTP client: a third of the rows were still unwritten at its last response, so the ceiling
+ * read too high.
  */
 import { DEFAULT_INBOX_COLUMNS, DEFAULT_OUTBOX_COLUMNS, systemClock } from '@queuebox/core';
 import { createPostgresOutboxStore, tableNamesFrom } from '@queuebox/postgres';
@@ -60,8 +62,11 @@ function pump() {
   }
 }
 
+let claiming = Promise.resolve();
 async function batch(limit) {
-  const rows = await store.claim(limit, 30_000);
+  const claim = claiming.then(() => store.claim(limit, 30_000));
+  claiming = claim.catch(() => {});
+  const rows = await claim;
   await store.complete(rows.map((row) => ({ kind: 'sent', fence: { id: row.id, claimToken: row.claimToken } })));
   done += rows.length;
 }

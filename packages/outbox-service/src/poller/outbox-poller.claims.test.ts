@@ -114,7 +114,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     expect(Math.max(...sizes)).toBeGreaterThan(1);
   });
 
-  it('claims whole batches, growing under load up to 4 × batchSize, never more than two at once, and holds at most a double buffer', async () => {
+  it('claims whole batches, growing under load up to 4 × batchSize, one claim at a time, and holds at most a double buffer', async () => {
     // Rows whose publish answered: still `processing` until their grouped terminal write lands,
     // but delivered. How many wait so depends on how late the write's timer fires (the load),
     // so the strand bound is checked on the others, the claimed-but-undelivered rows.
@@ -159,12 +159,40 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     }
     // Two slots kept busy by a backlog of 200: the claims grew past one batch.
     expect(Math.max(...sizes)).toBeGreaterThan(20);
-    expect(maxClaiming).toBeLessThanOrEqual(2);
+    expect(maxClaiming).toBe(1);
     // Undelivered: 2 × maxClaimRows unstarted + concurrency publishing (the strand bound).
     expect(maxUndelivered).toBeLessThanOrEqual(maxClaimedUndelivered(config));
     // Held in all: that, plus the delivered rows whose write is on its way, which pause claims
     // past the same number.
     expect(maxHeld).toBeLessThanOrEqual(2 * maxClaimedUndelivered(config));
+  });
+
+  it('grows the claims when they, not the destination, are the bound: a batch lasts less than a claim round trip', async () => {
+    // Publishes answer at once and a claim takes 15 ms: a batch is worked off long before the
+    // next claim returns, so the slots are mostly idle when it does, and only larger claims can
+    // deliver more.
+    const publisher = new FakePublisher('http', 'all', () => Promise.resolve({ ok: true }));
+    h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 8 } });
+    const store = h.store;
+    const claim = store.claim.bind(store);
+    let claiming = 0;
+    let maxClaiming = 0;
+    store.claim = async (limit, leaseMs) => {
+      maxClaiming = Math.max(maxClaiming, ++claiming);
+      try {
+        await delay(15);
+        return await claim(limit, leaseMs);
+      } finally {
+        claiming--;
+      }
+    };
+    await h.insert(...Array.from({ length: 400 }, () => ({ topic: 't', payload: {} })));
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 400, 10_000, 'all sent');
+    const sizes = h.store.calls.claim;
+    expect(sizes.slice(0, 3)).toEqual([20, 40, 80]);
+    expect(Math.max(...sizes)).toBe(maxClaimRows({ batchSize: 20 }));
+    expect(maxClaiming).toBe(1);
   });
 
   it('holds at most 2 × maxClaimRows + concurrency rows claimed but undelivered (the crash strand bound)', async () => {

@@ -107,13 +107,6 @@ const UNKEYED_COMPLETION_LINGER_MS = 100;
 const GAUGES_DUTY = 0.02;
 
 /**
- * Claims in flight at once. A second claim overlaps the first only when the buffer drains by
- * half a batch during one claim round trip, i.e. when the claim latency, not the destination,
- * would otherwise cap throughput.
- */
-const MAX_CLAIMS_IN_FLIGHT = 2;
-
-/**
  * How far a claim grows past `batchSize` under a deep backlog (see `launchClaims`). Four: the
  * claim's candidate window (outbox-claim.ts) stays 2.56 rows read per row claimed, as at 100,
  * while a backlog costs a quarter of the claim round trips and commits; past it the window
@@ -156,14 +149,16 @@ function hasKey(message: ClaimedOutboxMessage): boolean {
  *
  * - A claim asks for `batchSize` rows (a claim round trip costs about the same for 10 rows as
  *   for 100), and more under a deep backlog: while claims come back full and every publish slot
- *   is busy, each claim asks for twice the last, up to `maxClaimRows` (4 × batchSize), and a
- *   claim that comes back short or with a keyed row starts again from `batchSize`. Rows go into
- *   a double buffer of claimed-but-not-started rows (at most twice the claim size, so at most
- *   2 × maxClaimRows, in claim order), from which up to `concurrency` publishes run at once. The next claim starts as
- *   soon as a whole batch fits, i.e. while the previous batch is still being worked off, so the
- *   publishes never wait for a claim round trip; a claim that came back full is followed at
- *   once. Buffered rows are under the same renewed lease as running ones; on shutdown they are
- *   handed back (fenced `release`) or, without it, left to the reclaim step.
+ *   is busy (or less than a batch is left in the buffer), each claim asks for twice the last, up
+ *   to `maxClaimRows` (4 × batchSize), and a claim that comes back short or with a keyed row
+ *   starts again from `batchSize`. Rows go into a double buffer of claimed-but-not-started rows
+ *   (at most twice the claim size, so at most 2 × maxClaimRows, in claim order), from which up
+ *   to `concurrency` publishes run at once. One claim is on its way at a time (two after a full
+ *   claim of keyed rows, see `claim`); it starts as soon as a whole batch fits, i.e. while the
+ *   previous batch is still being worked off, so the publishes never wait for a claim round
+ *   trip; a claim that came back full is followed at once. Buffered rows are under the same
+ *   renewed lease as running ones; on shutdown they are handed back (fenced `release`) or,
+ *   without it, left to the reclaim step.
  * - Terminal writes go through a group-commit writer, and a publish slot frees as soon as the
  *   message reaches its terminal write, so one message's database round trip overlaps the next
  *   publish.
@@ -196,8 +191,8 @@ export class OutboxPoller {
   private reservedRows = 0;
   /** Calls of `wake()`; a claim compares it at its end with the count at its start. */
   private wakes = 0;
-  /** A second claim overlaps only under a backlog, so an idle poller costs one claim per interval. */
-  private lastClaimFull = false;
+  /** Claims that may be on their way at once: two only after a full claim of keyed rows. */
+  private claimsAtOnce = 1;
   /** Failing cycles in a row: one ERROR per outage, a growing pause (see FailureStreak). */
   private readonly streak: FailureStreak;
   private backoffUntilMs = 0;
@@ -360,7 +355,7 @@ export class OutboxPoller {
   private launchClaims(): void {
     while (
       !this.stopping &&
-      this.claims.size < (this.lastClaimFull ? MAX_CLAIMS_IN_FLIGHT : 1) &&
+      this.claims.size < this.claimsAtOnce &&
       performance.now() >= this.backoffUntilMs &&
       this.slots.settling <= this.maxSettling
     ) {
@@ -391,20 +386,35 @@ export class OutboxPoller {
           ? await this.deps.store.claim(limit, this.config.claimTimeoutMs)
           : await this.deps.store.claim(limit, this.config.claimTimeoutMs, options);
     } catch (error: unknown) {
-      this.lastClaimFull = false;
+      this.claimsAtOnce = 1;
       this.cycleFailed(error);
       return;
     }
     this.streak.succeeded();
-    this.lastClaimFull = rows.length >= limit;
-    // Claim in proportion to demand: a full claim while every slot is busy means the backlog
-    // outruns one batch per round trip; a short one means it does not (any more). Rows with a
+    // Claim in proportion to demand. A full claim means the backlog is deeper than one batch;
+    // with every slot busy the destination is the bound and larger claims cost the database
+    // less per row, and with less than a batch left in the buffer the claims are the bound (a
+    // round trip took longer than the buffered batch lasted). Either way the next claim doubles.
+    // A short claim means the backlog no longer outruns one batch per round trip. Rows with a
     // key keep whole batches: every key held in the buffer is one more the claim's head test
     // reads past, so a deeper buffer of keyed rows makes each claim dearer, not cheaper.
-    if (!this.lastClaimFull || rows.some(hasKey)) this.claimTarget = this.config.batchSize;
-    else if (this.slots.publishing >= this.config.concurrency) {
+    const keyed = rows.some(hasKey);
+    if (rows.length < limit || keyed) this.claimTarget = this.config.batchSize;
+    else if (
+      this.slots.publishing >= this.config.concurrency ||
+      this.slots.buffered < this.config.batchSize
+    ) {
       this.claimTarget = Math.min(2 * this.claimTarget, this.maxClaim);
     }
+    // Rows without a key: one claim at a time. A claim sent while another is still running reads
+    // the same window of due rows (outbox-claim.ts), finds most of them locked by the first and
+    // skips them, so it comes back short at the price of a whole claim; with two on their way
+    // the database spent about a third more time claiming, for no more rows a second. The double
+    // buffer keeps a batch in hand while the next claim is on its way, and claims that cannot
+    // keep up grow (above). Keyed rows keep a second claim after a full one: without it one
+    // replica on a keyed backlog delivered more, but four replicas on the same backlog delivered
+    // less, and the keyed claims stay at `batchSize`, so they cannot grow instead.
+    this.claimsAtOnce = keyed && rows.length >= limit ? 2 : 1;
     this.deps.claimLoad?.record(rows.length);
     const claimedRows = rows.length;
     if (options !== null) rows = await this.passOver(rows);
