@@ -21,6 +21,32 @@ async function startClaimLostInPublish(h: PollerHarness, outcome: PublishOutcome
   return id!;
 }
 
+/**
+ * Makes every claim of `h` wait `ms` before it runs and counts how many are on their way at once;
+ * `ended` runs as each claim ends (a test's own sampling of the rows held).
+ */
+function slowClaims(
+  h: PollerHarness,
+  ms: number,
+  ended: () => void = () => undefined,
+): { readonly maxAtOnce: number } {
+  const store = h.store;
+  const claim = store.claim.bind(store);
+  let running = 0;
+  const seen = { maxAtOnce: 0 };
+  store.claim = async (limit, leaseMs) => {
+    seen.maxAtOnce = Math.max(seen.maxAtOnce, ++running);
+    try {
+      await delay(ms);
+      return await claim(limit, leaseMs);
+    } finally {
+      running--;
+      ended();
+    }
+  };
+  return seen;
+}
+
 describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
   it('logs the duplicate ERROR and writes nothing more when the claim is lost after the publish', async () => {
     h = pollerHarness();
@@ -128,26 +154,16 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     const config = { batchSize: 20, concurrency: 2 };
     h = pollerHarness({ publishers: [publisher], config });
     const store = h.store;
-    const claim = store.claim.bind(store);
-    let claiming = 0;
-    let maxClaiming = 0;
     let maxHeld = 0;
     let maxUndelivered = 0;
-    store.claim = async (limit, leaseMs) => {
-      maxClaiming = Math.max(maxClaiming, ++claiming);
-      try {
-        await delay(3);
-        return await claim(limit, leaseMs);
-      } finally {
-        claiming--;
-        const processing = store.byState('processing');
-        maxHeld = Math.max(maxHeld, processing.length);
-        maxUndelivered = Math.max(
-          maxUndelivered,
-          processing.filter((row) => !published.has(row.id)).length,
-        );
-      }
-    };
+    const claims = slowClaims(h, 3, () => {
+      const processing = store.byState('processing');
+      maxHeld = Math.max(maxHeld, processing.length);
+      maxUndelivered = Math.max(
+        maxUndelivered,
+        processing.filter((row) => !published.has(row.id)).length,
+      );
+    });
     await h.insert(...Array.from({ length: 200 }, () => ({ topic: 't', payload: {} })));
     h.poller.start();
     await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
@@ -159,7 +175,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     }
     // Two slots kept busy by a backlog of 200: the claims grew past one batch.
     expect(Math.max(...sizes)).toBeGreaterThan(20);
-    expect(maxClaiming).toBe(1);
+    expect(claims.maxAtOnce).toBe(1);
     // Undelivered: 2 × maxClaimRows unstarted + concurrency publishing (the strand bound).
     expect(maxUndelivered).toBeLessThanOrEqual(maxClaimedUndelivered(config));
     // Held in all: that, plus the delivered rows whose write is on its way, which pause claims
@@ -173,26 +189,14 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     // deliver more.
     const publisher = new FakePublisher('http', 'all', () => Promise.resolve({ ok: true }));
     h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 8 } });
-    const store = h.store;
-    const claim = store.claim.bind(store);
-    let claiming = 0;
-    let maxClaiming = 0;
-    store.claim = async (limit, leaseMs) => {
-      maxClaiming = Math.max(maxClaiming, ++claiming);
-      try {
-        await delay(15);
-        return await claim(limit, leaseMs);
-      } finally {
-        claiming--;
-      }
-    };
+    const claims = slowClaims(h, 15);
     await h.insert(...Array.from({ length: 400 }, () => ({ topic: 't', payload: {} })));
     h.poller.start();
     await until(() => h!.store.byState('sent').length === 400, 10_000, 'all sent');
     const sizes = h.store.calls.claim;
     expect(sizes.slice(0, 3)).toEqual([20, 40, 80]);
     expect(Math.max(...sizes)).toBe(maxClaimRows({ batchSize: 20 }));
-    expect(maxClaiming).toBe(1);
+    expect(claims.maxAtOnce).toBe(1);
   });
 
   it('holds at most 2 × maxClaimRows + concurrency rows claimed but undelivered (the crash strand bound)', async () => {
@@ -206,11 +210,7 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     const config = { batchSize: 20, concurrency: 3, pollIntervalMs: 5 };
     h = pollerHarness({ publishers: [publisher], config });
     const store = h.store;
-    const claim = store.claim.bind(store);
-    store.claim = async (limit, leaseMs) => {
-      await delay(2);
-      return claim(limit, leaseMs);
-    };
+    slowClaims(h, 2);
     await h.insert(...Array.from({ length: 500 }, () => ({ topic: 't', payload: {} })));
     const bound = maxClaimedUndelivered(config);
     // 2 × (4 × 20) + 3.
@@ -240,12 +240,29 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
   it('keeps whole batches of batchSize while the claims hold keyed rows', async () => {
     const publisher = new FakePublisher('http', 'all', () => delay(1).then(() => ({ ok: true })));
     h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
+    const claims = slowClaims(h, 0);
     await h.insert(
       ...Array.from({ length: 200 }, (_, i) => ({ topic: 't', key: `k${i}`, payload: {} })),
     );
     h.poller.start();
     await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
     expect(new Set(h.store.calls.claim)).toEqual(new Set([20]));
+    expect(claims.maxAtOnce).toBeLessThanOrEqual(2);
+  });
+
+  it('sends a second keyed claim while a full one is on its way once the buffer has room', async () => {
+    // Claims take 50 ms, publishes answer at once: the buffer runs dry while a claim is on its
+    // way, and after a full claim of keyed rows the poller sends the next one beside it.
+    const publisher = new FakePublisher('http', 'all', () => Promise.resolve({ ok: true }));
+    h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
+    const claims = slowClaims(h, 50);
+    await h.insert(
+      ...Array.from({ length: 200 }, (_, i) => ({ topic: 't', key: `k${i}`, payload: {} })),
+    );
+    h.poller.start();
+    await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
+    expect(new Set(h.store.calls.claim)).toEqual(new Set([20]));
+    expect(claims.maxAtOnce).toBe(2);
   });
 
   it('costs one claim per poll interval when idle', async () => {

@@ -398,8 +398,9 @@ export class OutboxPoller {
     // A short claim means the backlog no longer outruns one batch per round trip. Rows with a
     // key keep whole batches: every key held in the buffer is one more the claim's head test
     // reads past, so a deeper buffer of keyed rows makes each claim dearer, not cheaper.
+    const full = rows.length >= limit;
     const keyed = rows.some(hasKey);
-    if (rows.length < limit || keyed) this.claimTarget = this.config.batchSize;
+    if (!full || keyed) this.claimTarget = this.config.batchSize;
     else if (
       this.slots.publishing >= this.config.concurrency ||
       this.slots.buffered < this.config.batchSize
@@ -414,7 +415,7 @@ export class OutboxPoller {
     // keep up grow (above). Keyed rows keep a second claim after a full one: without it one
     // replica on a keyed backlog delivered more, but four replicas on the same backlog delivered
     // less, and the keyed claims stay at `batchSize`, so they cannot grow instead.
-    this.claimsAtOnce = keyed && rows.length >= limit ? 2 : 1;
+    this.claimsAtOnce = full && keyed ? 2 : 1;
     this.deps.claimLoad?.record(rows.length);
     const claimedRows = rows.length;
     if (options !== null) rows = await this.passOver(rows);
@@ -433,7 +434,7 @@ export class OutboxPoller {
     } else await this.addLimited(rows, this.limits, claimedAt);
     // A full batch suggests more is due: claim again without waiting for the poll interval.
     // Not when rows were handed back: a store that cannot pass over would return them again.
-    if (rows.length >= limit && rows.length === claimedRows) this.wakeSignal.wake();
+    if (full && rows.length === claimedRows) this.wakeSignal.wake();
   }
 
   /**
