@@ -237,31 +237,36 @@ describe('OutboxPoller claims, fences and leases (spec §4.2, §4.4)', () => {
     await until(() => store.byState('sent').length === 500, 10_000, 'all sent');
   });
 
-  it('keeps whole batches of batchSize while the claims hold keyed rows', async () => {
-    const publisher = new FakePublisher('http', 'all', () => delay(1).then(() => ({ ok: true })));
+  /**
+   * 200 rows of 200 keys through batches of 20 and two slots, each claim slowed by `claimMs`;
+   * returns when all are sent, with the claims' most at once.
+   */
+  async function sendKeyed(
+    publish: () => Promise<PublishOutcome>,
+    claimMs: number,
+  ): Promise<{ readonly maxAtOnce: number }> {
+    const publisher = new FakePublisher('http', 'all', publish);
     h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
-    const claims = slowClaims(h, 0);
+    const claims = slowClaims(h, claimMs);
     await h.insert(
       ...Array.from({ length: 200 }, (_, i) => ({ topic: 't', key: `k${i}`, payload: {} })),
     );
     h.poller.start();
     await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
-    expect(new Set(h.store.calls.claim)).toEqual(new Set([20]));
+    return claims;
+  }
+
+  it('keeps whole batches of batchSize while the claims hold keyed rows', async () => {
+    const claims = await sendKeyed(() => delay(1).then(() => ({ ok: true })), 0);
+    expect(new Set(h!.store.calls.claim)).toEqual(new Set([20]));
     expect(claims.maxAtOnce).toBeLessThanOrEqual(2);
   });
 
   it('sends a second keyed claim while a full one is on its way once the buffer has room', async () => {
     // Claims take 50 ms, publishes answer at once: the buffer runs dry while a claim is on its
     // way, and after a full claim of keyed rows the poller sends the next one beside it.
-    const publisher = new FakePublisher('http', 'all', () => Promise.resolve({ ok: true }));
-    h = pollerHarness({ publishers: [publisher], config: { batchSize: 20, concurrency: 2 } });
-    const claims = slowClaims(h, 50);
-    await h.insert(
-      ...Array.from({ length: 200 }, (_, i) => ({ topic: 't', key: `k${i}`, payload: {} })),
-    );
-    h.poller.start();
-    await until(() => h!.store.byState('sent').length === 200, 10_000, 'all sent');
-    expect(new Set(h.store.calls.claim)).toEqual(new Set([20]));
+    const claims = await sendKeyed(() => Promise.resolve({ ok: true }), 50);
+    expect(new Set(h!.store.calls.claim)).toEqual(new Set([20]));
     expect(claims.maxAtOnce).toBe(2);
   });
 
