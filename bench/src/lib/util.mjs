@@ -1,6 +1,8 @@
-import { createServer } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** One port handed out once per process, the same helper the tests use. */
+export { freePort } from '@queuebox/dev';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const REPO_DIR = resolve(BENCH_DIR, '..');
@@ -11,18 +13,6 @@ export const QUEUEBOX_MAIN = process.env.QUEUEBOX_BENCH_MAIN ?? resolve(REPO_DIR
 /** Wall clock in ms with sub-ms resolution; the same clock in every process of the machine. */
 export const now = () => performance.timeOrigin + performance.now();
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-export function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
 
 /** Poll `check` every `everyMs` until it returns a truthy value or `timeoutMs` passes. */
 export async function waitFor(check, { timeoutMs, everyMs = 200, what = 'condition' }) {

@@ -21,7 +21,7 @@ export {
 } from './embedded-postgres.js';
 export { startDemoReceiver, type DemoReceiver } from './demo-receiver.js';
 export { devBanner, curlLine, exampleTopic, type DevBannerInput } from './banner.js';
-export { portIsFree } from './ports.js';
+export { freePort, portIsFree } from './ports.js';
 export {
   startPrivatePostgres,
   scratchDataDir,

@@ -2,8 +2,22 @@ import { createServer } from 'node:net';
 
 export const LOOPBACK = '127.0.0.1';
 
-/** A port the OS hands out on 127.0.0.1 (an ephemeral one, so never 5432). */
-export function freePort(): Promise<number> {
+// The OS may hand the same ephemeral port to two bind(0) calls in a row once the first listener
+// has closed; a caller asking twice wants two ports, so a port is handed out once per process.
+const handedOut = new Set<number>();
+
+/** A port the OS hands out on 127.0.0.1 (an ephemeral one, so never 5432), never the same twice in one process. */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await ephemeralPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+}
+
+function ephemeralPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

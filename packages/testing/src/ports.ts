@@ -1,14 +1,2 @@
-import { createServer } from 'node:net';
-
-/** A TCP port that was free a moment ago on 127.0.0.1, for servers a test starts itself. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+/** A TCP port that was free a moment ago on 127.0.0.1 and not handed out before in this process, for servers a test starts itself. */
+export { freePort } from '@queuebox/dev';
