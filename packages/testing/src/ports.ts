@@ -14,9 +14,9 @@ const handedOut = new Set<number>();
  * servers a test starts itself. Outside a vitest worker: one the OS picks.
  */
 export async function freePort(): Promise<number> {
-  const pool = Number(process.env['VITEST_POOL_ID']);
-  if (!Number.isInteger(pool) || pool < 1) return ephemeralPort();
-  const start = STRETCH_BASE + ((pool - 1) % STRETCHES) * STRETCH_SIZE;
+  const stretch = workerPortStretch();
+  if (stretch === null) return ephemeralPort();
+  const { start, end } = stretch;
   // A random first port: a later test file in a worker of the same id starts elsewhere.
   const offset = Math.floor(Math.random() * STRETCH_SIZE);
   for (let i = 0; i < STRETCH_SIZE; i++) {
@@ -25,7 +25,13 @@ export async function freePort(): Promise<number> {
     handedOut.add(port);
     return port;
   }
-  throw new Error(
-    `No free port is left in ${start}-${start + STRETCH_SIZE - 1} for this test worker.`,
-  );
+  throw new Error(`No free port is left in ${start}-${end} for this test worker.`);
+}
+
+/** This vitest worker's ports, first and last; null outside a vitest worker. */
+export function workerPortStretch(): { readonly start: number; readonly end: number } | null {
+  const pool = Number(process.env['VITEST_POOL_ID']);
+  if (!Number.isInteger(pool) || pool < 1) return null;
+  const start = STRETCH_BASE + ((pool - 1) % STRETCHES) * STRETCH_SIZE;
+  return { start, end: start + STRETCH_SIZE - 1 };
 }
