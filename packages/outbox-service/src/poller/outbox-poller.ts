@@ -154,8 +154,8 @@ function hasKey(message: ClaimedOutboxMessage): boolean {
  *   starts again from `batchSize`. Rows go into a double buffer of claimed-but-not-started rows
  *   (at most twice the claim size, so at most 2 × maxClaimRows, in claim order), from which up
  *   to `concurrency` publishes run at once. One claim is on its way at a time (two after a full
- *   claim of keyed rows, see `claim`); it starts as soon as a whole batch fits, i.e. while the
- *   previous batch is still being worked off, so the publishes never wait for a claim round
+ *   claim of keyed rows, see `claim`); it starts as soon as the whole claim fits, i.e. while the
+ *   previous one is still being worked off, so the publishes never wait for a claim round
  *   trip; a claim that came back full is followed at once. Buffered rows are under the same
  *   renewed lease as running ones; on shutdown they are handed back (fenced `release`) or,
  *   without it, left to the reclaim step.
@@ -256,7 +256,7 @@ export class OutboxPoller {
       this.leases,
       deps.logger,
       () => {
-        if (this.room() >= config.batchSize) this.wakeSignal.wake();
+        if (this.room() >= this.claimTarget) this.wakeSignal.wake();
       },
       this.limits,
     );
@@ -359,10 +359,11 @@ export class OutboxPoller {
       performance.now() >= this.backoffUntilMs &&
       this.slots.settling <= this.maxSettling
     ) {
-      // Only whole batches: a claim costs about the same round trip for 10 rows as for 100.
+      // Only whole claims: a claim costs about the same round trip for 10 rows as for 100, and
+      // a grown claim sent as soon as one batch fits would come back one batch long.
       const room = this.room();
-      if (room < this.config.batchSize) return;
-      const limit = Math.min(this.claimTarget, room);
+      if (room < this.claimTarget) return;
+      const limit = this.claimTarget;
       this.reservedRows += limit;
       const wakesBefore = this.wakes;
       const claim: Promise<void> = this.claim(limit).finally(() => {
