@@ -2,7 +2,7 @@
  * The plain kafkajs producer beside QueueBox: 1 KiB records, QueueBox's producer settings
  * (idempotent, acks all, one request in flight) and its in-flight count; with `outboxWork`, the
  * database work an outbox does per record runs beside it in a process of its own
- * (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 100 rows per 100 acks), so the run
+ * (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 400 rows per 400 acks), so the run
  * shows what that work alone costs the broker path on this machine: the ceiling of any outbox.
  */
 import { StickyPartitioning } from '@queuebox/kafka';

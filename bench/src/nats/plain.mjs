@@ -1,7 +1,7 @@
 /**
  * The plain nats client beside QueueBox: 1 KiB messages to a stream, N PubAcks in flight; with
  * `outboxWork`, the database work an outbox does per message runs beside it in a process of its
- * own (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 100 rows per 100 PubAcks), so
+ * own (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 400 rows per 400 PubAcks), so
  * the run shows what that work alone costs the server on this machine: the ceiling of any outbox.
  */
 import { loadAverage } from '../lib/machine.mjs';

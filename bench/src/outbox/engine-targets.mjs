@@ -7,9 +7,10 @@
  * statements and those requests saves at most the second process's own runtime, so a floor above the
  * target says the target is out of reach for these statements on this machine, in this run. Two
  * things move it: the client's figure is its own alone (beside the work it spends more, on a busier
- * machine), which keeps the floor low; the work claims 100 rows a time where QueueBox's claims
- * grow under a deep backlog, and a claim's fixed cost is shared by fewer rows, which raises it.
+ * machine), which keeps the floor low; the work claims and completes 400 rows a time, as
+ * QueueBox does under a deep backlog.
  */
+import { OUTBOX_WORK_BATCH } from '../lib/outbox-ceiling.mjs';
 import { ratio, round } from '../lib/util.mjs';
 
 const PEER_RATIO = 1.0;
@@ -45,7 +46,7 @@ export function engineTargets(size, { a, limit, ceiling, bestPeer, toPeer, keyed
     ratios: {
       [`${size}: CPU ms/msg, QueueBox (a) / HTTP limit client (${cpu.queuebox ?? '—'} / ${cpu.client ?? '—'})`]:
         cpuRatio,
-      [`${size}: CPU floor of any outbox with these statements / HTTP limit client (client alone + outbox work ${work ?? '—'} ms/msg at 100 rows per claim, limit-db-${size})`]:
+      [`${size}: CPU floor of any outbox with these statements / HTTP limit client (client alone + outbox work ${work ?? '—'} ms/msg at ${OUTBOX_WORK_BATCH} rows per claim, limit-db-${size})`]:
         floorRatio,
     },
     targets: [

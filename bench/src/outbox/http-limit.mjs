@@ -4,7 +4,7 @@
  * (peers/http-limit-runner.mjs). Measured like every worker: first to last receipt at the sink.
  * With `outboxWork` (limit-db-<size>) the same client runs while a process of its own does an
  * outbox's database work beside it (lib/outbox-ceiling.mjs: QueueBox's claim and completion of
- * 100 loaded rows per 100 responses): the ceiling of any outbox that must write those rows.
+ * 400 loaded rows per 400 responses): the ceiling of any outbox that must write those rows.
  */
 import {
   OUTBOX_WORK_BATCH,

@@ -554,7 +554,7 @@ function print(result) {
     );
     if (result.comparisons.some((x) => x.ceiling !== null))
       console.log(
-        "ceiling = the HTTP limit with an outbox's database work beside it (limit-db-<size>: QueueBox's claim and completion of 100 loaded rows per 100 responses, in a process of its own): no outbox that writes its rows can beat it on this machine.",
+        "ceiling = the HTTP limit with an outbox's database work beside it (limit-db-<size>: QueueBox's claim and completion of 400 loaded rows per 400 responses, in a process of its own): no outbox that writes its rows can beat it on this machine.",
       );
   }
   const latencyRuns = ok.filter((s) => s.trickle);

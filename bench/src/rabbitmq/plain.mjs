@@ -1,7 +1,7 @@
 /**
  * The plain amqplib client beside QueueBox: 1 KiB messages with confirms, N in flight; with
  * `outboxWork`, the database work an outbox does per message runs beside it in a process of its
- * own (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 100 rows per 100 confirms), so
+ * own (lib/outbox-ceiling.mjs: QueueBox's claim and completion of 400 rows per 400 confirms), so
  * the run shows what that work alone costs the broker on this machine: the ceiling of any outbox.
  */
 import { loadAverage } from '../lib/machine.mjs';
