@@ -54,7 +54,8 @@ export function outboxWorkLine(figures) {
  * Creates a scratch database with QueueBox's migrations and an outbox of `rows` loaded rows
  * (null keys, the run's payloads), forks the worker and runs `body(onDone, { database })`.
  * `onDone(count)` takes the running count of completed publishes or requests and hands the
- * worker one batch at every multiple of OUTBOX_WORK_BATCH; the count reaching `rows` marks the client's end.
+ * worker one batch at every multiple of OUTBOX_WORK_BATCH (and the rest at the end); the count
+ * reaching `rows` marks the client's end.
  * Resolves with the body's result and `work`: the rows the worker wrote (`rowsWritten`, all its
  * batches finished), those written by the client's end (`rowsWrittenByClientEnd`) and how long
  * the rest took after it (`lagMs`): work left over was not inside the client's window.
@@ -86,6 +87,9 @@ export async function withOutboxWork(ctx, body, { rows = ctx.options.rows } = {}
         if (count > 0 && count % OUTBOX_WORK_BATCH === 0) worker.send({ rows: OUTBOX_WORK_BATCH });
         if (count >= rows && !ended) {
           ended = true;
+          // A run whose rows are not a multiple of the batch still has every row written.
+          const rest = rows % OUTBOX_WORK_BATCH;
+          if (rest > 0) worker.send({ rows: rest });
           worker.send('end');
         }
       };

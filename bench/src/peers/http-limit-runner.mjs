@@ -5,7 +5,8 @@
  * ceiling every worker of the run is measured against. The bodies are built before {ready}, so
  * only the HTTP exchanges are timed. Options come as JSON in argv[2]; 'stop' ends it. With
  * `reportEvery` it sends `{ responses }`, the count of settled requests, at every multiple of it
- * and at the last (limit-db-<size>: the bench hands an outbox's database work one batch per OUTBOX_WORK_BATCH, 400).
+ * and at the last (limit-db-<size>: the bench hands an outbox's database work one batch per
+ * OUTBOX_WORK_BATCH responses).
  * With `first` it posts the bodies first … first + rows − 1, so several runners split one set.
  */
 import { keyOf, makePayloads } from '../lib/payload.mjs';
