@@ -5,6 +5,7 @@
  * The link is the destination's client calls; this is the rest.
  */
 import type { AppConfig, DestinationConfig } from '../config/app-config.js';
+import type { JsonPayload } from '../json-payload.js';
 import type { BrokerDeps, BrokerType } from '../ports/broker.js';
 import type { Logger } from '../ports/logger.js';
 import {
@@ -72,4 +73,15 @@ export function linkPublisher<T extends BrokerType, O extends object = object>(
     destinationPublisher(type, config, (name, destination) =>
       newLink({ ...(options ?? ({} as O)), name, config: destination, logger: deps.logger }),
     );
+}
+
+/**
+ * The payload as a broker client takes it (a Buffer): the bytes the store read, as they are (a
+ * view, not a copy; the client copies them into its frame), or the text's UTF-8. Reading `text`
+ * instead would decode every payload to a string that the client encodes straight back.
+ */
+export function payloadBuffer(payload: JsonPayload): Buffer {
+  const { body } = payload;
+  if (typeof body === 'string') return Buffer.from(body, 'utf8');
+  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 }

@@ -47,6 +47,23 @@ describe('wireRecord: topic, key and value', () => {
     expect(record.bytes).toBeGreaterThan(Buffer.byteLength(text));
   });
 
+  it('sends the bytes a store read as they are: a view of them, never a decoded string', () => {
+    // A claim hands the payload over as the bytes the database sent (a Buffer from postgres.js).
+    const stored = Buffer.from('{"n": 18446744073709551616, "s": "\u00e9\u4e2d"}', 'utf8');
+    const record = recordOf(
+      wireRecord(request({ payload: JsonPayload.fromBytes(stored) }), '{{ key }}', new Map()),
+    );
+    expect(record.message.value).toBe(stored);
+    // A Uint8Array that is not a Buffer is wrapped over the same memory.
+    const plain = new Uint8Array(stored.buffer, stored.byteOffset, stored.byteLength);
+    const wrapped = recordOf(
+      wireRecord(request({ payload: JsonPayload.fromBytes(plain) }), '{{ key }}', new Map()),
+    ).message.value as Buffer;
+    expect(Buffer.isBuffer(wrapped)).toBe(true);
+    expect(wrapped.buffer).toBe(stored.buffer);
+    expect(wrapped.equals(stored)).toBe(true);
+  });
+
   it('keys the record by the route routing key when the route set one, else by keyTemplate', () => {
     expect(recordKey('route-key', '{{ key }}', { topic: 't', key: 'row-key' })).toBe('route-key');
     expect(recordKey(null, '{{ key }}', { topic: 't', key: 'row-key' })).toBe('row-key');

@@ -1,7 +1,7 @@
 /**
  * The Kafka record of one publish (spec §6.3): the topic the router resolved, the record key, the
- * payload text as UTF-8 bytes (the stored text as it is, so no number passes through a double),
- * and the headers: static and row headers, then `x-message-id`, `x-topic` and `x-attempt` as
+ * payload as the bytes the store read (the stored text as it is, so no number passes through a
+ * double, and no string is made of it), and the headers: static and row headers, then `x-message-id`, `x-topic` and `x-attempt` as
  * UTF-8 strings, appended.
  *
  * Record key: a route's `routingKeyTemplate` wins (the router hands its rendering over as the
@@ -21,6 +21,7 @@ import {
   BrokerHeader,
   customHeaders,
   hasRowHeaders,
+  payloadBuffer,
   putOwnedHeaders,
   TRACE_HEADERS,
   type HeaderEntry,
@@ -88,7 +89,7 @@ export function wireRecord(
   const problem = topicProblem(topic);
   if (problem !== null) return { ok: false, error: problem };
   const key = recordKey(request.routingKey, keyTemplate, message);
-  const value = Buffer.from(request.payload.text, 'utf8');
+  const value = payloadBuffer(request.payload);
   const { headers, bytes } = recordHeaders(message, staticHeaders, request.traceHeaders);
   return {
     ok: true,

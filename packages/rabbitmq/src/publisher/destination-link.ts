@@ -14,7 +14,7 @@ import {
   sanitize,
   type Bounded,
   type HeaderMap,
-  type JsonPayload,
+  payloadBuffer,
   type Logger,
   type PublishOutcome,
   type PublishRequest,
@@ -125,7 +125,7 @@ export class DestinationLink {
     // The claim ended before the publish: nothing was sent, and nothing is to be.
     const wait = this.#confirms.start(request);
     if (wait === null) return outcomeOf(ABORTED, message.id);
-    channel.publish(exchange, routingKey, bodyOf(request.payload), options, wait);
+    channel.publish(exchange, routingKey, payloadBuffer(request.payload), options, wait);
     return outcomeOf(await wait.done, message.id);
   }
 
@@ -210,16 +210,6 @@ function tooLong(what: string, value: string): string {
 
 const SUCCESS: PublishOutcome = { ok: true };
 const ABORTED = { kind: 'aborted' } as const;
-
-/**
- * The payload as amqplib takes it: the bytes the store read, as they are (a view, not a copy;
- * amqplib copies them into its frame), or the text's UTF-8.
- */
-function bodyOf(payload: JsonPayload): Buffer {
-  const { body } = payload;
-  if (typeof body === 'string') return Buffer.from(body, 'utf8');
-  return Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
-}
 
 function failure(text: string): PublishOutcome {
   // Every failure takes the retry path of spec §4.5, decided by the poller from the row.
