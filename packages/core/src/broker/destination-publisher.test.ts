@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { AppConfig } from '../config/app-config.js';
 import { silentLogger } from '../ports/logger.js';
 import { publishFailed, type PublishRequest } from '../ports/publisher.js';
-import { linkPublisher } from './destination-publisher.js';
+import { JsonPayload } from '../json-payload.js';
+import { linkPublisher, payloadBuffer } from './destination-publisher.js';
 
 const destinations = {
   a: { type: 'nats' },
@@ -46,5 +47,22 @@ describe('linkPublisher', () => {
     });
     await publisher.close();
     expect(closed).toEqual(['a', 'b']);
+  });
+});
+
+describe('payloadBuffer', () => {
+  it('hands over the bytes a store read as they are, and a text as its UTF-8', () => {
+    const stored = Buffer.from('{"n":18446744073709551616,"s":"\u00e9\u4e2d\ud83d\ude00"}', 'utf8');
+    expect(payloadBuffer(JsonPayload.fromBytes(stored))).toBe(stored);
+
+    const view = new Uint8Array(stored.buffer, stored.byteOffset, stored.byteLength);
+    const wrapped = payloadBuffer(JsonPayload.fromBytes(view));
+    expect(Buffer.isBuffer(wrapped)).toBe(true);
+    expect(wrapped.buffer).toBe(stored.buffer);
+    expect(wrapped.byteOffset).toBe(stored.byteOffset);
+    expect(wrapped.equals(stored)).toBe(true);
+
+    const text = stored.toString('utf8');
+    expect(payloadBuffer(JsonPayload.fromText(text)).equals(stored)).toBe(true);
   });
 });
