@@ -1,6 +1,7 @@
 /** A Kafka destination for the publisher tests, and the shared publish requests. */
-import type { KafkaDestinationConfig } from '@queuebox/core';
-import { kafkaDestination as sharedKafkaDestination } from '@queuebox/testing';
+import { silentLogger, type KafkaDestinationConfig, type Publisher } from '@queuebox/core';
+import { destinations, kafkaDestination as sharedKafkaDestination } from '@queuebox/testing';
+import { createKafkaPublisher } from '../src/index.js';
 
 export { destinations, publishRequest } from '@queuebox/testing';
 
@@ -13,4 +14,12 @@ export function kafkaDestination(
     topic: 'unused',
     ...overrides,
   });
+}
+
+/** A publisher of one destination `k` at `brokers`, every other setting the fixture's. */
+export function publisherAt(brokers: string): Publisher {
+  return createKafkaPublisher(
+    destinations({ k: kafkaDestination({ bootstrapServers: brokers }) }),
+    { logger: silentLogger },
+  );
 }

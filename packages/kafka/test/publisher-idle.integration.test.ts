@@ -8,10 +8,8 @@
  */
 import { createHook } from 'node:async_hooks';
 import { outboxMessage, requireService, createKafkaKit } from '@queuebox/testing';
-import { silentLogger } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { createKafkaPublisher } from '../src/index.js';
-import { destinations, kafkaDestination, publishRequest } from './publish-requests.js';
+import { publisherAt, publishRequest } from './publish-requests.js';
 
 const SUITE = 'kafka: an idle publisher arms no timers (1 test)';
 const kafka = await requireService('kafka', SUITE);
@@ -39,10 +37,7 @@ describe.skipIf(!kafka.available)(SUITE, () => {
   it('publishes, then waits without a timer loop on its connections', async () => {
     const brokers = kafka.available ? kafka.url : '';
     const kit = await createKafkaKit(brokers, 'qb-idle');
-    const publisher = createKafkaPublisher(
-      destinations({ k: kafkaDestination({ bootstrapServers: brokers, topic: 'unused' }) }),
-      { logger: silentLogger },
-    );
+    const publisher = publisherAt(brokers);
     try {
       const topic = await kit.topic(kit.name('idle'), 1);
       for (let i = 0; i < 3; i++) {

@@ -8,10 +8,9 @@
  * Runs wherever a Kafka answers.
  */
 import { outboxMessage, requireService, createKafkaKit } from '@queuebox/testing';
-import { JsonPayload, silentLogger } from '@queuebox/core';
+import { JsonPayload } from '@queuebox/core';
 import { describe, expect, it } from 'vitest';
-import { createKafkaPublisher } from '../src/index.js';
-import { destinations, kafkaDestination, publishRequest } from './publish-requests.js';
+import { publisherAt, publishRequest } from './publish-requests.js';
 
 const SUITE = 'kafka: keyed records on the Java client partition (2 tests)';
 const kafka = await requireService('kafka', SUITE);
@@ -35,10 +34,7 @@ describe.skipIf(!kafka.available)(SUITE, () => {
   it('puts every key on the partition the Java client computes with murmur2', async () => {
     const brokers = kafka.available ? kafka.url : '';
     const kit = await createKafkaKit(brokers, 'qb-partitions');
-    const publisher = createKafkaPublisher(
-      destinations({ k: kafkaDestination({ bootstrapServers: brokers, topic: 'unused' }) }),
-      { logger: silentLogger },
-    );
+    const publisher = publisherAt(brokers);
     try {
       const topic = await kit.topic(kit.name('keyed'), 6);
       const outcomes = await Promise.all(
@@ -63,10 +59,7 @@ describe.skipIf(!kafka.available)(SUITE, () => {
   it('sends the unkeyed rows of one request to one partition, and spreads requests over all', async () => {
     const brokers = kafka.available ? kafka.url : '';
     const kit = await createKafkaKit(brokers, 'qb-sticky');
-    const publisher = createKafkaPublisher(
-      destinations({ k: kafkaDestination({ bootstrapServers: brokers, topic: 'unused' }) }),
-      { logger: silentLogger },
-    );
+    const publisher = publisherAt(brokers);
     try {
       const topic = await kit.topic(kit.name('unkeyed'), 6);
       // Published in one tick: one request of 8 records.

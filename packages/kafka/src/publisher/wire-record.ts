@@ -1,8 +1,8 @@
 /**
  * The Kafka record of one publish (spec §6.3): the topic the router resolved, the record key, the
  * payload as the bytes the store read (the stored text as it is, so no number passes through a
- * double, and no string is made of it), and the headers: static and row headers, then `x-message-id`, `x-topic` and `x-attempt` as
- * UTF-8 strings, appended.
+ * double, and no string is made of it), and the headers: static and row headers, then
+ * `x-message-id`, `x-topic` and `x-attempt` as UTF-8 strings, appended.
  *
  * Record key: a route's `routingKeyTemplate` wins (the router hands its rendering over as the
  * routing key); otherwise the destination's `keyTemplate`. Blank either way means no key, so

@@ -10,11 +10,11 @@
  */
 import {
   bounded,
+  payloadBuffer,
   publishFailed,
   sanitize,
   type Bounded,
   type HeaderMap,
-  payloadBuffer,
   type Logger,
   type PublishOutcome,
   type PublishRequest,
