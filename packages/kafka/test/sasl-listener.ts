@@ -1,10 +1,10 @@
 /**
  * What the SASL refusal tests share: the local 4.x broker's SASL_PLAINTEXT listener
  * (QUEUEBOX_TEST_KAFKA_SASL_BROKERS, printed by `pnpm kafka:start`) with the PLAIN users alice
- * and bob, skipped with the reason where it is not given (a failure where QUEUEBOX_TEST_REQUIRE
+ * and bob, skipped with the reason where it is not found (a failure where QUEUEBOX_TEST_REQUIRE
  * names kafka), and an ACL that lets only bob do one operation on a topic.
  */
-import { requireService, serviceRequired } from '@queuebox/testing';
+import { brokerAddress, portOpen, requireService, serviceRequired } from '@queuebox/testing';
 import kafkajs from 'kafkajs';
 
 const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajs;
@@ -18,9 +18,9 @@ export interface SaslListener {
 
 export async function saslListener(suite: string): Promise<SaslListener> {
   const kafka = await requireService('kafka', suite);
-  const saslBrokers = process.env.QUEUEBOX_TEST_KAFKA_SASL_BROKERS ?? '';
+  const saslBrokers = kafka.available ? await saslBrokersBeside(kafka.url) : '';
   if (kafka.available && saslBrokers === '') {
-    const reason = 'QUEUEBOX_TEST_KAFKA_SASL_BROKERS is not set (pnpm kafka:start prints it)';
+    const reason = `QUEUEBOX_TEST_KAFKA_SASL_BROKERS is not set and nothing answers beside ${kafka.url} where \`pnpm kafka:start\` puts its SASL listener (its port + 2)`;
     if (serviceRequired('kafka')) throw new Error(`${suite}: ${reason}`);
     console.warn(`SKIPPED ${suite}: ${reason}`);
   }
@@ -29,6 +29,19 @@ export async function saslListener(suite: string): Promise<SaslListener> {
     brokers: kafka.available ? kafka.url : '',
     saslBrokers,
   };
+}
+
+/**
+ * The SASL listener: the variable where it is set, else the port `pnpm kafka:start` gives it (the
+ * plain listener's + 2) on a local broker where something answers there, so the broker's own
+ * address is all a developer has to name.
+ */
+async function saslBrokersBeside(brokers: string): Promise<string> {
+  const given = process.env.QUEUEBOX_TEST_KAFKA_SASL_BROKERS ?? '';
+  if (given !== '') return given;
+  const { host, port } = brokerAddress(brokers);
+  if (host !== '127.0.0.1') return '';
+  return (await portOpen(host, port + 2)) ? `${host}:${port + 2}` : '';
 }
 
 /** An ACL letting only `User:bob` do `operation` on `topic`; `remove()` takes it away. */
