@@ -1,10 +1,12 @@
 /**
  * kafkajs's record encoder as this workspace installs it (patches/kafkajs@2.2.4.patch writes the
- * headers into the record's own buffer): the bytes of QueueBox's records must be the ones kafkajs
- * itself writes with one encoder per header, whatever the headers hold.
+ * headers into the record's own buffer, and takes every encoder's memory from Node's buffer pool
+ * without zero-filling it): the bytes of QueueBox's records must be the ones kafkajs itself writes
+ * with one encoder per header, whatever the headers hold, and never depend on what the memory
+ * held before.
  */
 import { createRequire } from 'node:module';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JsonPayload } from '@queuebox/core';
 import { outboxMessage } from '@queuebox/testing';
 import { staticHeaderMap, wireRecord } from './wire-record.js';
@@ -42,6 +44,10 @@ const Header = require(`${kafkajsDir}src/protocol/recordBatch/header/v0`) as (he
 const encodeRecord = require(`${kafkajsDir}src/protocol/recordBatch/record/v0`) as (
   record: RecordInput,
 ) => EncoderLike;
+/** The Produce request kafkajs sends to a 3.x or 4.x broker (v7; v3-v7 share the record batch). */
+const produceRequest = require(`${kafkajsDir}src/protocol/requests/produce/v7/request`) as (
+  request: Record<string, unknown>,
+) => { encode(): Promise<EncoderLike> };
 
 /** kafkajs 2.2.4's own record encoding, unpatched: one Header encoder per header. */
 function unpatched({ offsetDelta, timestampDelta, key, value, headers }: RecordInput): Buffer {
@@ -123,5 +129,50 @@ describe("kafkajs's record encoding of QueueBox's records", () => {
       },
     ];
     for (const input of inputs) expect(encodeRecord(input).buffer).toEqual(unpatched(input));
+  });
+});
+
+describe("kafkajs's encoder memory", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  /** A Produce request of three partitions' batches, with keys, tombstones and headers. */
+  async function produceBytes(): Promise<Buffer> {
+    const record = (i: number) => ({
+      key: i % 3 === 0 ? null : `key-${i}-ü`,
+      value: i % 5 === 4 ? null : Buffer.from(`{"n":${i},"pad":"${'x'.repeat(i * 37)}"}`),
+      headers: i % 2 === 0 ? {} : { 'x-message-id': `id-${i}`, bin: Buffer.from([0, i, 255]) },
+      timestamp: String(1_700_000_000_000 + i),
+    });
+    const request = produceRequest({
+      acks: -1,
+      timeout: 30_000,
+      topicData: [
+        {
+          topic: 'orders',
+          partitions: [0, 1, 2].map((partition) => ({
+            partition,
+            firstSequence: partition * 10,
+            messages: Array.from({ length: 4 + partition * 7 }, (_, i) => record(i + partition)),
+          })),
+        },
+      ],
+    });
+    return Buffer.from((await request.encode()).buffer);
+  }
+
+  it('takes it from the pool and writes every byte it hands out, whatever the memory held', async () => {
+    const allocUnsafe = Buffer.allocUnsafe.bind(Buffer);
+    const stub = vi.spyOn(Buffer, 'allocUnsafe');
+    stub.mockImplementation((size: number) => allocUnsafe(size).fill(0));
+    const fromZeroes = await produceBytes();
+    const calls = stub.mock.calls.length;
+    stub.mockImplementation((size: number) => allocUnsafe(size).fill(0xab));
+    const fromGarbage = await produceBytes();
+
+    // Every encoder of the request (records, batches, partitions, the request) used the pool.
+    expect(calls).toBeGreaterThan(20);
+    expect(fromGarbage.equals(fromZeroes)).toBe(true);
+    // The request is not trivially short: three batches of 1 KiB-ish records went into it.
+    expect(fromZeroes.length).toBeGreaterThan(2_000);
   });
 });
