@@ -3,7 +3,7 @@
  * `pnpm bench <outbox|inbox|rabbitmq|nats|all> [flags]` — see bench/README.md. Benchmarks are scripts, not
  * timed tests: they print their figures and conditions and write bench/results/*.json.
  */
-import { parseArgs } from './lib/args.mjs';
+import { flagLines, parseArgs } from './lib/args.mjs';
 import { runOutbox } from './outbox/index.mjs';
 import { runInbox } from './inbox/index.mjs';
 import { runRabbitmq } from './rabbitmq/index.mjs';
@@ -13,7 +13,15 @@ import { runClient } from './client/index.mjs';
 import { runBurst } from './burst/index.mjs';
 import { runConsole } from './console/index.mjs';
 
-const { command, options } = parseArgs(process.argv.slice(2));
+const USAGE =
+  'usage: pnpm bench <outbox|inbox|rabbitmq|nats|kafka|client|burst|console|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)';
+const argv = process.argv.slice(2);
+if (argv.includes('--help') || argv.includes('-h')) {
+  const flags = flagLines().map((line) => `  ${line}`);
+  console.log(`${USAGE}\n\nflags (a bench may set its own default, e.g. kafka --rows 10000):\n${flags.join('\n')}`);
+  process.exit(0);
+}
+const { command, options } = parseArgs(argv);
 const commands = {
   outbox: [runOutbox],
   inbox: [runInbox],
@@ -26,9 +34,7 @@ const commands = {
   all: [runOutbox, runInbox],
 };
 if (!(command in commands)) {
-  console.error(
-    'usage: pnpm bench <outbox|inbox|rabbitmq|nats|kafka|client|burst|console|all> [--rows N] [--only id,id] [--cpu-prof] [--no-peers] ... (see bench/README.md)',
-  );
+  console.error(USAGE);
   process.exit(2);
 }
 let failed = 0;

@@ -84,6 +84,14 @@ export const DEFAULTS = {
   runs: 3,
 };
 
+/** One line per flag for `--help`: its default where it has one, the switches last. */
+export function flagLines() {
+  const valued = [...NUMERIC, ...TEXT].map((name) =>
+    DEFAULTS[name] === '' ? `--${name} <value>` : `--${name} (default ${DEFAULTS[name]})`,
+  );
+  return [...valued, ...[...BOOLEAN].map((name) => `--${name}`)];
+}
+
 /** @param {string[]} argv */
 export function parseArgs(argv) {
   const options = { ...DEFAULTS };
