@@ -20,7 +20,7 @@ export async function saslListener(suite: string): Promise<SaslListener> {
   const kafka = await requireService('kafka', suite);
   const saslBrokers = kafka.available ? await saslBrokersBeside(kafka.url) : '';
   if (kafka.available && saslBrokers === '') {
-    const reason = `QUEUEBOX_TEST_KAFKA_SASL_BROKERS is not set and nothing answers beside ${kafka.url} where \`pnpm kafka:start\` puts its SASL listener (its port + 2)`;
+    const reason = `QUEUEBOX_TEST_KAFKA_SASL_BROKERS is not set, and no SASL listener answers where \`pnpm kafka:start\` puts one: ${kafka.url}'s port + 2, looked for on 127.0.0.1 only`;
     if (serviceRequired('kafka')) throw new Error(`${suite}: ${reason}`);
     console.warn(`SKIPPED ${suite}: ${reason}`);
   }
